@@ -1,0 +1,79 @@
+//===- Pipelines.h - nvfp4 named pass pipelines -----------------*- C++ -*-===//
+//
+// The named pipeline from the sm100 level to PTX and cubin. Every step is
+// listed in one function, buildSM100ToCubinPipeline, in Pipelines.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_PIPELINES_PIPELINES_H
+#define NVFP4_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/Pass.h"
+
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace nvfp4 {
+
+#define GEN_PASS_DECL
+#include "nvfp4/Pipelines/Passes.h.inc"
+
+/// Options of the `nvfp4-sm100-to-cubin` pipeline.
+struct SM100ToCubinOptions
+    : public mlir::PassPipelineOptions<SM100ToCubinOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip"), llvm::cl::init("sm_100a")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("Target features (sm_100a needs PTX >= 8.6)"),
+      llvm::cl::init("+ptx88")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("Stop after this step: plan (TMEM plan checked), "
+                     "roles (warp roles lowered), sm100 (sm100 ops lowered "
+                     "to nvvm), nvvm (whole device code in nvvm + llvm), "
+                     "binary (default: gpu.binary)"),
+      llvm::cl::init("binary")};
+  PassOptions::Option<std::string> ptxFile{
+      *this, "ptx-file", llvm::cl::desc("Write the PTX to this file"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> cubinFile{
+      *this, "cubin-file", llvm::cl::desc("Write the cubin to this file"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Format of the final gpu.binary: isa, bin or fatbin"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<std::string> ptxasOptions{
+      *this, "ptxas-opts", llvm::cl::desc("Extra options for ptxas"),
+      llvm::cl::init("")};
+};
+
+/// The steps of `stop-after`, in pipeline order.
+enum class PipelineStep { Plan, Roles, SM100, NVVM, Binary };
+
+/// Parses a `stop-after` value; std::nullopt if unknown.
+std::optional<PipelineStep> parsePipelineStep(llvm::StringRef name);
+
+/// Adds the whole sm100 -> PTX -> cubin pipeline to `pm` (a pass manager on
+/// the top-level module). Returns failure (without a diagnostic) for an
+/// unknown `stop-after`; check it with parsePipelineStep first.
+mlir::LogicalResult buildSM100ToCubinPipeline(mlir::OpPassManager &pm,
+                                              const SM100ToCubinOptions &opts);
+
+/// Registers `nvfp4-sm100-to-cubin`.
+void registerSM100ToCubinPipeline();
+
+#define GEN_PASS_REGISTRATION
+#include "nvfp4/Pipelines/Passes.h.inc"
+
+} // namespace nvfp4
+
+#endif // NVFP4_PIPELINES_PIPELINES_H

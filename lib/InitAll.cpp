@@ -1,0 +1,21 @@
+//===- InitAll.cpp - register nvfp4 dialects and passes -------------------===//
+
+#include "nvfp4/InitAll.h"
+
+#include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
+#include "nvfp4/Dialect/SM100/Transforms/Passes.h"
+#include "nvfp4/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
+void nvfp4::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<nvfp4::sm100::SM100Dialect>();
+}
+
+void nvfp4::registerAllPasses() {
+  nvfp4::sm100::registerSM100Passes();
+  nvfp4::registerNVFP4ConversionPasses();
+  nvfp4::registerNVFP4PipelinePasses();
+  nvfp4::registerSM100ToCubinPipeline();
+}

@@ -1,0 +1,122 @@
+//===- Pipelines.cpp - the nvfp4-sm100-to-cubin pipeline -------------------===//
+//
+// One function lists every step from the sm100 level to PTX and cubin, in
+// order; `stop-after` cuts the list after a named step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Pipelines/Pipelines.h"
+
+#include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/SM100/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+std::optional<nvfp4::PipelineStep>
+nvfp4::parsePipelineStep(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<PipelineStep>>(name)
+      .Case("plan", PipelineStep::Plan)
+      .Case("roles", PipelineStep::Roles)
+      .Case("sm100", PipelineStep::SM100)
+      .Case("nvvm", PipelineStep::NVVM)
+      .Case("binary", PipelineStep::Binary)
+      .Default(std::nullopt);
+}
+
+LogicalResult
+nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
+                                 const SM100ToCubinOptions &opts) {
+  std::optional<PipelineStep> stop = parsePipelineStep(opts.stopAfter);
+  if (!stop)
+    return failure();
+
+  // 1. Check the tensor-memory plan of every kernel and record it.
+  pm.addPass(sm100::createSM100PlanTmem());
+  if (*stop == PipelineStep::Plan)
+    return success();
+
+  // 2. Warp roles and single-thread issue regions become scf.if + nvvm.
+  pm.addPass(sm100::createSM100LowerWarpRoles());
+  if (*stop == PipelineStep::Roles)
+    return success();
+
+  // 3. sm100 ops become nvvm.tcgen05.* and llvm.
+  pm.addPass(createConvertSM100ToNVVM());
+  if (*stop == PipelineStep::SM100)
+    return success();
+
+  // 4. The upstream device lowering (as in GPUToNVVMPipeline.cpp):
+  //    nvgpu (mbarrier, TMA) -> nvvm, structured control flow -> cf,
+  //    then everything inside gpu.module -> llvm + nvvm.
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = opts.chip;
+  target.features = opts.features;
+  target.optLevel = opts.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  // Bare pointers for memref kernel arguments: a statically shaped memref
+  // becomes one `!llvm.ptr`, which is what a runner (or a CUDA C++ caller)
+  // passes.
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  gpuPm.addPass(createReconcileUnrealizedCastsPass());
+  if (*stop == PipelineStep::NVVM)
+    return success();
+
+  // 5. NVPTX -> PTX -> ptxas -> cubin (upstream gpu-module-to-binary),
+  //    writing the PTX and cubin files on the way.
+  NVFP4SerializeGpuModulesOptions serialize;
+  serialize.ptxFile = opts.ptxFile;
+  serialize.cubinFile = opts.cubinFile;
+  serialize.format = opts.format;
+  serialize.ptxasOptions = opts.ptxasOptions;
+  pm.addPass(createNVFP4SerializeGpuModules(serialize));
+  return success();
+}
+
+void nvfp4::registerSM100ToCubinPipeline() {
+  // Registered by hand rather than through PassPipelineRegistration so that
+  // a bad option value is a diagnostic, not a crash.
+  registerPassPipeline(
+      "nvfp4-sm100-to-cubin",
+      "Lower sm100-level gpu.modules to PTX and an sm_100a cubin "
+      "(plan -> roles -> sm100 -> nvvm -> binary)",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        SM100ToCubinOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        if (!parsePipelineStep(options.stopAfter))
+          return errorHandler("nvfp4-sm100-to-cubin: unknown stop-after "
+                              "step '" +
+                              options.stopAfter +
+                              "' (expected plan, roles, sm100, nvvm or "
+                              "binary)");
+        return buildSM100ToCubinPipeline(pm, options);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(SM100ToCubinOptions());
+      });
+}

@@ -1,0 +1,125 @@
+//===- SerializeGpuModules.cpp - gpu.module -> binary, plus PTX/cubin files ===//
+//
+// Calls upstream gpu::transformGpuModulesToBinaries (what gpu-module-to-binary
+// runs) with an ISA callback that captures the PTX, then writes the PTX and
+// the cubin objects to the requested files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4SERIALIZEGPUMODULES
+#include "nvfp4/Pipelines/Passes.h.inc"
+} // namespace nvfp4
+
+using namespace mlir;
+
+#ifndef NVFP4_DEFAULT_CUDA_ROOT
+#define NVFP4_DEFAULT_CUDA_ROOT "/usr/local/cuda"
+#endif
+
+namespace {
+
+/// `path` for a single module; `stem.<module>.ext` when there are several.
+std::string fileFor(StringRef path, StringRef moduleName, bool several) {
+  if (!several)
+    return path.str();
+  StringRef ext = llvm::sys::path::extension(path);
+  return (path.drop_back(ext.size()) + "." + moduleName + ext).str();
+}
+
+LogicalResult writeFile(Operation *op, StringRef path, StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return op->emitError("cannot write '") << path << "': " << ec.message();
+  os << contents;
+  os.close();
+  if (os.has_error())
+    return op->emitError("cannot write '")
+           << path << "': " << os.error().message();
+  return success();
+}
+
+struct SerializeGpuModulesPass
+    : nvfp4::impl::NVFP4SerializeGpuModulesBase<SerializeGpuModulesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<gpu::CompilationTarget> target =
+        llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(format)
+            .Cases({"offloading", "llvm"}, gpu::CompilationTarget::Offload)
+            .Cases({"assembly", "isa"}, gpu::CompilationTarget::Assembly)
+            .Cases({"binary", "bin"}, gpu::CompilationTarget::Binary)
+            .Cases({"fatbinary", "fatbin"}, gpu::CompilationTarget::Fatbin)
+            .Default(std::nullopt);
+    if (!target) {
+      module.emitError("nvfp4-serialize-gpu-modules: unknown format '")
+          << format << "' (expected offloading, isa, bin or fatbin)";
+      return signalPassFailure();
+    }
+    if (!cubinFile.empty() && *target != gpu::CompilationTarget::Binary) {
+      module.emitError("nvfp4-serialize-gpu-modules: cubin-file needs "
+                       "format=bin, got format=")
+          << format;
+      return signalPassFailure();
+    }
+
+    SmallVector<std::string> names;
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+      names.push_back(gpuModule.getName().str());
+    if (names.empty())
+      return;
+    bool several = names.size() > 1;
+
+    SmallVector<std::string> ptx;
+    std::string toolkit = toolkitPath.empty()
+                              ? std::string(NVFP4_DEFAULT_CUDA_ROOT)
+                              : std::string(toolkitPath);
+    gpu::TargetOptions options(
+        toolkit, /*librariesToLink=*/{}, ptxasOptions, /*elfSection=*/{},
+        *target, /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{},
+        /*linkedLlvmIRCallback=*/{}, /*optimizedLlvmIRCallback=*/{},
+        /*isaCallback=*/[&](StringRef isa) { ptx.push_back(isa.str()); });
+    if (failed(gpu::transformGpuModulesToBinaries(module, nullptr, options)))
+      return signalPassFailure();
+
+    if (!ptxFile.empty()) {
+      if (ptx.size() != names.size()) {
+        module.emitError("nvfp4-serialize-gpu-modules: expected PTX for ")
+            << names.size() << " gpu.module(s), got " << ptx.size()
+            << " (does every gpu.module have exactly one #nvvm.target?)";
+        return signalPassFailure();
+      }
+      for (auto [name, text] : llvm::zip(names, ptx))
+        if (failed(writeFile(module, fileFor(ptxFile, name, several), text)))
+          return signalPassFailure();
+    }
+    if (!cubinFile.empty()) {
+      for (auto binary : module.getOps<gpu::BinaryOp>()) {
+        for (Attribute attr : binary.getObjects()) {
+          auto object = cast<gpu::ObjectAttr>(attr);
+          if (object.getFormat() != gpu::CompilationTarget::Binary)
+            continue;
+          if (failed(writeFile(module,
+                               fileFor(cubinFile, binary.getName(), several),
+                               object.getObject().getValue())))
+            return signalPassFailure();
+        }
+      }
+    }
+  }
+};
+
+} // namespace
