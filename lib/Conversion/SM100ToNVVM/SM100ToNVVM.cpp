@@ -334,8 +334,11 @@ struct CommitLowering : ConvertOpToLLVMPattern<CommitOp> {
   LogicalResult
   matchAndRewrite(CommitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    MemRefType barrierType = nvgpu::getMBarrierMemrefType(
-        getContext(), op.getBarriers().getType());
+    Type type = op.getBarriers().getType();
+    auto barrierType = dyn_cast<MemRefType>(type);
+    if (!barrierType)
+      barrierType = nvgpu::getMBarrierMemrefType(
+          getContext(), cast<nvgpu::MBarrierGroupType>(type));
     Value barrier =
         getStridedElementPtr(rewriter, op.getLoc(), barrierType,
                              adaptor.getBarriers(), {adaptor.getIndex()});

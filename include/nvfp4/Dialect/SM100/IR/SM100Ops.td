@@ -30,6 +30,10 @@ def SM100_SmemBuffer : Type<And<[AnyMemRef.predicate,
     CPred<"::nvfp4::sm100::isSharedMemory(::llvm::cast<::mlir::MemRefType>($_self))">]>,
     "memref in shared memory (workgroup address space)", "::mlir::MemRefType">;
 
+def SM100_SmemBarrierArray : Type<And<[MemRefRankOf<[I64], [1]>.predicate,
+    CPred<"::nvfp4::sm100::isSharedMemory(::llvm::cast<::mlir::MemRefType>($_self))">]>,
+    "1-D i64 memref of mbarriers in shared memory", "::mlir::MemRefType">;
+
 def SM100_MBarrierGroup : Type<
     CPred<"::llvm::isa<::mlir::nvgpu::MBarrierGroupType>($_self)">,
     "nvgpu mbarrier group", "::mlir::nvgpu::MBarrierGroupType">;
@@ -328,6 +332,8 @@ def SM100_MmaOp : SM100_Op<"mma"> {
 def SM100_CommitOp : SM100_Op<"commit"> {
   let summary = "make an mbarrier track this thread's prior UMMAs (single thread)";
   let description = [{
+    `barriers` is an `nvgpu` mbarrier group or a 1-D `i64` memref of
+    mbarriers in shared memory (the form an nvgpu group lowers to).
     Makes the mbarrier `barriers[index]` track the completion of all prior
     asynchronous tcgen05 operations of the executing thread; when they
     complete it receives one arrive (PTX ISA 9.7.16.12.1,
@@ -344,7 +350,8 @@ def SM100_CommitOp : SM100_Op<"commit"> {
     sm100.commit %full[%stage] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
     ```
   }];
-  let arguments = (ins SM100_MBarrierGroup:$barriers, Index:$index,
+  let arguments = (ins AnyTypeOf<[SM100_MBarrierGroup, SM100_SmemBarrierArray]>:$barriers,
+                   Index:$index,
                    Optional<I16>:$multicast_mask,
                    DefaultValuedAttr<I32Attr, "1">:$cta_group);
   let assemblyFormat = [{
