@@ -95,6 +95,15 @@ Value ldStAddress(OpT op, Value tmem, Value column,
   return offsetTmem(rewriter, loc, tmem, lane, col);
 }
 
+/// The immHalfSplitoff operand of a 16x32bx2 access (null otherwise).
+template <typename OpT>
+Value halfSplitOffset(OpT op, OpBuilder &b) {
+  std::optional<uint32_t> offset = op.getHalfSplitOffset();
+  if (!offset)
+    return Value();
+  return LLVM::ConstantOp::create(b, op.getLoc(), b.getI64Type(), *offset);
+}
+
 struct TmemAllocLowering : ConvertOpToLLVMPattern<TmemAllocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -180,8 +189,6 @@ struct TmemLoadLowering : ConvertOpToLLVMPattern<TmemLoadOp> {
   matchAndRewrite(TmemLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (op.getShape() == LdStShape::shape_16x32bx2)
-      return rewriter.notifyMatchFailure(op, "16x32bx2 is not lowered yet");
     Value addr =
         ldStAddress(op, adaptor.getTmem(), adaptor.getColumn(), rewriter);
     auto resultType = op.getResult().getType();
@@ -190,7 +197,7 @@ struct TmemLoadLowering : ConvertOpToLLVMPattern<TmemLoadOp> {
         rewriter, loc, ldStRegisterType(rewriter, n), op.getPackAttr(),
         NVVM::Tcgen05LdStShapeAttr::get(getContext(),
                                         toNVVMShape(op.getShape())),
-        addr, /*offset=*/Value());
+        addr, halfSplitOffset(op, rewriter));
     rewriter.replaceOpWithNewOp<LLVM::BitcastOp>(op, resultType, ld.getRes());
     return success();
   }
@@ -202,8 +209,6 @@ struct TmemStoreLowering : ConvertOpToLLVMPattern<TmemStoreOp> {
   matchAndRewrite(TmemStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (op.getShape() == LdStShape::shape_16x32bx2)
-      return rewriter.notifyMatchFailure(op, "16x32bx2 is not lowered yet");
     Value addr =
         ldStAddress(op, adaptor.getTmem(), adaptor.getColumn(), rewriter);
     unsigned n = op.getValue().getType().getNumElements();
@@ -213,7 +218,7 @@ struct TmemStoreLowering : ConvertOpToLLVMPattern<TmemStoreOp> {
         rewriter, loc, op.getUnpackAttr(),
         NVVM::Tcgen05LdStShapeAttr::get(getContext(),
                                         toNVVMShape(op.getShape())),
-        addr, regs, /*offset=*/Value());
+        addr, regs, halfSplitOffset(op, rewriter));
     rewriter.eraseOp(op);
     return success();
   }

@@ -113,7 +113,15 @@ LogicalResult TmemSliceOp::verify() {
 static LogicalResult verifyLdSt(Operation *op, TmemType tmemType,
                                 VectorType regs, Value column,
                                 LdStShape shape, int64_t num, bool packed,
-                                std::optional<uint32_t> laneBase) {
+                                std::optional<uint32_t> laneBase,
+                                std::optional<uint32_t> halfSplitOffset) {
+  // Rule 5.
+  bool isSplit = shape == LdStShape::shape_16x32bx2;
+  if (isSplit != halfSplitOffset.has_value())
+    return op->emitOpError(isSplit ? "expected half_split_offset for "
+                                     "shape_16x32bx2"
+                                   : "expected no half_split_offset for ")
+           << (isSplit ? "" : stringifyLdStShape(shape));
   // Rule 1: legal repetition and register count.
   std::optional<unsigned> expected =
       num > 0 && num <= 128
@@ -134,6 +142,9 @@ static LogicalResult verifyLdSt(Operation *op, TmemType tmemType,
   int64_t covered =
       tmem::shapeColumns(toTMEM(shape), static_cast<unsigned>(num)) *
       (packed ? 2 : 1);
+  // The second half of a 16x32bx2 access starts half_split_offset columns on.
+  if (isSplit)
+    covered = std::max<int64_t>(covered, *halfSplitOffset + covered);
   APInt columnValue;
   int64_t first = 0;
   bool isStatic = !column || matchPattern(column, m_ConstantInt(&columnValue));
@@ -170,13 +181,13 @@ static LogicalResult verifyLdSt(Operation *op, TmemType tmemType,
 LogicalResult TmemLoadOp::verify() {
   return verifyLdSt(*this, getTmem().getType(), getResult().getType(),
                     getColumn(), getShape(), getNum(), getPack(),
-                    getLaneBase());
+                    getLaneBase(), getHalfSplitOffset());
 }
 
 LogicalResult TmemStoreOp::verify() {
   return verifyLdSt(*this, getTmem().getType(), getValue().getType(),
                     getColumn(), getShape(), getNum(), getUnpack(),
-                    getLaneBase());
+                    getLaneBase(), getHalfSplitOffset());
 }
 
 LogicalResult WaitOp::verify() { return verifyWarpCollective(*this); }

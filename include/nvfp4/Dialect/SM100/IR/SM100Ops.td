@@ -177,6 +177,8 @@ def SM100_TmemLoadOp : SM100_Op<"tmem_load"> {
     Rule 3: `lane_base` keeps the access in one lane quadrant, and inside a
             `sm100.role` in the quadrant of every warp of the role.
     Rule 4: not inside `sm100.elect_one` (the instruction is warp-collective).
+    Rule 5: `half_split_offset` (the column offset of the second 16x32b
+            access, `immHalfSplitoff`) is given exactly for shape_16x32bx2.
 
     Example:
 
@@ -186,7 +188,8 @@ def SM100_TmemLoadOp : SM100_Op<"tmem_load"> {
   }];
   let arguments = (ins SM100_Tmem:$tmem, Optional<Index>:$column,
                    SM100_LdStShape:$shape, I32Attr:$num, UnitAttr:$pack,
-                   OptionalAttr<I32Attr>:$lane_base);
+                   OptionalAttr<I32Attr>:$lane_base,
+                   OptionalAttr<I32Attr>:$half_split_offset);
   let results = (outs VectorOfRankAndType<[1], [I32, F32]>:$result);
   let assemblyFormat = [{
     $tmem (`[` $column^ `]`)? $shape `x` $num (`pack` $pack^)? attr-dict `:` type($tmem) `->` type($result)
@@ -203,7 +206,7 @@ def SM100_TmemStoreOp : SM100_Op<"tmem_store"> {
     adjacent columns. Asynchronous: `sm100.wait store` before the data is
     read by another tcgen05 operation.
 
-    Rule 1-4: as for `sm100.tmem_load`.
+    Rule 1-5: as for `sm100.tmem_load`.
 
     Example:
 
@@ -214,7 +217,8 @@ def SM100_TmemStoreOp : SM100_Op<"tmem_store"> {
   let arguments = (ins VectorOfRankAndType<[1], [I32, F32]>:$value,
                    SM100_Tmem:$tmem, Optional<Index>:$column,
                    SM100_LdStShape:$shape, I32Attr:$num,
-                   UnitAttr:$unpack, OptionalAttr<I32Attr>:$lane_base);
+                   UnitAttr:$unpack, OptionalAttr<I32Attr>:$lane_base,
+                   OptionalAttr<I32Attr>:$half_split_offset);
   let assemblyFormat = [{
     $value `,` $tmem (`[` $column^ `]`)? $shape `x` $num (`unpack` $unpack^)? attr-dict `:` type($value) `,` type($tmem)
   }];

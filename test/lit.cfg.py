@@ -1,0 +1,46 @@
+# -*- Python -*-
+# lit configuration for the nvfp4 regression tests. The build writes
+# lit.site.cfg.py (from lit.site.cfg.py.in) with the paths, then loads this.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "NVFP4"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nvfp4_obj_root, "test")
+
+# Inputs/ hold files that tests read; they are not tests themselves.
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+# FileCheck, `| not` and `| count` from llvm-22-tools.
+llvm_config.use_default_substitutions()
+
+config.substitutions.append(("%nvfp4_src", config.nvfp4_src_root))
+config.substitutions.append(("%nvfp4_libs", config.nvfp4_libs_dir))
+config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
+config.substitutions.append(("%cuda_root", config.nvfp4_cuda_root))
+
+# PATH: our tools first, then LLVM's (FileCheck, not, count, split-file,
+# mlir-opt); both go before the system's.
+llvm_config.with_environment(
+    "PATH", [config.nvfp4_tools_dir, config.llvm_tools_dir], append_path=True
+)
+# nvfp4-opt from this build; mlir-opt is Debian's, for the plugin tests.
+llvm_config.add_tool_substitutions(
+    ["nvfp4-opt", "mlir-opt"], [config.nvfp4_tools_dir, config.llvm_tools_dir]
+)
+
+# CUDA's ptxas: `%ptxas`, and the feature `ptxas` for `REQUIRES: ptxas`.
+ptxas = os.path.join(config.nvfp4_cuda_root, "bin", "ptxas")
+if os.access(ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+else:
+    lit_config.note("ptxas not found at %s: tests that REQUIRE ptxas are "
+                    "unsupported" % ptxas)
