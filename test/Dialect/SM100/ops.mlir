@@ -39,12 +39,13 @@ func.func @tmem_types(%a: !sm100.tmem<128x256xf32, acc>,
 }
 
 // Default-valued idesc parameters are elided when printed; the others are
-// kept.
+// kept. The attribute dictionary prints sorted by name.
 // CHECK-LABEL: func.func @attributes
 // CHECK-SAME: idesc_bf16 = #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256>
 // CHECK-SAME: idesc_defaults = #sm100.idesc<kind = f16, a = f16, b = f16, d = f16, m = 64, n = 8>
 // CHECK-SAME: idesc_f8 = #sm100.idesc<kind = f8f6f4, a = f8E4M3FN, b = f8E5M2, d = f32, m = 128, n = 128, a_major = mn, b_major = mn, negate_a = true, negate_b = true>
 // CHECK-SAME: idesc_i8 = #sm100.idesc<kind = i8, a = si8, b = ui8, d = i32, m = 256, n = 256, cta_group = 2>
+// CHECK-SAME: idesc_mxf4 = #sm100.idesc<kind = mxf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 256, n = 256, cta_group = 2>
 // CHECK-SAME: idesc_mxf8 = #sm100.idesc<kind = mxf8f6f4, a = f6E2M3FN, b = f6E3M2FN, d = f32, m = 128, n = 64>
 // CHECK-SAME: idesc_nvf4 = #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3>
 // CHECK-SAME: idesc_tf32 = #sm100.idesc<kind = tf32, a = tf32, b = tf32, d = f32, m = 64, n = 16>
@@ -60,6 +61,7 @@ func.func @attributes() attributes {
     idesc_f8 = #sm100.idesc<kind = f8f6f4, a = f8E4M3FN, b = f8E5M2, d = f32, m = 128, n = 128, a_major = mn, b_major = mn, negate_a = true, negate_b = true>,
     idesc_i8 = #sm100.idesc<kind = i8, a = si8, b = ui8, d = i32, m = 256, n = 256, cta_group = 2>,
     idesc_mxf8 = #sm100.idesc<kind = mxf8f6f4, a = f6E2M3FN, b = f6E3M2FN, d = f32, m = 128, n = 64>,
+    idesc_mxf4 = #sm100.idesc<kind = mxf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 256, n = 256, cta_group = 2, scale_type = ue8m0>,
     idesc_nvf4 = #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3>,
     idesc_tf32 = #sm100.idesc<kind = tf32, a = tf32, b = tf32, d = f32, m = 64, n = 16>,
     smem_k_none = #sm100.smem_layout<major = k, swizzle = none, element = f16, mn = 64, k = 16>,
@@ -113,8 +115,8 @@ func.func @tmem_load_store(%acc: !acc, %p: !sm100.tmem<128x128xbf16, operand_a>,
   %b = sm100.tmem_load %acc shape_16x128b x 2 : !acc -> vector<4xi32>
   // CHECK: sm100.tmem_load %[[ACC]] shape_16x256b x 1 {lane_base = 16 : i32} : {{(!sm100.tmem)?}}<128x256xf32, acc> -> vector<4xf32>
   %c = sm100.tmem_load %acc shape_16x256b x 1 {lane_base = 16 : i32} : !acc -> vector<4xf32>
-  // CHECK: sm100.tmem_load %[[ACC]] shape_16x32bx2 x 8 : {{(!sm100.tmem)?}}<128x256xf32, acc> -> vector<8xi32>
-  %d = sm100.tmem_load %acc shape_16x32bx2 x 8 : !acc -> vector<8xi32>
+  // CHECK: sm100.tmem_load %[[ACC]] shape_16x32bx2 x 8 {half_split_offset = 16 : i32} : {{(!sm100.tmem)?}}<128x256xf32, acc> -> vector<8xi32>
+  %d = sm100.tmem_load %acc shape_16x32bx2 x 8 {half_split_offset = 16 : i32} : !acc -> vector<8xi32>
   // CHECK: %[[PK:.+]] = sm100.tmem_load %[[P]] shape_32x32b x 16 pack : {{(!sm100.tmem)?}}<128x128xbf16, operand_a> -> vector<16xi32>
   %pk = sm100.tmem_load %p shape_32x32b x 16 pack : !sm100.tmem<128x128xbf16, operand_a> -> vector<16xi32>
   // CHECK: sm100.wait load{{$}}
@@ -123,6 +125,8 @@ func.func @tmem_load_store(%acc: !acc, %p: !sm100.tmem<128x128xbf16, operand_a>,
   sm100.tmem_store %v, %acc[%col] shape_32x32b x 32 : vector<32xf32>, !acc
   // CHECK: sm100.tmem_store %[[PK]], %[[P]] shape_32x32b x 16 unpack {lane_base = 64 : i32} : vector<16xi32>, {{(!sm100.tmem)?}}<128x128xbf16, operand_a>
   sm100.tmem_store %pk, %p shape_32x32b x 16 unpack {lane_base = 64 : i32} : vector<16xi32>, !sm100.tmem<128x128xbf16, operand_a>
+  // CHECK: sm100.tmem_store %[[V]], %[[ACC]] shape_16x32bx2 x 32 {half_split_offset = 32 : i32} : vector<32xf32>, {{(!sm100.tmem)?}}<128x256xf32, acc>
+  sm100.tmem_store %v, %acc shape_16x32bx2 x 32 {half_split_offset = 32 : i32} : vector<32xf32>, !acc
   // CHECK: sm100.wait store{{$}}
   sm100.wait store
   // CHECK: sm100.fence before_thread_sync{{$}}

@@ -287,7 +287,7 @@ buildInstrDescFields(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   if (m <= 0 || n <= 0 || m > 1024 || n > 1024) {
     if (emitError)
-      emitError() << "expected a positive MMA shape, got M = " << m
+      emitError() << "expected M and N in [1, 1024], got M = " << m
                   << ", N = " << n;
     return failure();
   }
@@ -320,6 +320,9 @@ LogicalResult IDescAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            negateA, negateB, ctaGroup, scaleType);
   if (failed(fields))
     return failure();
+  if (umma::isBlockScaled(fields->kind) && !d.isF32())
+    return emitError() << "expected d = f32 for the block-scaled kind "
+                       << stringifyMmaKind(kind) << ", got " << d;
   if (std::optional<std::string> error = umma::verifyInstrDesc(*fields))
     return emitError() << *error;
   return success();

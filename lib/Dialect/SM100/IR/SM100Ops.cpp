@@ -32,7 +32,8 @@ static bool isInsideElectedThread(Operation *op) {
     if (isa<ElectOneOp>(parent))
       return true;
     if (auto ifOp = dyn_cast<scf::IfOp>(parent))
-      if (ifOp.getCondition().getDefiningOp<NVVM::ElectSyncOp>())
+      if (ifOp.getCondition().getDefiningOp<NVVM::ElectSyncOp>() &&
+          ifOp.getThenRegion().isAncestor(op->getParentRegion()))
         return true;
   }
   return false;
@@ -55,6 +56,18 @@ static LogicalResult verifySingleThreadIssue(Operation *op) {
   return success();
 }
 
+/// Single-issuer operations inside a role: a role of several warps would
+/// issue them once per warp.
+static LogicalResult verifyOneWarpRole(Operation *op) {
+  if (auto role = op->getParentOfType<RoleOp>())
+    if (role.getNumWarps() != 1)
+      return op->emitOpError("expected to be issued from a one-warp role, but "
+                             "role '")
+             << role.getRoleName() << "' has " << role.getNumWarps()
+             << " warps";
+  return success();
+}
+
 static LogicalResult verifyCtaGroup(Operation *op, int64_t ctaGroup) {
   if (ctaGroup != 1 && ctaGroup != 2)
     return op->emitOpError("expected cta_group 1 or 2, got ") << ctaGroup;
@@ -73,9 +86,10 @@ static LogicalResult verifyAllocColumns(Operation *op, int64_t columns) {
 
 LogicalResult TmemAllocOp::verify() {
   if (failed(verifyAllocColumns(*this, getColumns())) ||
-      failed(verifyCtaGroup(*this, getCtaGroup())))
+      failed(verifyCtaGroup(*this, getCtaGroup())) ||
+      failed(verifyWarpCollective(*this)))
     return failure();
-  return verifyWarpCollective(*this);
+  return verifyOneWarpRole(*this);
 }
 
 LogicalResult TmemDeallocOp::verify() {
@@ -87,7 +101,9 @@ LogicalResult TmemDeallocOp::verify() {
     return emitOpError("expected columns to cover the ")
            << needed << " columns of " << getTmem().getType() << ", got "
            << getColumns();
-  return verifyWarpCollective(*this);
+  if (failed(verifyWarpCollective(*this)))
+    return failure();
+  return verifyOneWarpRole(*this);
 }
 
 LogicalResult TmemRelinquishOp::verify() {
@@ -157,15 +173,16 @@ static LogicalResult verifyLdSt(Operation *op, TmemType tmemType,
 
   // Rule 3: lane quadrant.
   if (laneBase) {
-    unsigned lanes = tmem::shapeLanes(toTMEM(shape));
-    unsigned lo = *laneBase, hi = *laneBase + lanes;
-    if (hi > tmem::kLanes || lo / tmem::kLanesPerWarp !=
-                                 (hi - 1) / tmem::kLanesPerWarp)
+    int64_t lanes = tmem::shapeLanes(toTMEM(shape));
+    // The attribute is an i32: read it signed so that negative values fail.
+    int64_t lo = static_cast<int32_t>(*laneBase), hi = lo + lanes;
+    if (lo < 0 || hi > tmem::kLanes ||
+        lo / tmem::kLanesPerWarp != (hi - 1) / tmem::kLanesPerWarp)
       return op->emitOpError("expected lanes [")
              << lo << ", " << hi << ") to lie in one 32-lane quadrant";
     if (auto role = op->getParentOfType<RoleOp>()) {
       for (unsigned w = role.getBegin(); w < role.getEnd(); ++w) {
-        unsigned q = tmem::laneQuadrantBase(w);
+        int64_t q = tmem::laneQuadrantBase(w);
         if (lo < q || hi > q + tmem::kLanesPerWarp)
           return op->emitOpError("accesses lanes [")
                  << lo << ", " << hi << ") but warp " << w << " of role '"
@@ -244,36 +261,32 @@ LogicalResult MmaOp::verify() {
   TmemType d = getD().getType();
   if (d.getLayout() != accLayout || d.getRows() != rowsPerCta ||
       d.getCols() != idesc.getN() || d.getElementType() != idesc.getD())
-    return emitOpError("expected the accumulator to be !sm100.tmem<")
-           << rowsPerCta << "x" << idesc.getN() << "x" << idesc.getD() << ", "
-           << stringifyTmemLayout(accLayout) << "> for " << idesc << ", got "
-           << d;
+    return emitOpError("expected the accumulator to be ")
+           << TmemType::get(getContext(), rowsPerCta, idesc.getN(),
+                            idesc.getD(), accLayout)
+           << " for " << idesc << ", got " << d;
   // Rule 2.
   if (auto a = dyn_cast<TmemType>(getA().getType())) {
     if (a.getLayout() != TmemLayout::operand_a || a.getRows() != rowsPerCta ||
         a.getElementType() != idesc.getA() || a.getCols() < idesc.getK())
-      return emitOpError("expected A in TMEM to be !sm100.tmem<")
-             << rowsPerCta << "xKx" << idesc.getA()
-             << ", operand_a> with K >= " << idesc.getK() << ", got " << a;
+      return emitOpError("expected A in TMEM to be ")
+             << TmemType::get(getContext(), rowsPerCta, idesc.getK(),
+                              idesc.getA(), TmemLayout::operand_a)
+             << " or wider (K >= " << idesc.getK() << "), got " << a;
     if (idesc.getAMajor() != Major::k)
       return emitOpError("expected a K-major A when A is in tensor memory");
   }
   // Rule 3.
   if (failed(verifySingleThreadIssue(*this)))
     return failure();
-  if (auto role = getOperation()->getParentOfType<RoleOp>())
-    if (role.getNumWarps() != 1)
-      return emitOpError("expected to be issued from a one-warp role, but "
-                         "role '")
-             << role.getRoleName() << "' has " << role.getNumWarps()
-             << " warps";
-  return success();
+  return verifyOneWarpRole(*this);
 }
 
 LogicalResult CommitOp::verify() {
-  if (failed(verifyCtaGroup(*this, getCtaGroup())))
+  if (failed(verifyCtaGroup(*this, getCtaGroup())) ||
+      failed(verifySingleThreadIssue(*this)))
     return failure();
-  return verifySingleThreadIssue(*this);
+  return verifyOneWarpRole(*this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -316,8 +329,9 @@ LogicalResult WarpRolesOp::verify() {
           threads != numWarps * kThreadsPerWarp)
         return emitOpError("expected a one-dimensional block of ")
                << numWarps * kThreadsPerWarp
-               << " threads (known_block_size), got " << dims.size()
-               << "-D block of " << threads << " threads";
+               << " threads (known_block_size), got [" << dims[0] << ", "
+               << (dims.size() > 1 ? dims[1] : 1) << ", "
+               << (dims.size() > 2 ? dims[2] : 1) << "]";
     }
   }
 

@@ -41,6 +41,18 @@ void lowerElectOne(ElectOneOp op) {
   op.erase();
 }
 
+Value inRange(OpBuilder &builder, Location loc, Value index, int64_t begin,
+              int64_t end) {
+  Type i32 = builder.getI32Type();
+  Value lo = arith::ConstantIntOp::create(builder, loc, i32, begin);
+  Value hi = arith::ConstantIntOp::create(builder, loc, i32, end);
+  return arith::AndIOp::create(
+      builder, loc,
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::uge, index, lo),
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ult, index,
+                            hi));
+}
+
 void lowerWarpRoles(WarpRolesOp op, std::optional<int64_t> maxnreg) {
   OpBuilder builder(op);
   Location loc = op.getLoc();
@@ -48,34 +60,35 @@ void lowerWarpRoles(WarpRolesOp op, std::optional<int64_t> maxnreg) {
   Value tid = NVVM::ThreadIdXOp::create(builder, loc, i32);
   Value warp = arith::ShRUIOp::create(
       builder, loc, tid, arith::ConstantIntOp::create(builder, loc, i32, 5));
+
   for (Operation &nested :
        llvm::make_early_inc_range(op.getBody().front().getOperations())) {
     auto role = cast<RoleOp>(nested);
-    Location roleLoc = role.getLoc();
-    Value lo = arith::ConstantIntOp::create(builder, roleLoc, i32,
-                                            role.getBegin());
-    Value hi =
-        arith::ConstantIntOp::create(builder, roleLoc, i32, role.getEnd());
-    Value cond = arith::AndIOp::create(
-        builder, roleLoc,
-        arith::CmpIOp::create(builder, roleLoc, arith::CmpIPredicate::uge,
-                              warp, lo),
-        arith::CmpIOp::create(builder, roleLoc, arith::CmpIPredicate::ult,
-                              warp, hi));
     Block &body = role.getBody().front();
+    // The budget is set at the top of the role's own branch. PTX asks every
+    // warp of a warpgroup to execute "the same" setmaxnreg; the verifier
+    // makes all roles of a warpgroup agree on the value, and, as in
+    // CUTLASS's SM100 kernels, each role sets it in its branch: ptxas
+    // rejects a setmaxnreg hoisted before the dispatch whose paths rejoin
+    // (error C7600), see docs/Rationale.md.
     if (std::optional<uint32_t> regs = role.getRegs();
         regs && maxnreg && *regs != *maxnreg) {
       OpBuilder entry = OpBuilder::atBlockBegin(&body);
       NVVM::SetMaxRegisterOp::create(
-          entry, roleLoc, *regs,
+          entry, role.getLoc(), *regs,
           *regs > *maxnreg ? NVVM::SetMaxRegisterAction::increase
                            : NVVM::SetMaxRegisterAction::decrease);
     }
-    moveIntoIf(builder, roleLoc, cond, body);
+    Value cond =
+        inRange(builder, role.getLoc(), warp, role.getBegin(), role.getEnd());
+    moveIntoIf(builder, role.getLoc(), cond, body);
   }
   op.erase();
 }
 
+} // namespace
+
+namespace {
 struct SM100LowerWarpRolesPass
     : nvfp4::sm100::impl::SM100LowerWarpRolesBase<SM100LowerWarpRolesPass> {
   void runOnOperation() override {

@@ -52,9 +52,10 @@ def SM100_TmemAllocOp : SM100_Op<"tmem_alloc"> {
     `cta_group = 2`). Read the address with `sm100.tmem_base` after a barrier
     and a `sm100.fence before_thread_sync` / `after_thread_sync` pair.
 
-    Rule 1: `columns` is a power of two in [32, 512].
-    Rule 2: `cta_group` is 1 or 2.
-    Rule 3: not inside `sm100.elect_one` (the instruction is warp-collective).
+    - Rule 1: `columns` is a power of two in [32, 512].
+    - Rule 2: `cta_group` is 1 or 2.
+    - Rule 3: not inside `sm100.elect_one` (the instruction is warp-collective).
+    - Rule 4: inside a `sm100.role`, the role has exactly one warp.
 
     Example:
 
@@ -95,9 +96,11 @@ def SM100_TmemDeallocOp : SM100_Op<"tmem_dealloc"> {
     `tcgen05.dealloc`). Every allocation must be freed before the kernel
     exits; the `sm100-plan-tmem` pass checks that each allocation has one.
 
-    Rule 1: `columns` is a power of two in [32, 512].
-    Rule 2: `columns` covers the matrix type of `tmem`.
-    Rule 3: not inside `sm100.elect_one`.
+    - Rule 1: `columns` is a power of two in [32, 512].
+    - Rule 2: `columns` covers the matrix type of `tmem`.
+    - Rule 3: not inside `sm100.elect_one`.
+    - Rule 4: `cta_group` is 1 or 2.
+    - Rule 5: inside a `sm100.role`, the role has exactly one warp.
 
     Example:
 
@@ -139,8 +142,8 @@ def SM100_TmemSliceOp : SM100_Op<"tmem_slice", [Pure]> {
     layout (this is how P aliases S, or O sits beside S in one allocation).
     Pure address arithmetic (PTX ISA 9.7.16.1.1).
 
-    Rule 1: the result fits: `column` + columns(result) <= columns(source).
-    Rule 2: the result has no more rows than the source.
+    - Rule 1: the result fits: `column` + columns(result) <= columns(source).
+    - Rule 2: the result has no more rows than the source.
 
     Example:
 
@@ -170,15 +173,15 @@ def SM100_TmemLoadOp : SM100_Op<"tmem_load"> {
     as `i32` or (bit-cast) `f32`. The load is asynchronous: wait with
     `sm100.wait load` before using the result.
 
-    Rule 1: `num` is a legal repetition for `shape` and the result has the
-            matching register count (32x32b/16x64b/16x32bx2: num,
-            16x128b: 2 num, 16x256b: 4 num).
-    Rule 2: a static `column` + the columns one access covers fit in `tmem`.
-    Rule 3: `lane_base` keeps the access in one lane quadrant, and inside a
-            `sm100.role` in the quadrant of every warp of the role.
-    Rule 4: not inside `sm100.elect_one` (the instruction is warp-collective).
-    Rule 5: `half_split_offset` (the column offset of the second 16x32b
-            access, `immHalfSplitoff`) is given exactly for shape_16x32bx2.
+    - Rule 1: `num` is a legal repetition for `shape` and the result has the
+      matching register count (32x32b/16x64b/16x32bx2: num,
+      16x128b: 2 num, 16x256b: 4 num).
+    - Rule 2: a static `column` + the columns one access covers fit in `tmem`.
+    - Rule 3: `lane_base` keeps the access in one lane quadrant, and inside a
+      `sm100.role` in the quadrant of every warp of the role.
+    - Rule 4: not inside `sm100.elect_one` (the instruction is warp-collective).
+    - Rule 5: `half_split_offset` (the column offset of the second 16x32b
+      access, `immHalfSplitoff`) is given exactly for shape_16x32bx2.
 
     Example:
 
@@ -206,7 +209,7 @@ def SM100_TmemStoreOp : SM100_Op<"tmem_store"> {
     adjacent columns. Asynchronous: `sm100.wait store` before the data is
     read by another tcgen05 operation.
 
-    Rule 1-5: as for `sm100.tmem_load`.
+    - Rule 1-5: as for `sm100.tmem_load`.
 
     Example:
 
@@ -275,11 +278,11 @@ def SM100_UmmaDescOp : SM100_Op<"umma_desc", [Pure]> {
     and the swizzle code are all derived from `layout`; only the start
     address is computed at run time.
 
-    Rule 1: `buffer` lives in shared memory.
-    Rule 2: the number of indices equals the rank of `buffer`.
-    Rule 3: `k_slice` < k * bits(element) / 256.
-    Rule 4: a ranked 2-D `buffer` of the layout's element type has the
-            layout's shape ([mn, k] for K-major, [k, mn] for MN-major).
+    - Rule 1: `buffer` lives in shared memory.
+    - Rule 2: the number of indices equals the rank of `buffer`.
+    - Rule 3: `k_slice` < k * bits(element) / 256.
+    - Rule 4: a ranked 2-D `buffer` of the layout's element type has the
+      layout's shape ([mn, k] for K-major, [k, mn] for MN-major).
 
     Example:
 
@@ -308,16 +311,16 @@ def SM100_MmaOp : SM100_Op<"mma"> {
     come from the instruction-descriptor attribute `idesc`. Asynchronous:
     completion is observed through `sm100.commit` on an mbarrier.
 
-    Rule 1: `d` is an accumulator (`acc` for M = 128 per CTA, `acc_m64` for
-            M = 64) of idesc.m / cta_group rows, idesc.n columns and the
-            accumulator type of idesc.
-    Rule 2: a TMEM `a` has the `operand_a` layout, idesc.m rows per CTA and
-            the A type of idesc, and idesc.a_major is `k`.
-    Rule 3: issued inside `sm100.elect_one` (single-thread issue), and inside
-            a `sm100.role` of exactly one warp when in one.
-    Rule 4: cta_group 2 supports M = 256 (per-CTA accumulator of 128 rows).
-    Rule 5: the kind is dense (f16, tf32, f8f6f4, i8); block-scaled kinds
-            need scale operands and a separate op.
+    - Rule 1: `d` is an accumulator (`acc` for M = 128 per CTA, `acc_m64` for
+      M = 64) of idesc.m / cta_group rows, idesc.n columns and the
+      accumulator type of idesc.
+    - Rule 2: a TMEM `a` has the `operand_a` layout, idesc.m rows per CTA and
+      the A type of idesc, and idesc.a_major is `k`.
+    - Rule 3: issued inside `sm100.elect_one` (single-thread issue), and inside
+      a `sm100.role` of exactly one warp when in one.
+    - Rule 4: cta_group 2 supports M = 256 (per-CTA accumulator of 128 rows).
+    - Rule 5: the kind is dense (f16, tf32, f8f6f4, i8); block-scaled kinds
+      need scale operands and a separate op.
 
     Example:
 
@@ -345,8 +348,10 @@ def SM100_CommitOp : SM100_Op<"commit"> {
     `multicast_mask`, the arrive goes to the barrier at the same offset in
     every CTA of the cluster whose bit (by `%cluster_ctarank`) is set.
 
-    Rule 1: issued inside `sm100.elect_one`.
-    Rule 2: `cta_group` is 1 or 2.
+    - Rule 1: issued inside `sm100.elect_one`.
+    - Rule 2: `cta_group` is 1 or 2.
+    - Rule 3: inside a `sm100.role`, the role has exactly one warp (a role of
+      several warps would arrive once per warp).
 
     Example:
 
@@ -378,20 +383,20 @@ def SM100_WarpRolesOp : SM100_Op<"warp_roles",
     register budget sets it with `setmaxnreg` (PTX ISA 9.7.18.x,
     `setmaxnreg.{inc,dec}.sync.aligned.u32`) on entry.
 
-    Rule 1: the body holds only `sm100.role` ops, at least one.
-    Rule 2: role names are unique and role warp ranges are disjoint and lie
-            in [0, num_warps).
-    Rule 3: setmaxnreg is warpgroup-wide: when a role sets `regs`, every
-            warp (below num_warps) of each warpgroup it touches belongs to a
-            role with the same `regs`.
-    Rule 4: `regs` is a multiple of 8 in [24, 256].
-    Rule 5: with any `regs`, the enclosing function has `nvvm.maxnreg`
-            (setmaxnreg needs a register cap at launch) and the registers
-            the roles hold fit in the pool the launch reserved:
-            sum(regs(role) * 32 * warps(role)) <= maxnreg * 32 * num_warps,
-            where a role without `regs` and idle warps keep maxnreg.
-    Rule 6: num_warps is in [1, 32] and, inside a `gpu.func` with
-            `gpu.known_block_size`, equals the block's warps.
+    - Rule 1: the body holds only `sm100.role` ops, at least one.
+    - Rule 2: role names are unique and role warp ranges are disjoint and lie
+      in [0, num_warps).
+    - Rule 3: setmaxnreg is warpgroup-wide: when a role sets `regs`, every
+      warp (below num_warps) of each warpgroup it touches belongs to a
+      role with the same `regs`.
+    - Rule 4: `regs` is a multiple of 8 in [24, 256].
+    - Rule 5: with any `regs`, the enclosing function has `nvvm.maxnreg`
+      (setmaxnreg needs a register cap at launch) and the registers
+      the roles hold fit in the pool the launch reserved:
+      sum(regs(role) * 32 * warps(role)) <= maxnreg * 32 * num_warps,
+      where a role without `regs` and idle warps keep maxnreg.
+    - Rule 6: num_warps is in [1, 32] and, inside a `gpu.func` with
+      `gpu.known_block_size`, equals the block's warps.
 
     Example:
 

@@ -34,10 +34,12 @@ def SM100LowerWarpRoles : Pass<"sm100-lower-warp-roles"> {
   let summary = "lower sm100.warp_roles and sm100.elect_one to scf and nvvm";
   let description = [{
     Each `sm100.role` becomes an `scf.if` on the warp index
-    (`tid.x / 32`, which the block being one-dimensional makes exact),
-    preceded inside the branch by `nvvm.setmaxnreg` (`inc` when the role's
-    budget is above the function's `nvvm.maxnreg`, `dec` when below) for
-    roles with `regs`. Each `sm100.elect_one` becomes an `scf.if` on
+    (`tid.x / 32`, which the block being one-dimensional makes exact).
+    A role with `regs` starts with `nvvm.setmaxregister` (`increase` when the
+    budget is above the function's `nvvm.maxnreg`, `decrease` when below,
+    nothing when equal) inside its branch; the verifier has made all roles
+    of a warpgroup agree on the budget (docs/Rationale.md explains why the
+    instruction is not hoisted to one per warpgroup). Each `sm100.elect_one` becomes an `scf.if` on
     `nvvm.elect.sync`.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
