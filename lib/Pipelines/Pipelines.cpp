@@ -82,6 +82,9 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createReconcileUnrealizedCastsPass());
+  // Upstream prints dynamic shared memory as a one-byte static variable;
+  // make it `.extern .shared .align 1024 ... []` (see the pass).
+  gpuPm.addPass(createNVFP4ExternDynamicSharedMemory());
   if (*stop == PipelineStep::NVVM)
     return success();
 

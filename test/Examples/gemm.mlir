@@ -9,6 +9,8 @@
 // RUN: FileCheck %s --check-prefix=BIN --input-file=%t.mlir
 
 // CHECK: .target sm_100a
+// Dynamic shared memory follows the static variables (not a 1-byte static).
+// CHECK: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // CHECK: .entry gemm_m128_n256(
 // CHECK: .maxnreg 128
 // CHECK: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [tmem_slot]

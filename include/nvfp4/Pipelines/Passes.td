@@ -31,4 +31,29 @@ def NVFP4SerializeGpuModules : Pass<"nvfp4-serialize-gpu-modules", "::mlir::Modu
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def NVFP4ExternDynamicSharedMemory
+    : Pass<"nvfp4-extern-dynamic-shared-memory", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "make gpu.dynamic_shared_memory an extern .shared array";
+  let description = [{
+    Upstream `convert-gpu-to-nvvm` (LLVM 22) lowers `gpu.dynamic_shared_memory`
+    to an *internal* zero-sized `llvm.mlir.global` in address space 3, which
+    the NVPTX backend prints as `.shared .align 16 .b8 __dynamic_shmem__0;`:
+    ptxas then allocates it as a one-byte *static* variable, so the dynamic
+    region the kernel indexes from it overlaps the kernel's other static
+    shared variables (mbarriers, the TMEM slot). This pass gives those
+    globals external linkage, which prints as
+    `.extern .shared .align N .b8 __dynamic_shmem__0[];` (dynamic shared
+    memory placed after all static shared memory, as nvcc does for
+    `extern __shared__`), and raises their alignment to `alignment` bytes
+    (1024 by default: the 128-byte swizzle needs 1024-byte aligned tiles).
+  }];
+  let options = [
+    Option<"alignment", "alignment", "unsigned", "1024",
+           "Alignment in bytes of the dynamic shared memory array">,
+  ];
+  let statistics = [
+    Statistic<"numGlobals", "globals", "Dynamic shared memory globals made extern">,
+  ];
+}
+
 #endif // NVFP4_PIPELINES_PASSES_TD
