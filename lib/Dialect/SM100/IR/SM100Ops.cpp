@@ -293,7 +293,7 @@ LogicalResult CommitOp::verify() {
 // Warp roles
 //===----------------------------------------------------------------------===//
 
-/// setmaxnreg operand range (PTX ISA 9.7.18.x setmaxnreg).
+/// setmaxnreg operand range (PTX ISA, Miscellaneous Instructions: setmaxnreg).
 static constexpr int64_t kMinRegs = 24;
 static constexpr int64_t kMaxRegs = 256;
 static constexpr int64_t kWarpsPerWarpgroup = 4;

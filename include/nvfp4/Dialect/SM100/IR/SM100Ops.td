@@ -380,7 +380,7 @@ def SM100_WarpRolesOp : SM100_Op<"warp_roles",
     Splits the `num_warps` warps of a one-dimensional CTA into the roles
     listed in its body (`sm100.role` ops). Each warp runs the body of the
     role that contains it; warps in no role skip the op. A role with a
-    register budget sets it with `setmaxnreg` (PTX ISA 9.7.18.x,
+    register budget sets it with `setmaxnreg` (PTX ISA, Miscellaneous Instructions: setmaxnreg,
     `setmaxnreg.{inc,dec}.sync.aligned.u32`) on entry.
 
     - Rule 1: the body holds only `sm100.role` ops, at least one.
@@ -454,7 +454,7 @@ def SM100_ElectOneOp : SM100_Op<"elect_one",
   let summary = "run a region on one elected thread of the warp";
   let description = [{
     The body runs on exactly one thread of the (converged) executing warp,
-    chosen with `elect.sync` (PTX ISA 9.7.13.x). `sm100.mma` and
+    chosen with `elect.sync` (PTX ISA, Parallel Synchronization and Communication Instructions: elect.sync). `sm100.mma` and
     `sm100.commit` must be issued from such a region; warp-collective
     tensor-memory operations must not be (they would hang).
 
