@@ -30,8 +30,8 @@ TEST(LLVMInteropTest, ExpectedKeepsTheValueOrTheMessage) {
 }
 
 TEST(LLVMInteropTest, LLVMErrorBecomesARuntimeError) {
-  Error e = fromLLVM(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                             "parse failed"));
+  Error e = fromLLVM(
+      llvm::createStringError(llvm::inconvertibleErrorCode(), "parse failed"));
   ASSERT_TRUE(e);
   EXPECT_EQ(e.message(), "parse failed");
   EXPECT_FALSE(fromLLVM(llvm::Error::success()));

@@ -10,11 +10,17 @@
 // 48 KiB needs the opt-in attribute; a cluster must divide the grid; more
 // than 8 CTAs a cluster needs the non-portable attribute).
 //
-// It runs no GPU code. "Kernels" it knows are executed on the host:
+// It runs no GPU code. The kernels of test/Runtime/Inputs are executed on
+// the host, by name, so that scripts and tests exercise their whole
+// plumbing (arguments, buffers, output files, checkers) without a GPU:
 //   saxpy(f32 a, u64 x, u64 y, u32 n): y[i] = fmaf(a, x[i], y[i]), i < n
+//   params(...), launch_info(out): as launch.cu describes
+//   tma_load_2d / tma_load_2d_ptr: the box copy with the swizzle, as tma.cu
 //   fault(...): the launch succeeds, cuCtxSynchronize reports
 //               CUDA_ERROR_ILLEGAL_ADDRESS
-// every other kernel does nothing. Parameter layouts come from the PTX
+// every other kernel does nothing. (The host versions share the kernels'
+// specifications, not hardware behaviour: passing here proves plumbing.)
+// Parameter layouts come from the PTX
 // `.entry` (lib/Runtime's KernelImage reader).
 //
 // Environment:
@@ -60,6 +66,16 @@ struct Module {
   std::vector<Function *> functions;
 };
 
+struct TensorMapRecord {
+  int type;
+  unsigned rank;
+  uintptr_t address;
+  uint64_t dims[5];
+  uint64_t strides[4];
+  uint32_t box[5];
+  int swizzle;
+};
+
 struct State {
   bool initialized = false;
   bool contextCurrent = false;
@@ -68,6 +84,7 @@ struct State {
   std::map<uintptr_t, std::pair<size_t, unsigned>> allocations;
   unsigned allocationCount = 0;
   unsigned tensorMapCount = 0;
+  std::map<unsigned, TensorMapRecord> tensorMaps;
 };
 
 State &state() {
@@ -137,8 +154,7 @@ void ccFromEnv(int &major, int &minor) {
     std::sscanf(cc, "%d.%d", &major, &minor);
 }
 
-template <typename T>
-T param(void **params, size_t i) {
+template <typename T> T param(void **params, size_t i) {
   T v;
   std::memcpy(&v, params[i], sizeof(T));
   return v;
@@ -272,11 +288,17 @@ MOCK_API CUresult CUDAAPI cuDeviceGetAttribute(int *value,
 
 MOCK_API CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice) {
   MOCK_CHECK("cuDevicePrimaryCtxRetain");
+  // A fresh context: record names (buf#N, tmap#N) count from 0 and 1 again.
+  state().allocationCount = 0;
+  state().tensorMapCount = 0;
   *ctx = reinterpret_cast<CUcontext>(0x1);
   return CUDA_SUCCESS;
 }
 
 MOCK_API CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice) {
+  // The last release destroys the primary context, and a fault with it.
+  state().pendingFault = false;
+  state().contextCurrent = false;
   return CUDA_SUCCESS;
 }
 
@@ -417,15 +439,17 @@ MOCK_API CUresult CUDAAPI cuModuleGetFunction(CUfunction *function,
       delete f;
       return CUDA_ERROR_NOT_FOUND;
     }
+    // The mock reads no cubin metadata; it knows saxpy's layout.
+    if (f->name == "saxpy")
+      f->params = {{0, 4}, {8, 8}, {16, 8}, {24, 4}};
   }
   m->functions.push_back(f);
   *function = reinterpret_cast<CUfunction>(f);
   return CUDA_SUCCESS;
 }
 
-MOCK_API CUresult CUDAAPI cuFuncGetParamInfo(CUfunction function,
-                                             size_t index, size_t *offset,
-                                             size_t *size) {
+MOCK_API CUresult CUDAAPI cuFuncGetParamInfo(CUfunction function, size_t index,
+                                             size_t *offset, size_t *size) {
   MOCK_CHECK("cuFuncGetParamInfo");
   auto *f = reinterpret_cast<Function *>(function);
   if (index >= f->params.size())
@@ -446,8 +470,8 @@ MOCK_API CUresult CUDAAPI cuFuncGetAttribute(int *value,
     *value = 32;
     return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-    *value = f->name == "tma_load_2d" || f->name == "tma_load_2d_ptr" ? 4104
-                                                                      : 0;
+    *value =
+        f->name == "tma_load_2d" || f->name == "tma_load_2d_ptr" ? 8200 : 0;
     return CUDA_SUCCESS;
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
     *value = 1024;
@@ -478,20 +502,19 @@ MOCK_API CUresult CUDAAPI cuFuncSetAttribute(CUfunction function,
 }
 
 MOCK_API CUresult CUDAAPI cuTensorMapEncodeTiled(
-    CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
-    void *address, const cuuint64_t *dims, const cuuint64_t *strides,
-    const cuuint32_t *box, const cuuint32_t *elementStrides,
-    CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
-    CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+    CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *address,
+    const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
+    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2,
+    CUtensorMapFloatOOBfill oob) {
   MOCK_CHECK("cuTensorMapEncodeTiled");
-  if (rank < 1 || rank > 5 ||
-      reinterpret_cast<uintptr_t>(address) % 16 != 0)
+  if (rank < 1 || rank > 5 || reinterpret_cast<uintptr_t>(address) % 16 != 0)
     return CUDA_ERROR_INVALID_VALUE;
   unsigned id = ++state().tensorMapCount;
-  std::string line = "encode tmap#" + std::to_string(id) +
-                     " type=" + std::to_string(int(type)) +
-                     " rank=" + std::to_string(rank) +
-                     " addr=" + describeAddress(reinterpret_cast<uintptr_t>(address));
+  std::string line =
+      "encode tmap#" + std::to_string(id) +
+      " type=" + std::to_string(int(type)) + " rank=" + std::to_string(rank) +
+      " addr=" + describeAddress(reinterpret_cast<uintptr_t>(address));
   auto join = [](auto *values, unsigned n) {
     std::string s;
     for (unsigned i = 0; i < n; ++i)
@@ -499,19 +522,32 @@ MOCK_API CUresult CUDAAPI cuTensorMapEncodeTiled(
     return s;
   };
   line += " dims=" + join(dims, rank) + " strides=" + join(strides, rank - 1) +
-          " box=" + join(box, rank) + " elemstrides=" + join(elementStrides, rank) +
+          " box=" + join(box, rank) +
+          " elemstrides=" + join(elementStrides, rank) +
           " interleave=" + std::to_string(int(interleave)) +
           " swizzle=" + std::to_string(int(swizzle)) +
           " l2=" + std::to_string(int(l2)) + " oob=" + std::to_string(int(oob));
   record(line);
+  TensorMapRecord rec{};
+  rec.type = int(type);
+  rec.rank = rank;
+  rec.address = reinterpret_cast<uintptr_t>(address);
+  for (unsigned i = 0; i < rank; ++i) {
+    rec.dims[i] = dims[i];
+    rec.box[i] = box[i];
+    if (i + 1 < rank)
+      rec.strides[i] = strides[i];
+  }
+  rec.swizzle = int(swizzle);
+  state().tensorMaps[id] = rec;
   std::memset(map, 0, sizeof(*map));
   std::snprintf(reinterpret_cast<char *>(map), sizeof(*map), "MOCKTMAP#%u", id);
   return CUDA_SUCCESS;
 }
 
 MOCK_API CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
-                                           CUfunction function,
-                                           void **params, void **extra) {
+                                           CUfunction function, void **params,
+                                           void **extra) {
   MOCK_CHECK("cuLaunchKernelEx");
   auto *f = reinterpret_cast<Function *>(function);
   if (extra)
@@ -551,7 +587,8 @@ MOCK_API CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
       line += "tmap#" + std::string(reinterpret_cast<const char *>(p) + 9);
     } else if (size == 8 && validRange(param<uint64_t>(params, i), 1)) {
       line += describeAddress(param<uint64_t>(params, i));
-      const auto *target = reinterpret_cast<const char *>(param<uint64_t>(params, i));
+      const auto *target =
+          reinterpret_cast<const char *>(param<uint64_t>(params, i));
       if (std::memcmp(target, "MOCKTMAP#", 9) == 0)
         line += " -> tmap#" + std::string(target + 9);
     } else {
@@ -576,6 +613,74 @@ MOCK_API CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
     }
     for (uint64_t i = 0; i < n && i < threads; ++i)
       y[i] = std::fma(a, x[i], y[i]);
+  } else if (f->name == "params" && f->params.size() == 9) {
+    auto *out = reinterpret_cast<uint64_t *>(param<uint64_t>(params, 8));
+    out[0] = param<uint8_t>(params, 0);
+    out[1] = param<uint16_t>(params, 1);
+    out[2] = param<uint32_t>(params, 2);
+    out[3] = uint64_t(int64_t(param<int32_t>(params, 3)));
+    out[4] = param<uint64_t>(params, 4);
+    out[5] = param<uint64_t>(params, 5);
+    out[6] = param<uint32_t>(params, 6);
+    out[7] = param<uint64_t>(params, 7);
+  } else if (f->name == "launch_info" && f->params.size() == 1) {
+    auto *out = reinterpret_cast<uint32_t *>(param<uint64_t>(params, 0));
+    unsigned smem = config->sharedMemBytes;
+    for (unsigned z = 0; z < config->gridDimZ; ++z)
+      for (unsigned y = 0; y < config->gridDimY; ++y)
+        for (unsigned x = 0; x < config->gridDimX; ++x) {
+          unsigned cta = x + config->gridDimX * (y + config->gridDimY * z);
+          uint32_t *rec = out + 8 * cta;
+          rec[0] = x;
+          rec[1] = y;
+          rec[2] = (x % cx) + cx * ((y % cy) + cy * (z % cz));
+          rec[3] = cx * cy * cz;
+          rec[4] = x / cx;
+          rec[5] = smem;
+          rec[6] = smem ? 0xFF : 0;
+          rec[7] = config->blockDimX;
+        }
+  } else if ((f->name == "tma_load_2d" || f->name == "tma_load_2d_ptr") &&
+             f->params.size() == 5) {
+    const char *blob =
+        f->name == "tma_load_2d"
+            ? static_cast<const char *>(params[0])
+            : reinterpret_cast<const char *>(param<uint64_t>(params, 0));
+    auto it =
+        state().tensorMaps.find(static_cast<unsigned>(std::atoi(blob + 9)));
+    if (std::memcmp(blob, "MOCKTMAP#", 9) != 0 ||
+        it == state().tensorMaps.end()) {
+      state().pendingFault = true;
+      return CUDA_SUCCESS;
+    }
+    const TensorMapRecord &t = it->second;
+    auto *out = reinterpret_cast<uint8_t *>(param<uint64_t>(params, 1));
+    int c0 = param<int32_t>(params, 2), c1 = param<int32_t>(params, 3);
+    const uint32_t kTileBytes = 8192, base = 0x400; // a 1024-aligned tile
+    const unsigned elem = t.type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 ||
+                                  t.type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 ||
+                                  t.type == CU_TENSOR_MAP_DATA_TYPE_UINT16
+                              ? 2
+                              : 4;
+    // CU_TENSOR_MAP_SWIZZLE_32B/64B/128B = 1/2/3 XOR bits [7, 7+n) into
+    // bits [4, 4+n) of the shared-memory address.
+    unsigned bits = t.swizzle >= 1 && t.swizzle <= 3 ? unsigned(t.swizzle) : 0;
+    for (uint32_t r = 0; r < t.box[1]; ++r)
+      for (uint32_t e = 0; e < t.box[0]; ++e) {
+        int64_t gx = int64_t(c0) + e, gy = int64_t(c1) + r;
+        bool inside = gx >= 0 && gy >= 0 && uint64_t(gx) < t.dims[0] &&
+                      uint64_t(gy) < t.dims[1];
+        for (unsigned k = 0; k < elem; ++k) {
+          uint32_t address = base + (r * t.box[0] + e) * elem + k;
+          uint32_t swizzled =
+              address ^ (((address >> 7) & ((1u << bits) - 1)) << 4);
+          out[swizzled - base] =
+              inside ? reinterpret_cast<const uint8_t *>(
+                           t.address)[gy * t.strides[0] + gx * elem + k]
+                     : 0;
+        }
+      }
+    std::memcpy(out + kTileBytes, &base, 4);
   } else if (f->name == "fault") {
     state().pendingFault = true;
   }

@@ -1,0 +1,76 @@
+//===- Device.cpp - The runtime's device interface ------------------------===//
+
+#include "nvfp4/Runtime/Device.h"
+#include "nvfp4/Runtime/CudaDevice.h"
+
+using namespace nvfp4::rt;
+
+Device::~Device() = default;
+
+std::string Dim3::str() const {
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," +
+         std::to_string(z) + ")";
+}
+
+const char *KernelArg::stringify(Kind k) {
+  switch (k) {
+  case Kind::Pointer:
+    return "pointer";
+  case Kind::U8:
+    return "u8";
+  case Kind::U16:
+    return "u16";
+  case Kind::U32:
+    return "u32";
+  case Kind::U64:
+    return "u64";
+  case Kind::I8:
+    return "i8";
+  case Kind::I16:
+    return "i16";
+  case Kind::I32:
+    return "i32";
+  case Kind::I64:
+    return "i64";
+  case Kind::F32:
+    return "f32";
+  case Kind::F64:
+    return "f64";
+  case Kind::TensorMap:
+    return "tensor map";
+  }
+  return "?";
+}
+
+const char *nvfp4::rt::stringify(BackendKind k) {
+  switch (k) {
+  case BackendKind::Cuda:
+    return "cuda";
+  case BackendKind::Emulator:
+    return "emulator";
+  }
+  return "?";
+}
+
+Expected<BackendKind> nvfp4::rt::parseBackendKind(const std::string &s) {
+  if (s == "cuda")
+    return BackendKind::Cuda;
+  if (s == "emulator")
+    return BackendKind::Emulator;
+  return makeError("unknown backend '", s, "' (expected cuda or emulator)");
+}
+
+Expected<std::unique_ptr<Device>>
+nvfp4::rt::createDevice(BackendKind kind, const DeviceOptions &options) {
+  switch (kind) {
+  case BackendKind::Cuda:
+    return createCudaDevice(options);
+  case BackendKind::Emulator:
+    // The emulator backend (lib/Emulator behind this interface) comes in a
+    // later increment; see docs/Runtime.md.
+    return makeError("the emulator backend is not available yet (the PTX "
+                     "emulator in lib/Emulator is still being built); use "
+                     "--backend=cuda on a machine with an NVIDIA GPU");
+  }
+  return makeError("unknown backend");
+}

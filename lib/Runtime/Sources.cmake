@@ -1,0 +1,13 @@
+# The runtime's sources, listed once for the project build
+# (lib/Runtime/CMakeLists.txt) and the GPU machine's standalone build
+# (scripts/device/CMakeLists.txt). Plain C++17: no LLVM, no CUDA library
+# (cuda.h for types only; the driver is loaded with dlopen).
+set(NVFP4_RUNTIME_SOURCES
+  CudaDevice.cpp
+  Device.cpp
+  Fill.cpp
+  KernelImage.cpp
+  RunOptions.cpp
+  Runner.cpp
+  TensorMap.cpp
+)
