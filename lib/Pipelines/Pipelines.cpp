@@ -32,11 +32,47 @@ nvfp4::parsePipelineStep(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+std::optional<std::string> nvfp4::validateNVVMTarget(llvm::StringRef chip,
+                                                     llvm::StringRef features,
+                                                     int64_t optLevel) {
+  llvm::StringRef digits = chip;
+  unsigned capability = 0;
+  if (!digits.consume_front("sm_") || digits.empty())
+    return "expected chip to be sm_<digits>[a|f] (e.g. sm_100a), got '" +
+           chip.str() + "'";
+  if (digits.back() == 'a' || digits.back() == 'f')
+    digits = digits.drop_back();
+  if (digits.getAsInteger(10, capability))
+    return "expected chip to be sm_<digits>[a|f] (e.g. sm_100a), got '" +
+           chip.str() + "'";
+  unsigned ptx = 0;
+  llvm::SmallVector<llvm::StringRef> items;
+  features.split(items, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    llvm::StringRef name = item.trim();
+    if (!name.consume_front("+") && !name.consume_front("-"))
+      return "expected features to be a comma-separated list of +name or "
+             "-name, got '" +
+             features.str() + "'";
+    unsigned version;
+    if (item.trim().starts_with("+ptx") &&
+        !name.drop_front(3).getAsInteger(10, version))
+      ptx = std::max(ptx, version);
+  }
+  // PTX ISA release notes: sm_100a needs PTX ISA 8.6.
+  if (capability >= 100 && ptx < 86)
+    return "chip " + chip.str() + " needs PTX ISA 8.6 or newer: expected " +
+           "+ptx86 or newer in features, got '" + features.str() + "'";
+  if (optLevel < 0 || optLevel > 3)
+    return "expected opt-level in [0, 3], got " + std::to_string(optLevel);
+  return std::nullopt;
+}
+
 LogicalResult
 nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
                                  const SM100ToCubinOptions &opts) {
   std::optional<PipelineStep> stop = parsePipelineStep(opts.stopAfter);
-  if (!stop)
+  if (!stop || validateNVVMTarget(opts.chip, opts.features, opts.optLevel))
     return failure();
 
   // 1. Check the tensor-memory plan of every kernel and record it.
@@ -117,6 +153,9 @@ void nvfp4::registerSM100ToCubinPipeline() {
                               options.stopAfter +
                               "' (expected plan, roles, sm100, nvvm or "
                               "binary)");
+        if (std::optional<std::string> error = validateNVVMTarget(
+                options.chip, options.features, options.optLevel))
+          return errorHandler("nvfp4-sm100-to-cubin: " + *error);
         return buildSM100ToCubinPipeline(pm, options);
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {

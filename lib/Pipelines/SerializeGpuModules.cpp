@@ -11,6 +11,9 @@
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -76,17 +79,91 @@ struct SerializeGpuModulesPass
       return signalPassFailure();
     }
 
-    SmallVector<std::string> names;
-    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
-      names.push_back(gpuModule.getName().str());
-    if (names.empty())
-      return;
-    bool several = names.size() > 1;
-
-    SmallVector<std::string> ptx;
     std::string toolkit = toolkitPath.empty()
                               ? std::string(NVFP4_DEFAULT_CUDA_ROOT)
                               : std::string(toolkitPath);
+    if ((*target == gpu::CompilationTarget::Binary ||
+         *target == gpu::CompilationTarget::Fatbin) &&
+        !llvm::sys::fs::can_execute(toolkit + "/bin/ptxas")) {
+      module.emitError("nvfp4-serialize-gpu-modules: no ptxas at '")
+          << toolkit << "/bin/ptxas' (set toolkit= to a CUDA 13 toolkit)";
+      return signalPassFailure();
+    }
+
+    SmallVector<std::string> names;
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+      names.push_back(gpuModule.getName().str());
+      std::optional<ArrayAttr> targets = gpuModule.getTargets();
+      if (!targets || targets->empty()) {
+        gpuModule.emitError("nvfp4-serialize-gpu-modules: gpu.module @")
+            << gpuModule.getName() << " has no target (run nvvm-attach-target)";
+        return signalPassFailure();
+      }
+      if (!ptxFile.empty() && targets->size() != 1) {
+        gpuModule.emitError("nvfp4-serialize-gpu-modules: ptx-file needs "
+                            "exactly one target per gpu.module, but @")
+            << gpuModule.getName() << " has " << targets->size()
+            << " (the nvfp4-sm100-to-cubin pipeline attaches its own "
+               "#nvvm.target: leave it off the module)";
+        return signalPassFailure();
+      }
+      for (Attribute attr : *targets) {
+        auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+        if (!nvvm) {
+          gpuModule.emitError("nvfp4-serialize-gpu-modules: expected "
+                              "#nvvm.target targets, got ")
+              << attr;
+          return signalPassFailure();
+        }
+        std::string features = nvvm.getFeatures().str();
+        if (std::optional<std::string> error = nvfp4::validateNVVMTarget(
+                nvvm.getChip(), features, nvvm.getO())) {
+          gpuModule.emitError("nvfp4-serialize-gpu-modules: ") << *error;
+          return signalPassFailure();
+        }
+      }
+    }
+    if (names.empty())
+      return;
+
+    // Upstream LLVM IR translation crashes (rather than diagnosing) on
+    // element types that are not LLVM types and on scalable vectors, which
+    // NVPTX cannot select: reject them first.
+    auto badType = [](Type type) {
+      auto vector = dyn_cast<VectorType>(type);
+      return (vector && vector.isScalable()) || !LLVM::isCompatibleType(type);
+    };
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+      for (Operation &op : gpuModule.getBody()->getOperations()) {
+        if (isa<SymbolOpInterface>(op) ||
+            isa<LLVM::LLVMDialect>(op.getDialect()))
+          continue;
+        op.emitOpError("cannot sit directly in a gpu.module that is "
+                       "translated to LLVM IR (expected functions and "
+                       "globals only)");
+        return signalPassFailure();
+      }
+      WalkResult walk = gpuModule.walk([&](Operation *op) {
+        Type type;
+        if (auto gep = dyn_cast<LLVM::GEPOp>(op))
+          type = gep.getElemType();
+        else if (auto global = dyn_cast<LLVM::GlobalOp>(op))
+          type = global.getGlobalType();
+        for (Type t : op->getResultTypes())
+          if (!type && badType(t))
+            type = t;
+        if (!type || !badType(type))
+          return WalkResult::advance();
+        op->emitOpError("cannot be translated to LLVM IR for NVPTX: type ")
+            << type << " is not an LLVM type (or is a scalable vector)";
+        return WalkResult::interrupt();
+      });
+      if (walk.wasInterrupted())
+        return signalPassFailure();
+    }
+    bool several = names.size() > 1;
+
+    SmallVector<std::string> ptx;
     gpu::TargetOptions options(
         toolkit, /*librariesToLink=*/{}, ptxasOptions, /*elfSection=*/{},
         *target, /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{},

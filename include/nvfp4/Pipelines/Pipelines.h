@@ -56,6 +56,15 @@ struct SM100ToCubinOptions
       llvm::cl::init("")};
 };
 
+/// Checks an NVVM target before LLVM sees it (LLVM crashes on an empty chip
+/// and aborts on a PTX version the chip does not support): `chip` is
+/// `sm_<digits>[a|f]`, `features` a comma-separated list of `+name` /
+/// `-name`, and a chip of compute capability 10.0 or newer needs `+ptx86` or
+/// newer. Returns a lowercase message, or std::nullopt when valid.
+std::optional<std::string> validateNVVMTarget(llvm::StringRef chip,
+                                              llvm::StringRef features,
+                                              int64_t optLevel);
+
 /// The steps of `stop-after`, in pipeline order.
 enum class PipelineStep { Plan, Roles, SM100, NVVM, Binary };
 

@@ -358,6 +358,17 @@ struct ConvertSM100ToNVVMPass
     : nvfp4::impl::ConvertSM100ToNVVMBase<ConvertSM100ToNVVMPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    // Execution regions are lowered by their own pass; say so instead of a
+    // bare "failed to legalize".
+    WalkResult regions = getOperation()->walk([](Operation *op) {
+      if (!isa<WarpRolesOp, ElectOneOp>(op))
+        return WalkResult::advance();
+      op->emitOpError("must be lowered by sm100-lower-warp-roles before "
+                      "convert-sm100-to-nvvm");
+      return WalkResult::interrupt();
+    });
+    if (regions.wasInterrupted())
+      return signalPassFailure();
     LLVMTypeConverter converter(ctx);
     populateSM100TypeConversions(converter);
     RewritePatternSet patterns(ctx);

@@ -137,14 +137,15 @@ func.func private @smem_mn_k() attributes {l = #sm100.smem_layout<major = mn, sw
 
 // -----
 
-// Rule: #sm100.smem_layout — the leading byte offset fits its 14-bit field
-// expected-error @+1 {{expected the leading byte offset (LBO) of a k-major unswizzled bf16 tile below 262144 bytes, got 262144 for mn = 16384}}
+// Rule: #sm100.smem_layout — the tile fits in shared memory (this check comes
+// before the 14-bit LBO field's limit, which unittests/Support pins)
+// expected-error @+1 {{expected the tile to fit in shared memory (232448 bytes), got 262144 bytes}}
 func.func private @smem_lbo() attributes {l = #sm100.smem_layout<major = k, swizzle = none, element = bf16, mn = 16384, k = 8>}
 
 // -----
 
-// Rule: #sm100.smem_layout — the stride byte offset fits its 14-bit field
-// expected-error @+1 {{expected the stride byte offset (SBO) of an mn-major 128b-swizzled bf16 tile below 262144 bytes, got 262144 for mn = 16384}}
+// Rule: #sm100.smem_layout — the tile fits in shared memory, MN-major
+// expected-error @+1 {{expected the tile to fit in shared memory (232448 bytes), got 262144 bytes}}
 func.func private @smem_sbo() attributes {l = #sm100.smem_layout<major = mn, swizzle = sw128, element = bf16, mn = 16384, k = 8>}
 
 // -----
@@ -830,9 +831,9 @@ func.func @roles_no_maxnreg() {
 
 // -----
 
-func.func @roles_register_file() attributes {nvvm.maxnreg = 256 : i32} {
+func.func @roles_register_file() attributes {nvvm.maxnreg = 200 : i32} {
   // Rule: sm100.warp_roles 5 — maxnreg x threads fits the register file
-  // expected-error @+1 {{'sm100.warp_roles' op expected nvvm.maxnreg x threads to fit the register file of 65536, got 256 x 512}}
+  // expected-error @+1 {{'sm100.warp_roles' op expected nvvm.maxnreg x threads to fit the register file of 65536, got 200 x 512}}
   sm100.warp_roles 16 {
     sm100.role "all" warps [0, 16) regs 128 {
     }
@@ -974,5 +975,126 @@ func.func @tmem_load_in_else_is_fine(%t: !sm100.tmem<128x256xf32, acc>) {
     // expected-error @+1 {{'sm100.tmem_load' op expected no half_split_offset for shape_32x32b}}
     %s = sm100.tmem_load %t shape_32x32b x 1 {half_split_offset = 4 : i32} : !sm100.tmem<128x256xf32, acc> -> vector<1xf32>
   }
+  return
+}
+
+// -----
+
+// Constraint: sm100.role — required attributes are checked before
+// sm100.warp_roles reads them (generic form without `begin`).
+"sm100.warp_roles"() <{num_warps = 1 : i32}> ({
+  // expected-error @+1 {{'sm100.role' op requires attribute 'begin'}}
+  "sm100.role"() <{end = 1 : i32, role_name = "a"}> ({
+  ^bb0:
+  }) : () -> ()
+}) : () -> ()
+
+// -----
+
+func.func @elect_one_block_argument() {
+  // Constraint: sm100.elect_one — its region has no arguments
+  // expected-error @+1 {{'sm100.elect_one' op region should have no arguments}}
+  sm100.elect_one {
+  ^bb0(%x: i32):
+    %y = arith.addi %x, %x : i32
+  }
+  return
+}
+
+// -----
+
+func.func @slice_cycle() {
+  builtin.module {
+    // Rule: sm100.tmem_slice — a slice cannot be its own source (graph regions)
+    // expected-error @+1 {{'sm100.tmem_slice' op is its own source (a cycle of sm100.tmem_slice)}}
+    %a = sm100.tmem_slice %a[0] : !sm100.tmem<128x32xf32, acc> -> !sm100.tmem<128x32xf32, acc>
+  }
+  return
+}
+
+// -----
+
+func.func @maxnreg_range() attributes {nvvm.maxnreg = -1 : i32} {
+  // Rule: sm100.warp_roles 5 — nvvm.maxnreg is a register count
+  // expected-error @+1 {{'sm100.warp_roles' op expected nvvm.maxnreg in [1, 255], got -1 : i32}}
+  sm100.warp_roles 4 {
+    sm100.role "a" warps [0, 4) regs 96 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @commit_index(%ring: !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>) {
+  %c4 = arith.constant 4 : index
+  sm100.elect_one {
+    // Rule: sm100.commit 4 — a constant index names one of the barriers
+    // expected-error @+1 {{'sm100.commit' op expected a barrier index in [0, 4), got 4}}
+    sm100.commit %ring[%c4] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 4>
+  }
+  return
+}
+
+// -----
+
+func.func @commit_global(%ring: !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<global>, num_barriers = 4>, %i: index) {
+  sm100.elect_one {
+    // Rule: sm100.commit 4 — mbarriers live in shared memory
+    // expected-error @+1 {{'sm100.commit' op expected mbarriers in shared memory (#gpu.address_space<workgroup>)}}
+    sm100.commit %ring[%i] : !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<global>, num_barriers = 4>
+  }
+  return
+}
+
+// -----
+
+// Verifier: !sm100.tmem — element widths the tensor cores use
+// expected-error @+1 {{expected a 4-, 6-, 8-, 16- or 32-bit element type, got 'f128'}}
+func.func @tmem_f128(%t: !sm100.tmem<128x64xf128, operand_a>) {
+  return
+}
+
+// -----
+
+// Verifier: !sm100.tmem — huge column counts are rejected before any overflow
+// expected-error @+1 {{expected at most 512 TMEM columns, got 4611686018427387904 columns of 32-bit elements}}
+func.func @tmem_huge(%t: !sm100.tmem<128x4611686018427387904xi32, operand_a>) {
+  return
+}
+
+// -----
+
+// Verifier: #sm100.smem_layout — the tile fits in shared memory
+// expected-error @+1 {{expected the tile to fit in shared memory (232448 bytes), got 8589934592 bytes}}
+func.func @tile_too_large() attributes {l = #sm100.smem_layout<major = k, swizzle = none, element = f16, mn = 268435456, k = 16>} {
+  return
+}
+
+// -----
+
+func.func @umma_desc_vector_memref(%a: memref<128x64xvector<2xbf16>, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  // Rule: sm100.umma_desc 1 — the buffer holds scalar elements
+  // expected-error @+1 {{'sm100.umma_desc' op expected a buffer of integer or float elements, got 'memref<128x64xvector<2xbf16>, #gpu.address_space<workgroup>>'}}
+  %d = sm100.umma_desc #sm100.smem_layout<major = k, swizzle = sw128, element = bf16, mn = 128, k = 64> %a[%c0, %c0] : memref<128x64xvector<2xbf16>, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @empty_slot(%slot: memref<0xi32, #gpu.address_space<workgroup>>) {
+  // Rule: sm100.tmem_alloc 1 — the slot holds one i32
+  // expected-error @+1 {{'sm100.tmem_alloc' op expected a slot with room for one i32, got 'memref<0xi32, #gpu.address_space<workgroup>>'}}
+  sm100.tmem_alloc %slot, 32 : memref<0xi32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @negative_num(%t: !sm100.tmem<128x256xf32, acc>) {
+  // Rule: sm100.tmem_load 1 — negative repetitions print as negative
+  // expected-error @+1 {{got x-1}}
+  %r = sm100.tmem_load %t shape_32x32b x -1 : !sm100.tmem<128x256xf32, acc> -> vector<1xf32>
   return
 }

@@ -184,6 +184,16 @@ LogicalResult TmemType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expected an integer or float element type, got "
                        << elementType;
   unsigned bits = elementType.getIntOrFloatBitWidth();
+  if (bits != 4 && bits != 6 && bits != 8 && bits != 16 && bits != 32)
+    return emitError() << "expected a 4-, 6-, 8-, 16- or 32-bit element type, "
+                          "got "
+                       << elementType;
+  // More 32-bit columns than TMEM has can never fit; also keeps the column
+  // arithmetic below far from overflow.
+  if (cols > int64_t(tmem::kColumns) * 32 / bits)
+    return emitError() << "expected at most " << tmem::kColumns
+                       << " TMEM columns, got " << cols << " columns of "
+                       << bits << "-bit elements";
   int64_t expectedRows = layout == TmemLayout::acc_m64 ? 64 : tmem::kLanes;
   if (rows != expectedRows)
     return emitError() << "expected " << expectedRows << " rows for layout '"
@@ -235,6 +245,14 @@ SmemLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   umma::SmemLayout layout{sm100::toUMMA(major), sm100::toUMMA(swizzle), *elem,
                           static_cast<uint32_t>(mn),
                           static_cast<uint32_t>(k)};
+  // Shared memory per CTA on SM100 (CUDA C Programming Guide, compute
+  // capability 10.0: 227 KB usable); also bounds the descriptor's byte
+  // offsets well inside their 18-bit encodable range.
+  constexpr uint64_t kMaxSharedBytes = 227 * 1024;
+  if (umma::tileBytes(layout) > kMaxSharedBytes)
+    return emitError() << "expected the tile to fit in shared memory ("
+                       << kMaxSharedBytes << " bytes), got "
+                       << umma::tileBytes(layout) << " bytes";
   std::string error;
   if (!umma::deriveCanonicalStrides(layout, &error))
     return emitError() << error;

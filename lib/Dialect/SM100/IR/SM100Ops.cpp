@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -84,7 +85,19 @@ static LogicalResult verifyAllocColumns(Operation *op, int64_t columns) {
 // Tensor memory
 //===----------------------------------------------------------------------===//
 
+/// The slot holds one 32-bit TMEM address.
+static LogicalResult verifySlot(Operation *op, MemRefType slot) {
+  if (slot.hasStaticShape() && slot.getNumElements() < 1)
+    return op->emitOpError("expected a slot with room for one i32, got ")
+           << slot;
+  return success();
+}
+
+LogicalResult TmemBaseOp::verify() { return verifySlot(*this, getSlot().getType()); }
+
 LogicalResult TmemAllocOp::verify() {
+  if (failed(verifySlot(*this, getSlot().getType())))
+    return failure();
   if (failed(verifyAllocColumns(*this, getColumns())) ||
       failed(verifyCtaGroup(*this, getCtaGroup())) ||
       failed(verifyWarpCollective(*this)))
@@ -113,10 +126,18 @@ LogicalResult TmemRelinquishOp::verify() {
 LogicalResult TmemSliceOp::verify() {
   TmemType source = getSource().getType();
   TmemType result = getResult().getType();
-  if (getColumn() < 0 ||
-      getColumn() + result.getNumColumns() > source.getNumColumns())
+  // A graph region can make a slice (transitively) its own source.
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  Value v = getSource();
+  while (auto slice = v.getDefiningOp<TmemSliceOp>()) {
+    if (slice == *this || !seen.insert(slice).second)
+      return emitOpError("is its own source (a cycle of sm100.tmem_slice)");
+    v = slice.getSource();
+  }
+  int64_t column = static_cast<int32_t>(getColumn());
+  if (column < 0 || column + result.getNumColumns() > source.getNumColumns())
     return emitOpError("expected the slice [")
-           << getColumn() << ", " << getColumn() + result.getNumColumns()
+           << column << ", " << column + result.getNumColumns()
            << ") to lie within the " << source.getNumColumns()
            << " columns of the source";
   if (result.getRows() > source.getRows())
@@ -130,7 +151,18 @@ static LogicalResult verifyLdSt(Operation *op, TmemType tmemType,
                                 VectorType regs, Value column,
                                 LdStShape shape, int64_t num, bool packed,
                                 std::optional<uint32_t> laneBase,
-                                std::optional<uint32_t> halfSplitOffset) {
+                                std::optional<uint32_t> halfSplitOffsetAttr) {
+  if (regs.isScalable())
+    return op->emitOpError("expected a fixed-length vector of registers, got ")
+           << regs;
+  num = static_cast<int32_t>(num);
+  std::optional<int64_t> halfSplitOffset;
+  if (halfSplitOffsetAttr) {
+    halfSplitOffset = static_cast<int32_t>(*halfSplitOffsetAttr);
+    if (*halfSplitOffset < 0 || *halfSplitOffset >= tmem::kColumns)
+      return op->emitOpError("expected half_split_offset in [0, ")
+             << tmem::kColumns << "), got " << *halfSplitOffset;
+  }
   // Rule 5.
   bool isSplit = shape == LdStShape::shape_16x32bx2;
   if (isSplit != halfSplitOffset.has_value())
@@ -164,8 +196,13 @@ static LogicalResult verifyLdSt(Operation *op, TmemType tmemType,
   APInt columnValue;
   int64_t first = 0;
   bool isStatic = !column || matchPattern(column, m_ConstantInt(&columnValue));
-  if (column && isStatic)
+  if (column && isStatic) {
+    if (columnValue.getSignificantBits() > 32)
+      return op->emitOpError("expected a column in [0, ")
+             << tmemType.getNumColumns() << "), got "
+             << llvm::toString(columnValue, 10, /*Signed=*/true);
     first = columnValue.getSExtValue();
+  }
   if (isStatic && (first < 0 || first + covered > tmemType.getNumColumns()))
     return op->emitOpError("expected the accessed columns [")
            << first << ", " << first + covered << ") to lie within the "
@@ -215,17 +252,21 @@ LogicalResult WaitOp::verify() { return verifyWarpCollective(*this); }
 
 LogicalResult UmmaDescOp::verify() {
   MemRefType type = getBuffer().getType();
+  if (!type.getElementType().isIntOrFloat())
+    return emitOpError("expected a buffer of integer or float elements, got ")
+           << type;
   if (static_cast<int64_t>(getIndices().size()) != type.getRank())
     return emitOpError("expected ")
            << type.getRank() << " indices for " << type << ", got "
            << getIndices().size();
   SmemLayoutAttr layout = getLayout();
   int64_t slices = layout.getNumKSlices();
-  if (getKSlice() < 0 || getKSlice() >= slices)
+  int64_t kSlice = static_cast<int32_t>(getKSlice());
+  if (kSlice < 0 || kSlice >= slices)
     return emitOpError("expected k_slice in [0, ")
            << slices << ") for a tile of k = " << layout.getK() << " "
            << layout.getElement() << " (" << layout.getKPerMma()
-           << " elements per MMA), got " << getKSlice();
+           << " elements per MMA), got " << kSlice;
   if (type.getRank() == 2 && type.hasStaticShape() &&
       type.getElementType() == layout.getElement()) {
     SmallVector<int64_t, 2> expected =
@@ -283,6 +324,21 @@ LogicalResult MmaOp::verify() {
 }
 
 LogicalResult CommitOp::verify() {
+  if (auto group = dyn_cast<nvgpu::MBarrierGroupType>(getBarriers().getType())) {
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(group.getMemorySpace());
+    if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+      return emitOpError("expected mbarriers in shared memory "
+                         "(#gpu.address_space<workgroup>), got ")
+             << group;
+    if (group.getNumBarriers() < 1)
+      return emitOpError("expected at least one mbarrier, got ") << group;
+    APInt index;
+    if (matchPattern(getIndex(), m_ConstantInt(&index)) &&
+        (index.isNegative() || index.uge(group.getNumBarriers())))
+      return emitOpError("expected a barrier index in [0, ")
+             << group.getNumBarriers() << "), got "
+             << llvm::toString(index, 10, /*Signed=*/true);
+  }
   if (failed(verifyCtaGroup(*this, getCtaGroup())) ||
       failed(verifySingleThreadIssue(*this)))
     return failure();
@@ -303,9 +359,11 @@ static constexpr int64_t kMaxWarpsPerCta = 32;
 static constexpr int64_t kRegisterFile = 65536;
 
 LogicalResult RoleOp::verify() {
-  if (getBegin() < 0 || getBegin() >= getEnd())
+  int64_t begin = static_cast<int32_t>(getBegin());
+  int64_t end = static_cast<int32_t>(getEnd());
+  if (begin < 0 || begin >= end)
     return emitOpError("expected a non-empty warp range [begin, end), got [")
-           << getBegin() << ", " << getEnd() << ")";
+           << begin << ", " << end << ")";
   if (std::optional<uint32_t> regs = getRegs()) {
     if (*regs < kMinRegs || *regs > kMaxRegs || *regs % 8 != 0)
       return emitOpError("expected regs to be a multiple of 8 in [")
@@ -335,6 +393,12 @@ LogicalResult WarpRolesOp::verify() {
     }
   }
 
+  return success();
+}
+
+// Runs after the nested roles are verified, so their attributes exist.
+LogicalResult WarpRolesOp::verifyRegions() {
+  int64_t numWarps = getNumWarps();
   SmallVector<RoleOp> roles;
   for (Operation &op : getBody().front()) {
     auto role = dyn_cast<RoleOp>(op);
@@ -408,7 +472,12 @@ LogicalResult WarpRolesOp::verify() {
     return emitOpError("sets role registers, so the enclosing function needs "
                        "'nvvm.maxnreg' (setmaxnreg requires a register cap at "
                        "launch)");
-  int64_t maxnreg = maxnregAttr.getInt();
+  const APInt &maxnregValue = maxnregAttr.getValue();
+  if (maxnregValue.getSignificantBits() > 32 ||
+      maxnregValue.getSExtValue() < 1 || maxnregValue.getSExtValue() > 255)
+    return emitOpError("expected nvvm.maxnreg in [1, 255], got ")
+           << maxnregAttr;
+  int64_t maxnreg = maxnregValue.getSExtValue();
   if (maxnreg * kThreadsPerWarp * numWarps > kRegisterFile)
     return emitOpError("expected nvvm.maxnreg x threads to fit the register "
                        "file of ")

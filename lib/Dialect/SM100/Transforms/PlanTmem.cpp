@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace nvfp4::sm100 {
 #define GEN_PASS_DEF_SM100PLANTMEM
@@ -35,15 +36,17 @@ SlotKey slotKey(Value slot) {
   return {StringRef(), slot.getAsOpaquePointer()};
 }
 
-/// Follows tmem_slice ops back to the tmem_base that produced `tmem`.
+/// Follows tmem_slice ops back to the tmem_base that produced `tmem`; null
+/// when there is none (or the slices form a cycle, which the verifier
+/// rejects).
 TmemBaseOp findBase(Value tmem) {
-  while (true) {
-    if (auto slice = tmem.getDefiningOp<TmemSliceOp>()) {
-      tmem = slice.getSource();
-      continue;
-    }
-    return tmem.getDefiningOp<TmemBaseOp>();
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (auto slice = tmem.getDefiningOp<TmemSliceOp>()) {
+    if (!seen.insert(slice).second)
+      return nullptr;
+    tmem = slice.getSource();
   }
+  return tmem.getDefiningOp<TmemBaseOp>();
 }
 
 struct Allocation {

@@ -87,6 +87,7 @@ def SM100_TmemBaseOp : SM100_Op<"tmem_base"> {
   let arguments = (ins SM100_SmemI32Slot:$slot);
   let results = (outs SM100_Tmem:$result);
   let assemblyFormat = "$slot attr-dict `:` type($slot) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def SM100_TmemDeallocOp : SM100_Op<"tmem_dealloc"> {
@@ -373,8 +374,11 @@ def SM100_CommitOp : SM100_Op<"commit"> {
 // Execution regions: warp roles and single-thread issue
 //===----------------------------------------------------------------------===//
 
+// warp_roles and role are not RecursiveMemoryEffects: an empty role still
+// assigns its warps (and their register budget), so it must not be erased as
+// dead code.
 def SM100_WarpRolesOp : SM100_Op<"warp_roles",
-    [SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+    [SingleBlock, NoTerminator, NoRegionArguments]> {
   let summary = "split a CTA's warps into named roles";
   let description = [{
     Splits the `num_warps` warps of a one-dimensional CTA into the roles
@@ -418,11 +422,11 @@ def SM100_WarpRolesOp : SM100_Op<"warp_roles",
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$num_warps attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 }
 
 def SM100_RoleOp : SM100_Op<"role",
-    [SingleBlock, NoTerminator, HasParent<"WarpRolesOp">,
-     RecursiveMemoryEffects]> {
+    [SingleBlock, NoTerminator, HasParent<"WarpRolesOp">, NoRegionArguments]> {
   let summary = "the code of one warp role";
   let description = [{
     The body runs on warps [`begin`, `end`) of the enclosing
@@ -450,7 +454,7 @@ def SM100_RoleOp : SM100_Op<"role",
 }
 
 def SM100_ElectOneOp : SM100_Op<"elect_one",
-    [SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+    [SingleBlock, NoTerminator, NoRegionArguments, RecursiveMemoryEffects]> {
   let summary = "run a region on one elected thread of the warp";
   let description = [{
     The body runs on exactly one thread of the (converged) executing warp,
