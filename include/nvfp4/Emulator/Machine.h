@@ -1,0 +1,250 @@
+//===- Machine.h - The emulated SM100 device ---------------------*- C++
+//-*-===//
+//
+// A Machine owns global memory and runs kernels of loaded PTX modules:
+//
+//   Machine m;
+//   auto mod = m.loadModule(std::move(parsedModule));   // or loadPTX(text)
+//   const Kernel *k = (*mod)->kernel("vecAdd");
+//   uint64_t a = *m.allocate(bytes);  m.write(a, host, bytes);
+//   ParamBuilder p(*k);  p.addU64(a); ...
+//   LaunchConfig cfg; cfg.grid = {4}; cfg.block = {128}; cfg.params = p.take();
+//   if (Error e = m.launch(*k, cfg)) ... e.message()
+//
+// Address spaces (see docs/Emulator.md): global addresses are generic
+// addresses (identity cvta); shared, local, param and const state-space
+// addresses are offsets that cvta maps into the windows below.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_EMULATOR_MACHINE_H
+#define NVFP4_EMULATOR_MACHINE_H
+
+#include "nvfp4/Emulator/Error.h"
+#include "nvfp4/Emulator/PTX.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nvfp4::emu {
+
+/// Generic address windows. A generic address in [kXWindow, kXWindow +
+/// kWindowSize) is the state-space address (addr - kXWindow) of space X.
+namespace addrspace {
+/// First global allocation; 32-bit truncated pointers never land in memory.
+inline constexpr uint64_t kGlobalBase = 0x0000'0001'0000'0000ull;
+inline constexpr uint64_t kGlobalEnd = 0x0000'7000'0000'0000ull;
+inline constexpr uint64_t kSharedWindow = 0x0000'7100'0000'0000ull;
+inline constexpr uint64_t kLocalWindow = 0x0000'7200'0000'0000ull;
+inline constexpr uint64_t kParamWindow = 0x0000'7300'0000'0000ull;
+inline constexpr uint64_t kConstWindow = 0x0000'7400'0000'0000ull;
+inline constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
+/// Shared::cluster addresses of CTA rank r are ((r + 1) << kClusterRankShift)
+/// | offset; addresses below 1 << kClusterRankShift are the executing CTA's
+/// own shared memory (so every shared::cta address is a shared::cluster
+/// address). mapa (a later increment) produces the ranked form.
+inline constexpr unsigned kClusterRankShift = 24;
+} // namespace addrspace
+
+/// Grid, block and cluster extents.
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  Dim3() = default;
+  Dim3(uint32_t x, uint32_t y = 1, uint32_t z = 1) : x(x), y(y), z(z) {}
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+/// Layout of one kernel parameter in the parameter buffer.
+struct ParamInfo {
+  std::string name;
+  ptx::Type type = ptx::Type::None;
+  uint32_t offset = 0;
+  uint32_t size = 0;
+  uint32_t align = 1;
+};
+
+class Program;
+
+/// A kernel (.entry) of a loaded module, decoded and ready to launch.
+class Kernel {
+public:
+  /// The .entry name.
+  const std::string &name() const { return name_; }
+  /// Parameters in order, with their offsets in the parameter buffer.
+  const std::vector<ParamInfo> &params() const { return params_; }
+  /// Size of the parameter buffer launch() expects.
+  uint32_t paramBytes() const { return paramBytes_; }
+  /// Bytes of statically declared shared memory.
+  uint32_t staticSharedBytes() const { return staticShared_; }
+  /// Bytes of local memory per thread (local variables and call frames).
+  uint32_t localBytesPerThread() const { return localBytes_; }
+  /// The kernel's directives (.reqntid, .reqnctapercluster, ...).
+  const ptx::FunctionDirectives &directives() const { return *directives_; }
+  /// Instructions that would fail if executed (not implemented yet, unknown
+  /// opcode or modifier, malformed operands), one message each.
+  const std::vector<std::string> &unsupported() const { return unsupported_; }
+
+private:
+  friend class Machine;
+  friend class LoadedModule;
+  friend class Decoder;
+  friend class Executor;
+  std::string name_;
+  std::vector<ParamInfo> params_;
+  uint32_t paramBytes_ = 0;
+  uint32_t staticShared_ = 0;
+  uint32_t dynamicSharedAlign_ = 16;
+  uint32_t localBytes_ = 0;
+  const ptx::FunctionDirectives *directives_ = nullptr;
+  std::vector<std::string> unsupported_;
+  std::shared_ptr<Program> program_;
+};
+
+/// Builds a parameter buffer following a kernel's parameter layout.
+class ParamBuilder {
+public:
+  explicit ParamBuilder(const Kernel &k) : kernel_(&k) {
+    bytes_.resize(k.paramBytes());
+  }
+  /// Sets the next parameter from `size` raw bytes. The size must equal the
+  /// parameter's declared size.
+  Error add(const void *data, uint32_t size);
+  Error addU64(uint64_t v) { return add(&v, 8); }
+  Error addU32(uint32_t v) { return add(&v, 4); }
+  Error addF32(float v) { return add(&v, 4); }
+  /// The buffer; fails if not every parameter was set.
+  Expected<std::vector<uint8_t>> take();
+
+private:
+  const Kernel *kernel_;
+  std::vector<uint8_t> bytes_;
+  size_t next_ = 0;
+};
+
+/// A loaded module: its global variables live in the Machine's memory.
+class LoadedModule {
+public:
+  /// The kernel named `name`, or an error listing the kernels.
+  Expected<const Kernel *> kernel(const std::string &name) const;
+  /// All kernels, in declaration order.
+  const std::vector<std::unique_ptr<Kernel>> &kernels() const {
+    return kernels_;
+  }
+  /// Device address of module-scope .global variable `name` (0 if none).
+  uint64_t globalAddress(const std::string &name) const;
+  /// The parsed module.
+  const ptx::Module &module() const { return *module_; }
+
+private:
+  friend class Machine;
+  friend class Decoder;
+  std::shared_ptr<const ptx::Module> module_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
+  std::vector<uint64_t> globalAddr_;  ///< per Module::globals entry
+  std::vector<uint32_t> constOffset_; ///< per Module::globals entry
+  std::vector<uint8_t> constData_;
+};
+
+/// Launch parameters.
+struct LaunchConfig {
+  Dim3 grid;
+  Dim3 block;
+  /// CTAs per cluster; every cluster's CTAs run together.
+  Dim3 cluster;
+  uint32_t dynamicSharedBytes = 0;
+  /// The parameter buffer (see ParamBuilder); its size must match.
+  std::vector<uint8_t> params;
+  /// Stop with an error after this many warp instructions (0: no limit);
+  /// catches livelocks such as a spin loop that can never succeed.
+  uint64_t maxWarpInstructions = 0;
+  /// Warp instructions a warp runs before the scheduler moves on.
+  uint32_t quantum = 64;
+};
+
+/// Where and why execution stopped with an error.
+struct Fault {
+  enum class Kind : uint8_t {
+    None,
+    Memory,         ///< out of bounds, misaligned, unmapped, read-only
+    Divergence,     ///< .aligned instruction reached by a diverged warp
+    NotImplemented, ///< instruction or modifier the emulator lacks
+    Invalid,        ///< malformed instruction or operands
+    Deadlock,       ///< no warp can run
+    Trap,           ///< trap / brkpt
+    Limit,          ///< maxWarpInstructions exceeded
+    Launch,         ///< bad launch configuration
+  };
+  Kind kind = Kind::None;
+  Dim3 cta;
+  uint32_t warp = 0;
+  uint32_t lane = 0;
+  uint32_t line = 0;
+  std::string message;
+};
+
+/// Counters of the last launch.
+struct LaunchStats {
+  uint64_t warpInstructions = 0;   ///< warp instructions issued
+  uint64_t threadInstructions = 0; ///< sum of active lanes over them
+  uint64_t fences = 0;             ///< fence / membar executed (no-ops)
+  uint64_t barriers = 0;           ///< bar / barrier completions
+  uint64_t setmaxnreg = 0;         ///< setmaxnreg executed (recorded only)
+  uint32_t lastSetmaxnreg = 0;     ///< register count of the last one
+};
+
+/// One emulated device.
+class Machine {
+public:
+  Machine();
+  ~Machine();
+  Machine(const Machine &) = delete;
+  Machine &operator=(const Machine &) = delete;
+
+  //--- global memory ------------------------------------------------------
+  /// Allocates `bytes` (at least 1) of zeroed global memory aligned to 256.
+  Expected<uint64_t> allocate(uint64_t bytes, std::string label = "");
+  /// Frees an allocation made by allocate().
+  Error free(uint64_t address);
+  /// Copies host bytes into global memory (the whole range must be inside
+  /// one allocation).
+  Error write(uint64_t address, const void *data, uint64_t bytes);
+  /// Copies global memory to the host.
+  Error read(uint64_t address, void *data, uint64_t bytes) const;
+  /// Bytes of global memory currently allocated.
+  uint64_t allocatedBytes() const;
+
+  //--- modules and launches -----------------------------------------------
+  /// Decodes `module` and allocates its global variables.
+  Expected<std::shared_ptr<LoadedModule>>
+  loadModule(std::shared_ptr<const ptx::Module> module);
+  /// Parses and loads PTX text.
+  Expected<std::shared_ptr<LoadedModule>>
+  loadPTX(std::string_view text, std::string_view bufferName = "<ptx>");
+
+  /// Runs `kernel` to completion. On failure the error message names CTA,
+  /// warp, lane and PTX line where they apply; lastFault() has the fields.
+  Error launch(const Kernel &kernel, const LaunchConfig &config);
+  /// The fault of the last failed launch (Kind::None after a success).
+  const Fault &lastFault() const { return fault_; }
+  /// Counters of the last launch.
+  const LaunchStats &lastStats() const { return stats_; }
+
+  /// Largest shared memory (static + dynamic) per CTA: 227 KiB on SM100.
+  static constexpr uint32_t kMaxSharedBytesPerCta = 232448;
+
+  /// Internal: global memory.
+  class GlobalMemory;
+  GlobalMemory &globalMemory() { return *global_; }
+
+private:
+  std::unique_ptr<GlobalMemory> global_;
+  Fault fault_;
+  LaunchStats stats_;
+};
+
+} // namespace nvfp4::emu
+
+#endif // NVFP4_EMULATOR_MACHINE_H

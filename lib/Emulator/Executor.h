@@ -1,0 +1,205 @@
+//===- Executor.h - Runs one kernel launch ----------------------*- C++ -*-===//
+//
+// The executor runs the CTAs of one cluster at a time; all their warps are
+// scheduled round-robin, each for up to `quantum` instructions or until it
+// blocks (barrier, warp-synchronous instruction waiting for lanes) or exits.
+//
+// Within a warp every lane has its own pc. The lanes at the lowest pc among
+// the runnable ones form the active group and execute together; a branch
+// that splits the group parks the lanes that went elsewhere, and lanes merge
+// again when the running group reaches their pc (so an if/else reconverges
+// at its join point without any reconvergence stack). An instruction marked
+// .aligned (bar.sync, *.sync.aligned) requires every non-exited lane of the
+// warp to be in the group, otherwise it is a divergence error.
+//
+// Later increments (mbarrier, TMA, tcgen05) add:
+//  - blocking reasons (Warp::Wait) with a condition the scheduler re-checks;
+//  - asynchronous units whose pending operations are drained between warp
+//    slices (AsyncUnit), so that results appear only when the ISA says so;
+//  - more per-CTA state (Cta::extensions) such as TMEM and mbarriers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_EMULATOR_EXECUTOR_H
+#define NVFP4_LIB_EMULATOR_EXECUTOR_H
+
+#include "Memory.h"
+#include "Program.h"
+
+#include <memory>
+#include <vector>
+
+namespace nvfp4::emu {
+
+class Executor;
+
+/// A source of asynchronous completions (TMA engine, tensor core, ...).
+/// The scheduler calls step() between warp slices; a deadlock is reported
+/// only when no warp can run and every unit is idle.
+class AsyncUnit {
+public:
+  virtual ~AsyncUnit() = default;
+  /// Advances pending work; returns true if anything changed (which may
+  /// unblock warps). A failure is reported through `err`.
+  virtual bool step(Executor &ex, Error &err) = 0;
+  /// True when nothing is pending.
+  virtual bool idle() const = 0;
+};
+
+class Executor {
+public:
+  Executor(Machine::GlobalMemory &mem, const Kernel &kernel,
+           const LaunchConfig &config, Fault &fault, LaunchStats &stats);
+  ~Executor();
+
+  /// Runs the whole grid.
+  Error run();
+
+  /// Registers an asynchronous unit (owned by the executor).
+  void addAsyncUnit(std::unique_ptr<AsyncUnit> unit) {
+    async_.push_back(std::move(unit));
+  }
+
+  struct Warp;
+  struct Cta;
+
+private:
+  struct Barrier {
+    uint32_t arrived = 0;         ///< warps arrived in this phase
+    uint32_t expectedThreads = 0; ///< 0: all threads of the CTA
+    bool haveExpected = false;
+    std::vector<Warp *> waiters;
+    // bar.red accumulation
+    bool isRed = false;
+    uint32_t popc = 0;
+    bool all = true, any = false;
+  };
+
+public:
+  struct Cta {
+    Dim3 id;
+    uint64_t linear = 0;
+    uint32_t rank = 0; ///< %cluster_ctarank
+    Dim3 clusterCtaid;
+    std::vector<uint8_t> shared;
+    std::vector<Warp> warps;
+    std::vector<uint64_t> rows;
+    std::vector<uint32_t> preds;
+    Barrier bars[16];
+    uint32_t liveWarps = 0;
+  };
+
+  struct Warp {
+    Cta *cta = nullptr;
+    uint32_t id = 0;
+    uint64_t *rows = nullptr;
+    uint32_t *preds = nullptr;
+    uint32_t valid = 0;  ///< lanes that exist
+    uint32_t pc = 0;     ///< pc of the active group
+    uint32_t active = 0; ///< lanes executing now
+    uint32_t exited = 0;
+    uint32_t parked = 0;   ///< runnable lanes not in the group (lanePc valid)
+    uint32_t collWait = 0; ///< subset of parked: waiting at a warp-sync op
+    uint32_t blocked = 0;  ///< waiting at a barrier (lanePc = resume pc)
+    uint32_t minParkedPc = 0xffffffffu; ///< over parked & ~collWait
+    uint32_t lanePc[32] = {};
+    // Barrier wait state.
+    enum class Wait : uint8_t {
+      None,
+      Barrier,
+      ClusterBarrier
+    } wait = Wait::None;
+    uint8_t barId = 0;
+    uint32_t barLanes = 0; ///< lanes that reached barrier barId
+    uint32_t barPc = 0;    ///< pc of the barrier instruction
+    bool clusterArrived = false;
+    uint64_t clusterPhase = 0;
+    std::vector<uint8_t> local;
+    bool done() const { return (exited & valid) == valid; }
+    uint32_t live() const { return valid & ~exited; }
+  };
+
+private:
+  // Setup.
+  Error validate();
+  Error runCluster(const Dim3 &clusterId);
+  void initWarp(Cta &cta, Warp &w, uint32_t warpIndex);
+
+  // Scheduling.
+  uint64_t runWarp(Warp &w, uint32_t budget, bool &failed);
+  bool selectGroup(Warp &w);
+  void reschedule(Warp &w);
+  void parkGroup(Warp &w, uint32_t lanes, uint32_t pc);
+  void recomputeMinParked(Warp &w);
+  void laneExit(Warp &w, uint32_t lanes);
+  void warpDone(Warp &w);
+  bool checkBarrier(Cta &cta, uint32_t id);
+  void releaseBarrier(Cta &cta, uint32_t id);
+  std::string describeWarpState(const Warp &w) const;
+  std::string describeGroups(const Warp &w) const;
+
+  // Execution helpers (return false after recording a fault).
+  bool exec(Warp &w, const XInst &I, uint32_t mask, bool &yield);
+  bool execInt(Warp &w, const XInst &I, uint32_t mask);
+  bool execFloat(Warp &w, const XInst &I, uint32_t mask);
+  bool execHalf(Warp &w, const XInst &I, uint32_t mask);
+  bool execCvt(Warp &w, const XInst &I, uint32_t mask);
+  bool execSetp(Warp &w, const XInst &I, uint32_t mask);
+  bool execMemory(Warp &w, const XInst &I, uint32_t mask);
+  bool execAtom(Warp &w, const XInst &I, uint32_t mask);
+  bool execWarpOp(Warp &w, const XInst &I, uint32_t mask);
+  bool execBarrier(Warp &w, const XInst &I, uint32_t mask, bool &yield);
+  bool execCluster(Warp &w, const XInst &I, uint32_t mask, bool &yield);
+  bool execCall(Warp &w, const XInst &I, uint32_t mask);
+  bool execRet(Warp &w, const XInst &I, uint32_t mask);
+  bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);
+  bool checkAligned(Warp &w, const XInst &I, uint32_t mask);
+
+  // Memory.
+  uint8_t *resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
+                   uint32_t bytes, bool write, const XInst &I);
+
+  // Operands.
+  const uint64_t *src(const Warp &w, uint32_t enc) const {
+    return (enc & kConstBit) ? prog_.constRow(enc) : w.rows + size_t(enc) * 32;
+  }
+  uint64_t *row(Warp &w, uint32_t idx) { return w.rows + size_t(idx) * 32; }
+  uint32_t predMask(const Warp &w, const XInst &I, unsigned slot) const {
+    uint32_t p = w.preds[I.src[slot]];
+    return (I.srcNeg >> slot) & 1 ? ~p : p;
+  }
+  static void writePred(Warp &w, uint32_t idx, uint32_t mask, uint32_t val) {
+    if (idx == kNone)
+      return;
+    w.preds[idx] = (w.preds[idx] & ~mask) | (val & mask);
+  }
+
+  // Faults.
+  bool fault(Fault::Kind kind, const Warp &w, uint32_t lane, const XInst &I,
+             const std::string &msg);
+  std::string location(const Warp &w, uint32_t lane, uint32_t line) const;
+
+  Machine::GlobalMemory &mem_;
+  const Kernel &kernel_;
+  const Program &prog_;
+  const LaunchConfig &cfg_;
+  Fault &fault_;
+  LaunchStats &stats_;
+  std::vector<std::unique_ptr<AsyncUnit>> async_;
+
+  std::vector<std::unique_ptr<Cta>> ctas_; ///< CTAs of the running cluster
+  uint32_t warpsPerCta_ = 0;
+  uint32_t threadsPerCta_ = 0;
+  uint32_t sharedBytes_ = 0;
+  uint32_t clusterSize_ = 1;
+  Dim3 clusterDims_;
+  Dim3 clusterId_;
+  uint32_t clusterArrived_ = 0;
+  uint64_t clusterPhase_ = 0;
+  uint64_t budgetLeft_ = 0;
+  bool explicitCluster_ = false;
+};
+
+} // namespace nvfp4::emu
+
+#endif // NVFP4_LIB_EMULATOR_EXECUTOR_H

@@ -1,0 +1,334 @@
+//===- Program.h - Decoded, executable form of a kernel ---------*- C++ -*-===//
+//
+// The decoder (Decoder.cpp) lowers the parsed instructions of a kernel and
+// every function it calls into one flat array of XInst, with:
+//  - registers as rows of the warp register file (32 lanes x 64 bits each,
+//    values kept zero-extended to the register's declared width);
+//  - immediates and symbol addresses as rows of a per-kernel constant pool,
+//    so every source operand is "a row of 32 values";
+//  - special registers (%tid.x, %laneid, ...) as rows filled when a warp is
+//    created;
+//  - predicates as 32-bit lane masks in a separate file;
+//  - labels as instruction indices, call targets as start indices;
+//  - variables laid out (shared, local frames, const, param offsets).
+//
+// Nothing here refers to strings except the diagnostics table; executing an
+// XInst never parses or looks anything up by name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_EMULATOR_PROGRAM_H
+#define NVFP4_LIB_EMULATOR_PROGRAM_H
+
+#include "nvfp4/Emulator/Machine.h"
+#include "nvfp4/Emulator/PTX.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nvfp4::emu {
+
+/// Operand encoding: a register row, a constant-pool row (kConstBit), or
+/// kNone. Predicate operands are indices into the predicate file instead.
+inline constexpr uint32_t kNone = 0xffffffffu;
+inline constexpr uint32_t kConstBit = 0x80000000u;
+/// Local memory per thread the emulator accepts (the hardware's limit).
+inline constexpr uint64_t kMaxLocalBytes = 512 * 1024;
+
+/// Memory spaces as the executor sees them.
+enum class XSpace : uint8_t {
+  Generic,
+  Global,
+  Shared,        ///< shared::cta address
+  SharedCluster, ///< shared::cluster address
+  Local,         ///< per-thread local memory (also .func params, call args)
+  ParamKernel,   ///< the kernel parameter buffer (read-only)
+  Const,         ///< the module's constant bank (read-only)
+};
+
+/// Executable operations. Operand conventions are in Executor.cpp.
+enum class XOp : uint16_t {
+  // Control and diagnostics
+  Nop,
+  Fence,
+  Exit,
+  Ret,
+  Bra,
+  Call,
+  Trap,
+  NotImplemented,
+  Invalid,
+  // Moves
+  Mov,
+  MovPred,
+  MovPack,
+  MovUnpack,
+  ReadClock,
+  // Integer
+  IAdd,
+  ISub,
+  IAddCC,
+  ISubCC,
+  IAddC,
+  ISubC,
+  IMul,
+  IMad,
+  IMadCC,
+  IMadC,
+  IMul24,
+  IMad24,
+  ISad,
+  IDiv,
+  IRem,
+  IAbs,
+  INeg,
+  IMin,
+  IMax,
+  IPopc,
+  IClz,
+  IBrev,
+  IBfind,
+  IBfe,
+  IBfi,
+  IPrmt,
+  ILop3,
+  IShf,
+  IShl,
+  IShr,
+  IAnd,
+  IOr,
+  IXor,
+  INot,
+  ICnot,
+  ISzext,
+  IBmsk,
+  IDp4a,
+  IDp2a,
+  // Predicates
+  PAnd,
+  POr,
+  PXor,
+  PNot,
+  // Compare and select
+  Setp,
+  Set,
+  Selp,
+  Slct,
+  // Floating point (type f32 / f64 / f16 / f16x2 / bf16 / bf16x2)
+  FAdd,
+  FSub,
+  FMul,
+  FFma,
+  FDiv,
+  FRcp,
+  FSqrt,
+  FRsqrt,
+  FMin,
+  FMax,
+  FAbs,
+  FNeg,
+  FEx2,
+  FLg2,
+  FSin,
+  FCos,
+  FTanh,
+  FCopysign,
+  FTestp,
+  Cvt,
+  // Memory
+  Ld,
+  St,
+  Atom,
+  Cvta,
+  Isspacep,
+  // Warp
+  Shfl,
+  Vote,
+  Elect,
+  Activemask,
+  BarWarpSync,
+  Match,
+  Redux,
+  // Synchronization
+  BarSync,
+  BarArrive,
+  BarRed,
+  ClusterArrive,
+  ClusterWait,
+  Setmaxnreg,
+};
+
+/// Flags in XInst::flags.
+enum XFlag : uint16_t {
+  XF_Ftz = 1 << 0,
+  XF_Sat = 1 << 1,
+  XF_SatFinite = 1 << 2,
+  XF_Relu = 1 << 3,
+  XF_Aligned = 1 << 4, ///< .sync.aligned / bar.sync: warp must be converged
+  XF_NaN = 1 << 5,     ///< min/max .NaN
+  XF_XorSign = 1 << 6, ///< min/max .xorsign.abs
+  XF_Abs = 1 << 7,     ///< min/max .abs
+  XF_Approx = 1 << 8,
+  XF_Signed = 1 << 9,   ///< source interpretation is signed
+  XF_HasPair = 1 << 10, ///< second destination (predicate) present
+  XF_Noftz = 1 << 11,
+  XF_Collective = 1 << 12, ///< waits for the lanes of a member mask
+};
+
+/// Sub-operations of XInst::sub.
+enum XSub : uint8_t {
+  // mul / mad
+  XS_Lo = 0,
+  XS_Hi = 1,
+  XS_Wide = 2,
+  // comparisons (setp / set)
+  XS_Eq = 0,
+  XS_Ne,
+  XS_Lt,
+  XS_Le,
+  XS_Gt,
+  XS_Ge,
+  XS_Equ,
+  XS_Neu,
+  XS_Ltu,
+  XS_Leu,
+  XS_Gtu,
+  XS_Geu,
+  XS_Num,
+  XS_Nan,
+  // boolean combination (setp sub2, bar.red, lop3 predicate)
+  XB_None = 0,
+  XB_And,
+  XB_Or,
+  XB_Xor,
+  XB_Popc,
+};
+
+/// Atomic operations (XInst::sub for Atom / Redux).
+enum XAtomOp : uint8_t {
+  XA_Add,
+  XA_Min,
+  XA_Max,
+  XA_Inc,
+  XA_Dec,
+  XA_And,
+  XA_Or,
+  XA_Xor,
+  XA_Exch,
+  XA_Cas,
+};
+
+/// Rounding of an XInst (XInst::rnd).
+enum XRound : uint8_t {
+  XR_None,
+  XR_Rn,
+  XR_Rna,
+  XR_Rz,
+  XR_Rm,
+  XR_Rp,
+  XR_Rni,
+  XR_Rzi,
+  XR_Rmi,
+  XR_Rpi,
+};
+
+/// One decoded instruction.
+struct XInst {
+  XOp op = XOp::Invalid;
+  ptx::Type type = ptx::Type::None;  ///< operation type (cvt: destination)
+  ptx::Type type2 = ptx::Type::None; ///< cvt source type, setp/set source
+  uint8_t sub = 0;
+  uint8_t sub2 = 0;
+  uint8_t rnd = XR_None;
+  XSpace space = XSpace::Generic;
+  uint8_t vec = 1;
+  uint8_t srcNeg = 0;      ///< bit i: predicate source i is negated
+  uint8_t maskSlot = 0xff; ///< collectives: src slot of the member mask
+  uint16_t flags = 0;
+  int32_t guard = -1; ///< predicate index, or -1
+  bool guardNeg = false;
+  // Destination write: result truncated to dstBits, then sign-extended to
+  // the register width when dstSextShift != 0, else zero-extended.
+  uint8_t dstSextShift = 0;
+  uint64_t dstTypeMask = ~uint64_t(0);
+  uint64_t dstRegMask = ~uint64_t(0);
+  uint32_t dst = kNone;  ///< register row, or predicate index
+  uint32_t dst2 = kNone; ///< second destination (predicate index)
+  uint32_t src[4] = {kNone, kNone, kNone, kNone};
+  int64_t imm = 0;     ///< address offset, LUT, shift amount, ...
+  uint32_t target = 0; ///< branch / call target pc
+  uint32_t listBegin = 0, listCount = 0; ///< into Program::lists
+  uint32_t line = 0;                     ///< PTX line
+  uint32_t msg = 0; ///< NotImplemented / Invalid: Program::messages
+  const ptx::Instruction *inst = nullptr;
+};
+
+/// How a call site copies its arguments and results (Program::calls).
+struct CallSite {
+  uint32_t callee = 0;          ///< index into Program::functions
+  std::vector<uint32_t> argSrc; ///< local-memory offsets in the caller
+  std::vector<uint32_t> argDst; ///< formal parameter offsets (callee)
+  std::vector<uint32_t> argBytes;
+  std::vector<uint32_t> retSrc; ///< callee return slots
+  std::vector<uint32_t> retDst; ///< caller variables
+  std::vector<uint32_t> retBytes;
+};
+
+/// A function laid out in the program.
+struct XFunction {
+  const ptx::Function *fn = nullptr;
+  uint32_t start = 0;       ///< first pc
+  uint32_t end = 0;         ///< one past the last pc
+  uint32_t frameOffset = 0; ///< static local-memory frame
+  uint32_t frameBytes = 0;
+  uint32_t retPcRow = kNone; ///< row holding each lane's return pc
+};
+
+/// A special register row to fill at warp creation.
+struct SpecialRow {
+  uint32_t row;
+  ptx::SpecialReg reg;
+  uint8_t comp;
+};
+
+/// The executable form of one kernel and its callees.
+class Program {
+public:
+  std::shared_ptr<const ptx::Module> module;
+  std::vector<XInst> code;
+  std::vector<uint32_t> lists; ///< encoded operands of vector operands
+  std::vector<std::string> messages;
+  std::vector<uint64_t> constPool; ///< 32 copies of each constant
+  std::vector<CallSite> calls;
+  std::vector<XFunction> functions; ///< [0] is the kernel
+  std::vector<SpecialRow> specials;
+  uint32_t numRows = 0;
+  uint32_t numPreds = 0;
+  uint32_t predFalse = 0, predTrue = 0; ///< constant predicate slots
+  uint32_t ccRow = kNone;               ///< carry flag (add.cc / addc)
+  uint32_t staticShared = 0;
+  uint32_t externSharedOffset = 0; ///< where extern .shared arrays start
+  uint32_t localBytes = 0;
+  const LoadedModule *loaded = nullptr;
+  /// Set when the kernel cannot be launched (too much shared or local
+  /// memory); launch() reports it.
+  std::string layoutError;
+  const std::vector<uint8_t> *constData = nullptr;
+
+  /// Row pointer of an encoded operand in a warp's register file.
+  const uint64_t *constRow(uint32_t enc) const {
+    return constPool.data() + size_t(enc & ~kConstBit) * 32;
+  }
+};
+
+/// Decodes every kernel of `module` into `out` (one Kernel per .entry).
+/// Allocates global variables in `mem`.
+Error decodeModule(std::shared_ptr<const ptx::Module> module,
+                   Machine::GlobalMemory &mem, LoadedModule &out,
+                   std::vector<std::unique_ptr<Kernel>> &kernels);
+
+} // namespace nvfp4::emu
+
+#endif // NVFP4_LIB_EMULATOR_PROGRAM_H
