@@ -119,6 +119,7 @@ private:
   bool decodeLdSt(const Instruction &in, XInst &x, bool isLoad);
   bool decodeAtom(const Instruction &in, XInst &x, bool isRed);
   bool decodeBar(const Instruction &in, XInst &x);
+  bool decodeMbarrier(const Instruction &in, XInst &x);
   bool decodeCall(const Instruction &in, XInst &x);
   bool decodeMinMax(const Instruction &in, XInst &x, bool isMax);
   bool checkMods(const Instruction &in, std::initializer_list<ModId> allowed);
@@ -1732,6 +1733,143 @@ bool Decoder::decodeBar(const Instruction &in, XInst &x) {
   return true;
 }
 
+bool Decoder::decodeMbarrier(const Instruction &in, XInst &x) {
+  // mbarrier.init{.shared{::cta}}.b64 [addr], count;
+  // mbarrier.arrive{.expect_tx}{.sem}{.scope}{.space}.b64 state, [addr]{, n};
+  // mbarrier.arrive_drop ... (same operands); .noComplete needs the count
+  // mbarrier.{expect_tx,complete_tx}{.sem}{.scope}{.space}.b64 [addr], tx;
+  // mbarrier.{test_wait,try_wait}{.parity}{.sem}{.scope}{.space}.b64
+  //     waitComplete, [addr], state|parity{, suspendTimeHint};
+  // mbarrier.inval{.shared{::cta}}.b64 [addr];
+  // mbarrier.pending_count.b64 count, state;
+  if (!checkMods(in, {ModId::Shared, ModId::SharedCta, ModId::SharedCluster,
+                      ModId::Relaxed, ModId::Release, ModId::Acquire,
+                      ModId::Cta, ModId::Cluster, ModId::ExpectTx,
+                      ModId::Parity, ModId::NoComplete}))
+    return false;
+  if (in.numTypes() != 1 || in.type(0) != Type::B64)
+    return fail("'" + in.mnemonic + "' needs the type .b64");
+  auto allowOnly = [&](std::initializer_list<ModId> ok) {
+    for (const Modifier &m : in.mods) {
+      if (m.id == ModId::Type)
+        continue;
+      bool found = false;
+      for (ModId a : ok)
+        found |= a == m.id;
+      if (!found)
+        return fail("modifier '." + std::string(modName(m.id)) +
+                    "' is not valid on '" + opcodeName(in.opcode) + "' (in '" +
+                    in.mnemonic + "')");
+    }
+    return true;
+  };
+  switch (in.space()) {
+  case Space::None:
+    x.space = XSpace::Generic;
+    break;
+  case Space::Shared:
+    x.space = XSpace::Shared;
+    break;
+  case Space::SharedCluster:
+    x.space = XSpace::SharedCluster;
+    break;
+  default:
+    return fail("'" + in.mnemonic + "' needs a shared or generic address");
+  }
+  switch (in.opcode) {
+  case Opcode::MbarrierInit:
+    if (!allowOnly({ModId::Shared, ModId::SharedCta}) ||
+        !expectOperands(in, 2, 2))
+      return false;
+    x.op = XOp::MbarInit;
+    return address(in, 0, x) && srcU32(in, 1, x.src[1]);
+  case Opcode::MbarrierInval:
+    if (!allowOnly({ModId::Shared, ModId::SharedCta}) ||
+        !expectOperands(in, 1, 1))
+      return false;
+    x.op = XOp::MbarInval;
+    return address(in, 0, x);
+  case Opcode::MbarrierExpectTx:
+  case Opcode::MbarrierCompleteTx:
+    if (!allowOnly({ModId::Shared, ModId::SharedCta, ModId::SharedCluster,
+                    ModId::Relaxed, ModId::Cta, ModId::Cluster}) ||
+        !expectOperands(in, 2, 2))
+      return false;
+    x.op = in.opcode == Opcode::MbarrierExpectTx ? XOp::MbarExpectTx
+                                                 : XOp::MbarCompleteTx;
+    return address(in, 0, x) && srcU32(in, 1, x.src[1]);
+  case Opcode::MbarrierArrive:
+  case Opcode::MbarrierArriveDrop: {
+    if (!allowOnly({ModId::Shared, ModId::SharedCta, ModId::SharedCluster,
+                    ModId::Relaxed, ModId::Release, ModId::Cta, ModId::Cluster,
+                    ModId::ExpectTx, ModId::NoComplete}) ||
+        !expectOperands(in, 2, 3))
+      return false;
+    x.op = XOp::MbarArrive;
+    if (in.opcode == Opcode::MbarrierArriveDrop)
+      x.sub |= XM_Drop;
+    if (in.has(ModId::ExpectTx))
+      x.sub |= XM_ExpectTx;
+    if (in.has(ModId::NoComplete))
+      x.sub |= XM_NoComplete;
+    if ((x.sub & XM_ExpectTx) && (x.sub & XM_NoComplete))
+      return fail("'" + in.mnemonic +
+                  "' cannot combine .expect_tx and .noComplete");
+    if ((x.sub & XM_ExpectTx) && in.operands.size() != 3)
+      return fail("'" + in.mnemonic + "' needs a tx-count operand");
+    if ((x.sub & XM_NoComplete) && in.operands.size() != 3)
+      return fail("'" + in.mnemonic + "' needs a count operand");
+    // A shared::cluster barrier may live in another CTA: no state then.
+    bool sinkOnly = x.space == XSpace::SharedCluster;
+    if (!dst(in, 0, Type::B64, x, /*allowSink=*/true))
+      return false;
+    if (sinkOnly && x.dst != kNone)
+      return fail("'" + in.mnemonic +
+                  "' on a .shared::cluster address must write its state "
+                  "to the sink '_'");
+    if (!address(in, 1, x))
+      return false;
+    if (in.operands.size() == 3)
+      return srcU32(in, 2, x.src[1]);
+    return true;
+  }
+  case Opcode::MbarrierTestWait:
+  case Opcode::MbarrierTryWait: {
+    if (!allowOnly({ModId::Shared, ModId::SharedCta, ModId::Relaxed,
+                    ModId::Acquire, ModId::Cta, ModId::Cluster, ModId::Parity}))
+      return false;
+    bool isTry = in.opcode == Opcode::MbarrierTryWait;
+    if (!expectOperands(in, 3, isTry ? 4 : 3))
+      return false;
+    x.op = isTry ? XOp::MbarTryWait : XOp::MbarTestWait;
+    if (in.has(ModId::Parity))
+      x.sub |= XM_Parity;
+    if (!dstPred(in, 0, x.dst) || !address(in, 1, x))
+      return false;
+    if (x.sub & XM_Parity) {
+      if (!srcU32(in, 2, x.src[1]))
+        return false;
+    } else if (!src(in, 2, Type::B64, x.src[1])) {
+      return false;
+    }
+    // suspendTimeHint is a hint; it is checked and ignored.
+    if (in.operands.size() == 4)
+      return srcU32(in, 3, x.src[2]);
+    return true;
+  }
+  case Opcode::MbarrierPendingCount:
+    if (!allowOnly({}) || !expectOperands(in, 2, 2))
+      return false;
+    x.op = XOp::MbarPendingCount;
+    x.type = Type::U32;
+    return dst(in, 0, Type::U32, x) && src(in, 1, Type::B64, x.src[1]);
+  default:
+    break;
+  }
+  x.op = XOp::NotImplemented;
+  return fail("not implemented yet: " + in.mnemonic);
+}
+
 bool Decoder::decodeCall(const Instruction &in, XInst &x) {
   if (!checkMods(in, {ModId::Uni}))
     return false;
@@ -2432,6 +2570,16 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::Bar:
   case Opcode::Barrier:
     return decodeBar(in, x);
+  case Opcode::MbarrierInit:
+  case Opcode::MbarrierArrive:
+  case Opcode::MbarrierArriveDrop:
+  case Opcode::MbarrierExpectTx:
+  case Opcode::MbarrierCompleteTx:
+  case Opcode::MbarrierTestWait:
+  case Opcode::MbarrierTryWait:
+  case Opcode::MbarrierInval:
+  case Opcode::MbarrierPendingCount:
+    return decodeMbarrier(in, x);
   case Opcode::BarrierCluster: {
     if (!checkMods(in, {ModId::Arrive, ModId::Wait, ModId::Aligned,
                         ModId::Relaxed, ModId::Release, ModId::Acquire}))

@@ -439,6 +439,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   w.barLanes = 0;
   w.clusterArrived = false;
   w.clusterPhase = 0;
+  w.mbBlocked = 0;
   w.preds[prog_.predTrue] = 0xffffffffu;
   w.preds[prog_.predFalse] = 0;
   if (prog_.localBytes)
@@ -625,7 +626,9 @@ Error Executor::runCluster(const Dim3 &clusterId) {
         if (first) {
           fault_.cta = w->cta->id;
           fault_.warp = w->id;
-          uint32_t l = firstLane(w->blocked ? w->blocked : w->parked);
+          uint32_t l = firstLane(w->blocked     ? w->blocked
+                                 : w->mbBlocked ? w->mbBlocked
+                                                : w->parked);
           fault_.lane = l;
           fault_.line = w->blocked ? prog_.code[w->barPc].line
                                    : prog_.code[w->lanePc[l]].line;
@@ -762,6 +765,24 @@ std::string Executor::describeWarpState(const Warp &w) const {
     s += "lanes " + hex(w.collWait) +
          " wait for the rest of their member mask at line " +
          std::to_string(prog_.code[w.lanePc[l]].line);
+  }
+  // mbarrier waits, grouped by instruction, barrier and parity.
+  for (uint32_t todo = w.mbBlocked; todo;) {
+    uint32_t l0 = firstLane(todo);
+    uint32_t g = 0;
+    for (uint32_t m = todo; m; m &= m - 1) {
+      uint32_t l = firstLane(m);
+      if (w.lanePc[l] == w.lanePc[l0] && w.mbAddr[l] == w.mbAddr[l0] &&
+          w.mbParity[l] == w.mbParity[l0])
+        g |= 1u << l;
+    }
+    todo &= ~g;
+    if (!s.empty())
+      s += "; ";
+    s += "lanes " + hex(g) + " wait in mbarrier.try_wait (line " +
+         std::to_string(prog_.code[w.lanePc[l0]].line) +
+         ") for the phase with parity " + std::to_string(w.mbParity[l0]) +
+         " of " + describeMbarrier(*w.cta, w.mbAddr[l0]);
   }
   uint32_t others = w.parked & ~w.collWait;
   if (others) {
@@ -958,6 +979,21 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::ClusterArrive:
   case XOp::ClusterWait:
     return execCluster(w, I, mask, yield);
+  case XOp::MbarInit:
+  case XOp::MbarArrive:
+  case XOp::MbarExpectTx:
+  case XOp::MbarCompleteTx:
+  case XOp::MbarTestWait:
+  case XOp::MbarTryWait:
+  case XOp::MbarInval:
+    return execMbarrier(w, I, mask, yield);
+  case XOp::MbarPendingCount:
+    if (mask) {
+      uint64_t *d = row(w, I.dst);
+      const uint64_t *a = src(w, I.src[1]);
+      NVFP4_FOR_LANES(mask, d[l] = canon(I, a[l] & 0xfffffu));
+    }
+    break;
   case XOp::Nop:
     break;
   case XOp::Fence:
@@ -1410,6 +1446,305 @@ bool Executor::execCluster(Warp &w, const XInst &I, uint32_t mask,
   w.active = 0;
   w.wait = Warp::Wait::ClusterBarrier;
   w.barPc = w.pc;
+  yield = true;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// mbarrier objects
+//===----------------------------------------------------------------------===//
+//
+// Operands (Decoder.cpp): src[0] + imm is the object's address in I.space
+// (shared::cta, shared::cluster or generic). MbarInit, MbarExpectTx,
+// MbarCompleteTx: src[1] is the count / tx-count. MbarArrive: dst is the
+// state (kNone for `_`), src[1] the count, or the tx-count with XM_ExpectTx
+// (kNone: count 1). Waits: dst is the predicate, src[1] the state or, with
+// XM_Parity, the phase parity; src[2] the suspend-time hint (ignored).
+//
+// The object is kept in its own 8 bytes of shared memory, so it is part of
+// the CTA's state like any other shared data:
+//   bits  0..19  pending arrival count of the current phase
+//   bits 20..39  expected arrival count (reloaded when a phase completes)
+//   bits 40..60  tx-count, 21-bit two's complement, |tx| <= 2^20 - 1
+//   bit  61      0
+//   bit  62      parity of the current phase
+//   bit  63      valid: set by mbarrier.init, cleared by mbarrier.inval
+// Shared memory starts zeroed, so an object never initialized is invalid.
+// The state an arrive returns is the object before the arrive; a wait on a
+// state waits for the phase whose parity is bit 62 of it.
+
+namespace {
+
+constexpr uint64_t kMbValid = uint64_t(1) << 63;
+constexpr uint32_t kMbMaxCount = (1u << 20) - 1;
+constexpr int64_t kMbMaxTx = (int64_t(1) << 20) - 1;
+
+struct MbState {
+  uint32_t pending = 0, expected = 0;
+  int64_t tx = 0;
+  uint32_t parity = 0;
+  bool valid = false;
+};
+
+MbState mbDecode(uint64_t v) {
+  MbState s;
+  s.pending = static_cast<uint32_t>(v & 0xfffffu);
+  s.expected = static_cast<uint32_t>((v >> 20) & 0xfffffu);
+  int64_t tx = static_cast<int64_t>((v >> 40) & 0x1fffffu);
+  if (tx & (int64_t(1) << 20))
+    tx -= int64_t(1) << 21;
+  s.tx = tx;
+  s.parity = static_cast<uint32_t>((v >> 62) & 1);
+  s.valid = (v & kMbValid) != 0;
+  return s;
+}
+
+uint64_t mbEncode(const MbState &s) {
+  return (uint64_t(s.pending) & 0xfffffu) |
+         ((uint64_t(s.expected) & 0xfffffu) << 20) |
+         ((static_cast<uint64_t>(s.tx) & 0x1fffffu) << 40) |
+         (uint64_t(s.parity & 1) << 62) | (s.valid ? kMbValid : 0);
+}
+
+uint64_t mbLoad(const uint8_t *p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+void mbStore(uint8_t *p, uint64_t v) { std::memcpy(p, &v, 8); }
+
+} // namespace
+
+std::string Executor::describeMbarrier(const Cta &cta, uint32_t off) const {
+  std::string s =
+      "the mbarrier at shared " + hex(off) + " of CTA " + dimStr(cta.id);
+  if (off > cta.shared.size() || cta.shared.size() - off < 8)
+    return s;
+  MbState st = mbDecode(mbLoad(cta.shared.data() + off));
+  if (!st.valid)
+    return s + " (not initialized)";
+  return s + " (current phase parity " + std::to_string(st.parity) + ", " +
+         std::to_string(st.pending) + " of " + std::to_string(st.expected) +
+         " arrivals pending, tx-count " + std::to_string(st.tx) + ")";
+}
+
+bool Executor::mbarAddress(Warp &w, uint32_t lane, const XInst &I,
+                           bool ownCtaOnly, Cta *&cta, uint32_t &off) {
+  uint64_t addr = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+  XSpace space = I.space;
+  if (space == XSpace::Generic) {
+    if (addr < addrspace::kSharedWindow ||
+        addr >= addrspace::kSharedWindow + addrspace::kWindowSize)
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "mbarrier address " + hex(addr) +
+                       " is not a generic address of shared memory");
+    addr -= addrspace::kSharedWindow;
+    space = XSpace::SharedCluster;
+  }
+  if (addr % 8 != 0)
+    return fault(Fault::Kind::Memory, w, lane, I,
+                 "misaligned mbarrier object at " +
+                     std::string(spaceStr(space)) + " address " + hex(addr) +
+                     " (needs 8-byte alignment)");
+  uint8_t *p = resolve(w, lane, space, addr, 8, /*write=*/true, I);
+  if (!p)
+    return false;
+  cta = w.cta;
+  if (space == XSpace::SharedCluster &&
+      addr >= (uint64_t(1) << addrspace::kClusterRankShift))
+    cta = ctas_[(addr >> addrspace::kClusterRankShift) - 1].get();
+  off = static_cast<uint32_t>(p - cta->shared.data());
+  if (ownCtaOnly && cta != w.cta)
+    return fault(Fault::Kind::Invalid, w, lane, I,
+                 "'" + (I.inst ? I.inst->mnemonic : std::string("mbarrier")) +
+                     "' needs an mbarrier of the executing CTA, but " +
+                     hex(addr) + " is in CTA rank " +
+                     std::to_string(cta->rank));
+  return true;
+}
+
+std::string Executor::mbarrierUpdate(Cta &cta, uint32_t off, uint32_t arrivals,
+                                     int64_t txDelta, uint8_t flags,
+                                     uint64_t *old) {
+  uint8_t *p = cta.shared.data() + off;
+  uint64_t v = mbLoad(p);
+  if (old)
+    *old = v;
+  MbState st = mbDecode(v);
+  if (!st.valid)
+    return "mbarrier operation on " + describeMbarrier(cta, off) +
+           ": it was never initialized with mbarrier.init (or was "
+           "invalidated)";
+  int64_t tx = st.tx + txDelta;
+  if (tx > kMbMaxTx || tx < -kMbMaxTx)
+    return "the tx-count of " + describeMbarrier(cta, off) + " would become " +
+           std::to_string(tx) + ", outside [-(2^20-1), 2^20-1]";
+  if (arrivals > st.pending)
+    return std::to_string(arrivals) + " arrival" + (arrivals == 1 ? "" : "s") +
+           " on " + describeMbarrier(cta, off) +
+           ": more arrivals than the current phase expects";
+  st.tx = tx;
+  st.pending -= arrivals;
+  if (flags & MB_Drop)
+    st.expected -= arrivals;
+  bool completes = st.pending == 0 && st.tx == 0;
+  if (completes && (flags & MB_NoComplete))
+    return "mbarrier.arrive.noComplete would complete the current phase of " +
+           describeMbarrier(cta, off);
+  if (completes) {
+    st.parity ^= 1;
+    st.pending = st.expected;
+    ++stats_.mbarrierPhases;
+  }
+  uint64_t nv = mbEncode(st);
+  mbStore(p, nv);
+  if (completes)
+    wakeMbarrierWaiters(cta, off, nv);
+  return std::string();
+}
+
+void Executor::wakeMbarrierWaiters(Cta &cta, uint32_t off, uint64_t word) {
+  uint32_t parity = static_cast<uint32_t>((word >> 62) & 1);
+  for (Warp &o : cta.warps) {
+    uint32_t rel = 0;
+    for (uint32_t m = o.mbBlocked; m; m &= m - 1) {
+      uint32_t l = firstLane(m);
+      if (o.mbAddr[l] == off && o.mbParity[l] != parity)
+        rel |= 1u << l;
+    }
+    if (!rel)
+      continue;
+    // try_wait returns true and the lanes continue after it.
+    for (uint32_t m = rel; m; m &= m - 1) {
+      uint32_t l = firstLane(m);
+      writePred(o, prog_.code[o.lanePc[l]].dst, 1u << l, ~0u);
+      ++o.lanePc[l];
+    }
+    o.mbBlocked &= ~rel;
+    o.parked |= rel;
+    recomputeMinParked(o);
+  }
+}
+
+bool Executor::execMbarrier(Warp &w, const XInst &I, uint32_t mask,
+                            bool &yield) {
+  bool ownCta = I.op == XOp::MbarInit || I.op == XOp::MbarInval ||
+                I.op == XOp::MbarTestWait || I.op == XOp::MbarTryWait;
+  uint32_t block = 0;
+  // Lane by lane in lane order, like atomics.
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint32_t l = firstLane(m);
+    Cta *cta = nullptr;
+    uint32_t off = 0;
+    if (!mbarAddress(w, l, I, ownCta, cta, off))
+      return false;
+    uint8_t *p = cta->shared.data() + off;
+    switch (I.op) {
+    case XOp::MbarInit: {
+      uint64_t c = src(w, I.src[1])[l] & 0xffffffffu;
+      if (c == 0 || c > kMbMaxCount)
+        return fault(Fault::Kind::Invalid, w, l, I,
+                     "mbarrier.init count " + std::to_string(c) +
+                         " is outside [1, 2^20-1]");
+      MbState st;
+      st.pending = st.expected = static_cast<uint32_t>(c);
+      st.valid = true;
+      mbStore(p, mbEncode(st));
+      break;
+    }
+    case XOp::MbarInval:
+      mbStore(p, 0);
+      break;
+    case XOp::MbarArrive:
+    case XOp::MbarExpectTx:
+    case XOp::MbarCompleteTx: {
+      uint32_t arrivals = 0;
+      int64_t tx = 0;
+      uint8_t flags = 0;
+      if (I.op == XOp::MbarArrive) {
+        arrivals = 1;
+        if (I.src[1] != kNone) {
+          uint64_t v = src(w, I.src[1])[l] & 0xffffffffu;
+          if (I.sub & XM_ExpectTx)
+            tx = static_cast<int64_t>(v);
+          else
+            arrivals = static_cast<uint32_t>(v);
+        }
+        if (arrivals == 0 || arrivals > kMbMaxCount)
+          return fault(Fault::Kind::Invalid, w, l, I,
+                       "mbarrier arrival count " + std::to_string(arrivals) +
+                           " is outside [1, 2^20-1]");
+        if (I.sub & XM_Drop)
+          flags |= MB_Drop;
+        if (I.sub & XM_NoComplete)
+          flags |= MB_NoComplete;
+      } else {
+        tx = static_cast<int64_t>(src(w, I.src[1])[l] & 0xffffffffu);
+      }
+      if (tx > kMbMaxTx)
+        return fault(Fault::Kind::Invalid, w, l, I,
+                     "mbarrier tx-count " + std::to_string(tx) +
+                         " is outside [0, 2^20-1]");
+      if (I.op == XOp::MbarCompleteTx)
+        tx = -tx;
+      uint64_t old = 0;
+      std::string err = mbarrierUpdate(*cta, off, arrivals, tx, flags, &old);
+      if (!err.empty())
+        return fault(Fault::Kind::Invalid, w, l, I, err);
+      if (I.op == XOp::MbarArrive && I.dst != kNone)
+        row(w, I.dst)[l] = canon(I, old);
+      break;
+    }
+    case XOp::MbarTestWait:
+    case XOp::MbarTryWait: {
+      MbState st = mbDecode(mbLoad(p));
+      if (!st.valid)
+        return fault(Fault::Kind::Invalid, w, l, I,
+                     "wait on " + describeMbarrier(*cta, off) +
+                         ", which was never initialized with mbarrier.init "
+                         "(or was invalidated)");
+      uint32_t want;
+      if (I.sub & XM_Parity) {
+        want = static_cast<uint32_t>(src(w, I.src[1])[l] & 1);
+      } else {
+        uint64_t state = src(w, I.src[1])[l];
+        if (!(state & kMbValid))
+          return fault(Fault::Kind::Invalid, w, l, I,
+                       "the state operand " + hex(state) +
+                           " was not returned by mbarrier.arrive");
+        want = static_cast<uint32_t>((state >> 62) & 1);
+      }
+      if (st.parity != want) {
+        writePred(w, I.dst, 1u << l, ~0u);
+      } else if (I.op == XOp::MbarTestWait) {
+        writePred(w, I.dst, 1u << l, 0u);
+      } else {
+        // The phase has not completed: block instead of returning false.
+        block |= 1u << l;
+        w.mbAddr[l] = off;
+        w.mbParity[l] = static_cast<uint8_t>(want);
+      }
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  if (block) {
+    for (uint32_t m = block; m; m &= m - 1)
+      w.lanePc[firstLane(m)] = w.pc;
+    w.mbBlocked |= block;
+    w.active &= ~block;
+  }
+  if (w.active) {
+    bool resched = false;
+    advanceImpl(w, resched);
+    if (resched)
+      reschedule(w);
+    return true;
+  }
+  selectGroup(w);
   yield = true;
   return true;
 }

@@ -12,11 +12,16 @@
 // .aligned (bar.sync, *.sync.aligned) requires every non-exited lane of the
 // warp to be in the group, otherwise it is a divergence error.
 //
-// Later increments (mbarrier, TMA, tcgen05) add:
-//  - blocking reasons (Warp::Wait) with a condition the scheduler re-checks;
+// mbarrier objects live in their 8 bytes of shared memory (encoding in
+// Executor.cpp, "mbarrier objects"). A try_wait whose phase has not completed
+// blocks its lanes (Warp::mbBlocked, a per-lane wait, since lanes of one warp
+// may wait on different barriers); completing a phase releases them.
+//
+// Later increments (TMA, tcgen05) add:
 //  - asynchronous units whose pending operations are drained between warp
 //    slices (AsyncUnit), so that results appear only when the ISA says so;
-//  - more per-CTA state (Cta::extensions) such as TMEM and mbarriers.
+//    they update mbarriers through mbarrierUpdate();
+//  - more per-CTA state (Cta::extensions) such as TMEM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,10 +119,35 @@ public:
     uint32_t barPc = 0;    ///< pc of the barrier instruction
     bool clusterArrived = false;
     uint64_t clusterPhase = 0;
+    // mbarrier wait state: lanes blocked in mbarrier.try_wait until the
+    // phase with parity mbParity[l] of the mbarrier at shared::cta offset
+    // mbAddr[l] completes. lanePc[l] is the try_wait (for diagnostics); the
+    // lanes resume after it with the predicate true. Not part of `blocked`.
+    uint32_t mbBlocked = 0;
+    uint32_t mbAddr[32] = {};
+    uint8_t mbParity[32] = {};
     std::vector<uint8_t> local;
     bool done() const { return (exited & valid) == valid; }
     uint32_t live() const { return valid & ~exited; }
   };
+
+  /// Flags of mbarrierUpdate().
+  enum MbarFlags : uint8_t {
+    MB_Drop = 1,       ///< arrive_drop: also lower the expected count
+    MB_NoComplete = 2, ///< .noComplete: the arrival must not complete the phase
+  };
+  /// Applies `txDelta` to the tx-count, then `arrivals` arrive-on operations
+  /// to the mbarrier at shared::cta offset `off` of `cta`, completing the
+  /// phase (and releasing the lanes waiting for it) when the pending count
+  /// and the tx-count are both zero. `old` receives the object before the
+  /// update (the arrive's state). Returns an empty string, or the error
+  /// (uninitialized object, too many arrivals, tx-count out of range).
+  /// Asynchronous units use it for complete_tx and arrive::one.
+  std::string mbarrierUpdate(Cta &cta, uint32_t off, uint32_t arrivals,
+                             int64_t txDelta, uint8_t flags,
+                             uint64_t *old = nullptr);
+  /// One line describing the mbarrier at `off` of `cta`.
+  std::string describeMbarrier(const Cta &cta, uint32_t off) const;
 
 private:
   // Setup.
@@ -150,6 +180,10 @@ private:
   bool execWarpOp(Warp &w, const XInst &I, uint32_t mask);
   bool execBarrier(Warp &w, const XInst &I, uint32_t mask, bool &yield);
   bool execCluster(Warp &w, const XInst &I, uint32_t mask, bool &yield);
+  bool execMbarrier(Warp &w, const XInst &I, uint32_t mask, bool &yield);
+  bool mbarAddress(Warp &w, uint32_t lane, const XInst &I, bool ownCtaOnly,
+                   Cta *&cta, uint32_t &off);
+  void wakeMbarrierWaiters(Cta &cta, uint32_t off, uint64_t word);
   bool execCall(Warp &w, const XInst &I, uint32_t mask);
   bool execRet(Warp &w, const XInst &I, uint32_t mask);
   bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);

@@ -158,6 +158,23 @@ enum class XOp : uint16_t {
   ClusterArrive,
   ClusterWait,
   Setmaxnreg,
+  // mbarrier (operand conventions in Executor.cpp, "mbarrier objects")
+  MbarInit,
+  MbarArrive,
+  MbarExpectTx,
+  MbarCompleteTx,
+  MbarTestWait,
+  MbarTryWait,
+  MbarInval,
+  MbarPendingCount,
+};
+
+/// XInst::sub bits of MbarArrive; XInst::sub of the waits (parity form).
+enum XMbarSub : uint8_t {
+  XM_ExpectTx = 1 << 0,   ///< arrive.expect_tx: src[1] is the tx-count
+  XM_Drop = 1 << 1,       ///< arrive_drop
+  XM_NoComplete = 1 << 2, ///< .noComplete
+  XM_Parity = 1 << 3,     ///< test_wait / try_wait .parity
 };
 
 /// Flags in XInst::flags.

@@ -229,13 +229,15 @@ TEST(CompilerPTXTest, GemmLoadsAndStopsAtTheFirstAsyncInstruction) {
     // instruction; all of it is listed before running.
     ASSERT_FALSE((*k)->unsupported().empty());
     for (const std::string &u : (*k)->unsupported()) {
+      // mbarrier.* is implemented: nothing of it may be listed.
       bool later =
-          u.find("not implemented yet: mbarrier.") != std::string::npos ||
           u.find("not implemented yet: tcgen05.") != std::string::npos ||
           u.find("not implemented yet: cp.async.bulk.") != std::string::npos;
       EXPECT_TRUE(later) << u;
     }
-    // The line of the first mbarrier.init in the text.
+    // The line of the first mbarrier.init in the text: the mbarriers are
+    // initialized (they run now), and the launch stops later, at the first
+    // tcgen05 or bulk-copy instruction.
     size_t at = text.find("mbarrier.init");
     ASSERT_NE(at, std::string::npos);
     uint32_t line = 1 + static_cast<uint32_t>(
@@ -254,14 +256,16 @@ TEST(CompilerPTXTest, GemmLoadsAndStopsAtTheFirstAsyncInstruction) {
     cfg.params = *p.take();
     Error e = m.launch(**k, cfg);
     ASSERT_TRUE(static_cast<bool>(e));
-    EXPECT_NE(e.message().find("not implemented yet: mbarrier.init.shared.b64"),
-              std::string::npos)
+    EXPECT_TRUE(e.message().find("not implemented yet: tcgen05.") !=
+                    std::string::npos ||
+                e.message().find("not implemented yet: cp.async.bulk.") !=
+                    std::string::npos)
         << e.message();
-    EXPECT_NE(e.message().find("at line " + std::to_string(line) + ":"),
+    EXPECT_EQ(e.message().find("not implemented yet: mbarrier"),
               std::string::npos)
         << e.message();
     EXPECT_EQ(m.lastFault().kind, Fault::Kind::NotImplemented);
-    EXPECT_EQ(m.lastFault().line, line);
+    EXPECT_GT(m.lastFault().line, line);
   }
 }
 

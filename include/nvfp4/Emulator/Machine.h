@@ -191,6 +191,7 @@ struct LaunchStats {
   uint64_t threadInstructions = 0; ///< sum of active lanes over them
   uint64_t fences = 0;             ///< fence / membar executed (no-ops)
   uint64_t barriers = 0;           ///< bar / barrier completions
+  uint64_t mbarrierPhases = 0;     ///< mbarrier phase completions
   uint64_t setmaxnreg = 0;         ///< setmaxnreg executed (recorded only)
   uint32_t lastSetmaxnreg = 0;     ///< register count of the last one
 };
