@@ -371,7 +371,7 @@ func.func @dealloc_elected(%t: !sm100.tmem<128x32xf32, acc>) {
 // -----
 
 func.func @dealloc_cta_group(%t: !sm100.tmem<128x32xf32, acc>) {
-  // Rule: sm100.tmem_dealloc (unnumbered) — cta_group is 1 or 2
+  // Rule: sm100.tmem_dealloc 4 — cta_group is 1 or 2
   // expected-error @+1 {{'sm100.tmem_dealloc' op expected cta_group 1 or 2, got 3}}
   sm100.tmem_dealloc %t, 32 cta_group 3 : !sm100.tmem<128x32xf32, acc>
   return
@@ -380,7 +380,7 @@ func.func @dealloc_cta_group(%t: !sm100.tmem<128x32xf32, acc>) {
 // -----
 
 func.func @relinquish_cta_group() {
-  // Rule: sm100.tmem_relinquish (unnumbered) — cta_group is 1 or 2
+  // Rule: sm100.tmem_relinquish 1 — cta_group is 1 or 2
   // expected-error @+1 {{'sm100.tmem_relinquish' op expected cta_group 1 or 2, got 0}}
   sm100.tmem_relinquish cta_group 0
   return
@@ -541,7 +541,7 @@ func.func @store_half_split(%t: !sm100.tmem<128x256xf32, acc>, %v: vector<4xi32>
 
 func.func @wait_elected() {
   sm100.elect_one {
-    // Rule: sm100.wait (unnumbered) — not inside sm100.elect_one
+    // Rule: sm100.wait 1 — not inside sm100.elect_one
     // expected-error @+1 {{'sm100.wait' op is warp-collective and must not be inside 'sm100.elect_one'}}
     sm100.wait load
   }
@@ -1005,7 +1005,7 @@ func.func @elect_one_block_argument() {
 
 func.func @slice_cycle() {
   builtin.module {
-    // Rule: sm100.tmem_slice — a slice cannot be its own source (graph regions)
+    // Rule: sm100.tmem_slice 3 — a slice cannot be its own source (graph regions)
     // expected-error @+1 {{'sm100.tmem_slice' op is its own source (a cycle of sm100.tmem_slice)}}
     %a = sm100.tmem_slice %a[0] : !sm100.tmem<128x32xf32, acc> -> !sm100.tmem<128x32xf32, acc>
   }
@@ -1084,7 +1084,7 @@ func.func @umma_desc_vector_memref(%a: memref<128x64xvector<2xbf16>, #gpu.addres
 // -----
 
 func.func @empty_slot(%slot: memref<0xi32, #gpu.address_space<workgroup>>) {
-  // Rule: sm100.tmem_alloc 1 — the slot holds one i32
+  // Rule: sm100.tmem_alloc 5 — the slot holds one i32
   // expected-error @+1 {{'sm100.tmem_alloc' op expected a slot with room for one i32, got 'memref<0xi32, #gpu.address_space<workgroup>>'}}
   sm100.tmem_alloc %slot, 32 : memref<0xi32, #gpu.address_space<workgroup>>
   return

@@ -56,6 +56,8 @@ def SM100_TmemAllocOp : SM100_Op<"tmem_alloc"> {
     - Rule 2: `cta_group` is 1 or 2.
     - Rule 3: not inside `sm100.elect_one` (the instruction is warp-collective).
     - Rule 4: inside a `sm100.role`, the role has exactly one warp.
+    - Rule 5: the slot has room for one `i32` (also checked by
+      `sm100.tmem_base`).
 
     Example:
 
@@ -124,6 +126,8 @@ def SM100_TmemRelinquishOp : SM100_Op<"tmem_relinquish"> {
     (PTX ISA 9.7.16.7.1, `tcgen05.relinquish_alloc_permit`). Lets other CTAs
     on the SM allocate as soon as possible.
 
+    - Rule 1: `cta_group` is 1 or 2.
+
     Example:
 
     ```mlir
@@ -145,6 +149,8 @@ def SM100_TmemSliceOp : SM100_Op<"tmem_slice", [Pure]> {
 
     - Rule 1: the result fits: `column` + columns(result) <= columns(source).
     - Rule 2: the result has no more rows than the source.
+    - Rule 3: a slice is not (transitively) its own source, which a graph
+      region would allow.
 
     Example:
 
@@ -235,6 +241,8 @@ def SM100_WaitOp : SM100_Op<"wait"> {
     Blocks until all prior `sm100.tmem_load` (`load`) or `sm100.tmem_store`
     (`store`) of the executing thread have completed (PTX ISA 9.7.16.8.5,
     `tcgen05.wait::ld` / `tcgen05.wait::st`). Warp-collective.
+
+    - Rule 1: not inside `sm100.elect_one`.
 
     Example:
 
@@ -353,6 +361,8 @@ def SM100_CommitOp : SM100_Op<"commit"> {
     - Rule 2: `cta_group` is 1 or 2.
     - Rule 3: inside a `sm100.role`, the role has exactly one warp (a role of
       several warps would arrive once per warp).
+    - Rule 4: an nvgpu group's barriers are in shared memory, there is at
+      least one, and a constant `index` names one of them.
 
     Example:
 
