@@ -120,6 +120,9 @@ private:
   bool decodeAtom(const Instruction &in, XInst &x, bool isRed);
   bool decodeBar(const Instruction &in, XInst &x);
   bool decodeMbarrier(const Instruction &in, XInst &x);
+  bool decodeTma(const Instruction &in, XInst &x);
+  bool plainAddress(const Instruction &in, unsigned i, XSpace space,
+                    uint32_t &enc, int64_t &imm);
   bool decodeCall(const Instruction &in, XInst &x);
   bool decodeMinMax(const Instruction &in, XInst &x, bool isMax);
   bool checkMods(const Instruction &in, std::initializer_list<ModId> allowed);
@@ -749,6 +752,123 @@ bool Decoder::address(const Instruction &in, unsigned i, XInst &x) {
     return true;
   }
   return fail("unsupported address form");
+}
+
+bool Decoder::plainAddress(const Instruction &in, unsigned i, XSpace space,
+                           uint32_t &enc, int64_t &imm) {
+  XInst t;
+  t.space = space;
+  if (!address(in, i, t))
+    return false;
+  enc = t.src[0];
+  imm = t.imm;
+  return true;
+}
+
+bool Decoder::decodeTma(const Instruction &in, XInst &x) {
+  // cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}
+  //     .mbarrier::complete_tx::bytes{.multicast::cluster}{.cta_group::N}
+  //     {.L2::cache_hint} [dst], [tmap, {c0, ...}], [mbar]{, mask}{, policy};
+  // cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}{.L2::cache_hint}
+  //     [tmap, {c0, ...}]{, policy};
+  // Encoding: src[0] dst (shared::cluster), src[1] tensor-map address
+  // (generic), src[2] mbarrier (shared::cluster), src[3] multicast mask;
+  // imm the dst offset; lists: the coordinates, then the tensor map's and
+  // the mbarrier's address offsets as constants.
+  bool prefetch = in.opcode == Opcode::CpAsyncBulkPrefetchTensor;
+  for (const Modifier &m : in.mods)
+    if (m.id == ModId::Im2col || m.id == ModId::Im2colW ||
+        m.id == ModId::Im2colW128 || m.id == ModId::Im2colNoOffs ||
+        m.id == ModId::TileGather4 || m.id == ModId::TileScatter4) {
+      x.op = XOp::NotImplemented;
+      return fail("not implemented yet: '" + in.mnemonic +
+                  "' (only the .tile mode of TMA is implemented)");
+    }
+  if (prefetch) {
+    if (!checkMods(in, {ModId::Dim, ModId::L2, ModId::Global, ModId::Tile,
+                        ModId::L2CacheHint}))
+      return false;
+  } else if (!checkMods(in, {ModId::Dim, ModId::SharedCluster, ModId::Global,
+                             ModId::Tile, ModId::MbarrierCompleteTxBytes,
+                             ModId::MulticastCluster, ModId::CtaGroup,
+                             ModId::L2CacheHint})) {
+    return false;
+  }
+  int dims = in.value(ModId::Dim, 0);
+  if (dims < 1 || dims > 5)
+    return fail("'" + in.mnemonic + "' needs a dimension .1d ... .5d");
+  if (!prefetch && !in.has(ModId::MbarrierCompleteTxBytes)) {
+    x.op = XOp::NotImplemented;
+    return fail("not implemented yet: '" + in.mnemonic +
+                "' without .mbarrier::complete_tx::bytes");
+  }
+  bool multicast = !prefetch && in.has(ModId::MulticastCluster);
+  bool hint = in.has(ModId::L2CacheHint);
+  unsigned tOp = prefetch ? 0 : 1;
+  unsigned n = tOp + (prefetch ? 1 : 2) + (multicast ? 1 : 0) + (hint ? 1 : 0);
+  if (!expectOperands(in, n, n))
+    return false;
+  int cg = in.value(ModId::CtaGroup, 1);
+  if (in.has(ModId::CtaGroup) && cg != 1 && cg != 2)
+    return fail("'" + in.mnemonic + "': .cta_group must be ::1 or ::2");
+  x.op = prefetch ? XOp::TmaPrefetch : XOp::TmaLoad;
+  x.sub = static_cast<uint8_t>((multicast ? XT_Multicast : 0) |
+                               (cg == 2 ? XT_CtaGroup2 : 0));
+  x.vec = static_cast<uint8_t>(dims);
+  const Operand &t = in.operands[tOp];
+  if (t.kind != Operand::Kind::Address || t.elems.size() != 2 ||
+      t.elems[1].kind != Operand::Kind::Vector ||
+      t.elems[1].elems.size() != static_cast<size_t>(dims))
+    return fail("'" + in.mnemonic + "' needs the tensor operand [tmap, {c0" +
+                (dims > 1 ? std::string(", ...") : std::string()) + "}] with " +
+                std::to_string(dims) + " coordinate" + (dims > 1 ? "s" : ""));
+  const Operand &base = t.elems[0];
+  if (base.kind == Operand::Kind::Register) {
+    const RegSlot *r = regOf(base);
+    if (!r || r->isPred || r->bits != 64)
+      return fail("the tensor map of '" + in.mnemonic +
+                  "' must be a 64-bit register or a symbol");
+    x.src[1] = r->index;
+  } else if (base.kind == Operand::Kind::Symbol) {
+    VarAddr a = symbolAddress(base.sym, curFn_);
+    if (!a.valid)
+      return fail("cannot address this symbol");
+    uint64_t v = a.addr;
+    if (a.space == XSpace::ParamKernel)
+      v += addrspace::kParamWindow;
+    else if (a.space == XSpace::Const)
+      v += addrspace::kConstWindow;
+    else if (a.space != XSpace::Global)
+      return fail("the tensor map of '" + in.mnemonic +
+                  "' must be in global, const or param memory");
+    x.src[1] = constRow(v);
+  } else {
+    return fail("unsupported tensor-map operand of '" + in.mnemonic + "'");
+  }
+  x.listBegin = static_cast<uint32_t>(p_.lists.size());
+  x.listCount = static_cast<uint32_t>(dims);
+  for (const Operand &c : t.elems[1].elems) {
+    if (c.kind == Operand::Kind::Imm) {
+      p_.lists.push_back(constRow(static_cast<uint64_t>(c.imm)));
+      continue;
+    }
+    const RegSlot *r = regOf(c);
+    if (!r || r->isPred || r->bits != 32)
+      return fail("coordinates of '" + in.mnemonic +
+                  "' must be 32-bit registers or constants");
+    p_.lists.push_back(r->index);
+  }
+  p_.lists.push_back(constRow(static_cast<uint64_t>(t.imm)));
+  if (prefetch)
+    return true;
+  int64_t mbImm = 0;
+  if (!plainAddress(in, 0, XSpace::SharedCluster, x.src[0], x.imm) ||
+      !plainAddress(in, 2, XSpace::SharedCluster, x.src[2], mbImm))
+    return false;
+  p_.lists.push_back(constRow(static_cast<uint64_t>(mbImm)));
+  if (multicast && !src(in, 3, Type::U16, x.src[3]))
+    return false;
+  return true;
 }
 
 bool Decoder::regList(const Instruction &in, const Operand &vec, Type t,
@@ -2580,6 +2700,9 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::MbarrierInval:
   case Opcode::MbarrierPendingCount:
     return decodeMbarrier(in, x);
+  case Opcode::CpAsyncBulkTensor:
+  case Opcode::CpAsyncBulkPrefetchTensor:
+    return decodeTma(in, x);
   case Opcode::BarrierCluster: {
     if (!checkMods(in, {ModId::Arrive, ModId::Wait, ModId::Aligned,
                         ModId::Relaxed, ModId::Release, ModId::Acquire}))
@@ -2648,6 +2771,20 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
     return true;
   }
   case Opcode::Prefetch:
+    if (in.has(ModId::Tensormap)) {
+      // prefetch{.const|.param|.global}.tensormap [a]: validates the map.
+      if (!expectOperands(in, 1, 1))
+        return false;
+      x.op = XOp::TmaPrefetch;
+      x.space = XSpace::Generic;
+      if (in.space() == Space::Global)
+        x.space = XSpace::Global;
+      else if (in.space() == Space::Param)
+        x.space = XSpace::ParamKernel;
+      return address(in, 0, x);
+    }
+    x.op = XOp::Nop;
+    return true;
   case Opcode::Prefetchu:
   case Opcode::Applypriority:
   case Opcode::Discard:

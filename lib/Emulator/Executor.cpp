@@ -543,6 +543,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
 
 Error Executor::runCluster(const Dim3 &clusterId) {
   clusterId_ = clusterId;
+  clearTma(); // copies a finished cluster left in flight are dropped
   if (ctas_.size() != clusterSize_) {
     ctas_.clear();
     for (uint32_t i = 0; i < clusterSize_; ++i)
@@ -987,6 +988,11 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::MbarTryWait:
   case XOp::MbarInval:
     return execMbarrier(w, I, mask, yield);
+  case XOp::TmaLoad:
+  case XOp::TmaPrefetch:
+    if (mask && !execTma(w, I, mask))
+      return false;
+    break;
   case XOp::MbarPendingCount:
     if (mask) {
       uint64_t *d = row(w, I.dst);
@@ -3173,6 +3179,12 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
           " (the CTA has " + std::to_string(cta->shared.size()) +
           " bytes of shared memory: " + std::to_string(prog_.staticShared) +
           " static, " + std::to_string(cfg_.dynamicSharedBytes) + " dynamic)");
+    if (tma_ && cfg_.checkTmaRaces)
+      if (const std::string *origin = tmaInFlight(*cta, off, bytes))
+        return fail("race: " + what + "shared address " + hex(off) +
+                    " of CTA rank " + std::to_string(cta->rank) +
+                    " touches bytes that the TMA load issued in " + *origin +
+                    " is still writing (wait on its mbarrier first)");
     return cta->shared.data() + off;
   }
   case XSpace::Local: {

@@ -17,10 +17,10 @@
 // blocks its lanes (Warp::mbBlocked, a per-lane wait, since lanes of one warp
 // may wait on different barriers); completing a phase releases them.
 //
-// Later increments (TMA, tcgen05) add:
-//  - asynchronous units whose pending operations are drained between warp
-//    slices (AsyncUnit), so that results appear only when the ISA says so;
-//    they update mbarriers through mbarrierUpdate();
+// Asynchronous units (AsyncUnit) are stepped between warp slices, so that
+// results appear only when the ISA says so; they update mbarriers through
+// mbarrierUpdate(). The TMA unit (Tma.cpp) is the first; later increments
+// (tcgen05) add more, and:
 //  - more per-CTA state (Cta::extensions) such as TMEM.
 //
 //===----------------------------------------------------------------------===//
@@ -184,6 +184,9 @@ private:
   bool mbarAddress(Warp &w, uint32_t lane, const XInst &I, bool ownCtaOnly,
                    Cta *&cta, uint32_t &off);
   void wakeMbarrierWaiters(Cta &cta, uint32_t off, uint64_t word);
+  // TMA (Tma.cpp).
+  bool execTma(Warp &w, const XInst &I, uint32_t mask);
+  bool tmaLane(Warp &w, uint32_t lane, const XInst &I);
   bool execCall(Warp &w, const XInst &I, uint32_t mask);
   bool execRet(Warp &w, const XInst &I, uint32_t mask);
   bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);
@@ -220,6 +223,13 @@ private:
   Fault &fault_;
   LaunchStats &stats_;
   std::vector<std::unique_ptr<AsyncUnit>> async_;
+  class TmaUnit;
+  TmaUnit *tma_ = nullptr; ///< owned by async_, created by the first TMA op
+  void clearTma();
+  /// The origin of a TMA load in flight that writes any of the `bytes` at
+  /// shared offset `off` of `cta`, or nullptr.
+  const std::string *tmaInFlight(const Cta &cta, uint64_t off,
+                                 uint32_t bytes) const;
 
   std::vector<std::unique_ptr<Cta>> ctas_; ///< CTAs of the running cluster
   uint32_t warpsPerCta_ = 0;

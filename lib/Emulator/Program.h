@@ -167,6 +167,15 @@ enum class XOp : uint16_t {
   MbarTryWait,
   MbarInval,
   MbarPendingCount,
+  // TMA (Executor.cpp, "TMA")
+  TmaLoad,     ///< cp.async.bulk.tensor global -> shared::cluster
+  TmaPrefetch, ///< prefetch.tensormap / cp.async.bulk.prefetch.tensor
+};
+
+/// XInst::sub bits of TmaLoad.
+enum XTmaSub : uint8_t {
+  XT_Multicast = 1 << 0, ///< .multicast::cluster: src[3] is the CTA mask
+  XT_CtaGroup2 = 1 << 1, ///< .cta_group::2
 };
 
 /// XInst::sub bits of MbarArrive; XInst::sub of the waits (parity form).

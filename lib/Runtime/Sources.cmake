@@ -2,6 +2,9 @@
 # (lib/Runtime/CMakeLists.txt) and the GPU machine's standalone build
 # (scripts/device/CMakeLists.txt). Plain C++17: no LLVM, no CUDA library
 # (cuda.h for types only; the driver is loaded with dlopen).
+# TensorMap.cpp forwards to lib/Support/TensorMap.cpp (shared with the
+# emulator); the project build takes that from NVFP4Support instead, and
+# keeps it in this list for the standalone builds (scripts/device).
 set(NVFP4_RUNTIME_SOURCES
   CudaDevice.cpp
   Device.cpp

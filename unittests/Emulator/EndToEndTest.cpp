@@ -11,6 +11,8 @@
 
 #include "TestUtil.h"
 
+#include "nvfp4/Support/TensorMap.h"
+
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 
 using namespace nvfp4::emu;
 using namespace nvfp4::emu::test;
+namespace rt = nvfp4::rt;
 
 namespace {
 
@@ -246,6 +249,18 @@ TEST(CompilerPTXTest, GemmLoadsAndStopsAtTheFirstAsyncInstruction) {
     for (const ParamInfo &pi : (*k)->params()) {
       uint64_t buf = *m.allocate(1 << 20);
       uint64_t v = pi.size == 8 ? buf : 4;
+      // Each pointer may be a tensor map (prefetch.tensormap validates it):
+      // a portable map of a bf16 256 x 256 matrix stored after it.
+      rt::TensorMapDesc d;
+      d.dataType = rt::TmaDataType::BF16;
+      d.rank = 2;
+      d.globalAddress = buf + 4096;
+      d.globalDims = {256, 256, 1, 1, 1};
+      d.globalStrides = {512, 0, 0, 0};
+      d.boxDims = {64, 64, 0, 0, 0};
+      d.swizzle = rt::TmaSwizzle::B128;
+      rt::TensorMapBlob blob = rt::encodePortable(d);
+      ASSERT_FALSE(static_cast<bool>(m.write(buf, blob.bytes.data(), 128)));
       ASSERT_FALSE(static_cast<bool>(p.add(&v, pi.size)));
     }
     LaunchConfig cfg;

@@ -162,6 +162,10 @@ struct LaunchConfig {
   uint64_t maxWarpInstructions = 0;
   /// Warp instructions a warp runs before the scheduler moves on.
   uint32_t quantum = 64;
+  /// Report a shared-memory load or store of bytes that a TMA load still in
+  /// flight writes (a kernel that did not wait on the TMA's mbarrier) as an
+  /// error. Off: the access sees the old contents (the copy lands later).
+  bool checkTmaRaces = true;
 };
 
 /// Where and why execution stopped with an error.

@@ -1,0 +1,356 @@
+//===- Tma.cpp - TMA tensor copies (cp.async.bulk.tensor) -----------------===//
+//
+// cp.async.bulk.tensor loads (global -> shared::cluster, .tile mode) and the
+// tensor-map prefetches. The tensor map is read from memory at the operand's
+// address and decoded with the portable decoder (nvfp4/Support/TensorMap.h).
+//
+// A load gathers its box from global memory when it is issued (out-of-bounds
+// elements zero- or NaN-filled) and hands the swizzled image to the TMA
+// unit, an AsyncUnit. The unit writes the image to shared memory and
+// signals complete_tx on the mbarrier(s) two scheduler steps later, i.e.
+// after every warp has had at least one more slice, so that a kernel that
+// reads the tile without waiting on the barrier reads stale data.
+//
+// Swizzle (the formula verified against an H200's TMA in
+// scripts/device/check_outputs.py): the byte at linear offset L of the dense
+// box goes to shared address swizzle(dst + L), where swizzle(a) =
+// a ^ (((a >> 7) & ((1 << B) - 1)) << 4) with B = 1, 2, 3 for 32B, 64B, 128B.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Executor.h"
+
+#include "nvfp4/Support/TensorMap.h"
+
+#include <cstdio>
+#include <cstring>
+
+using namespace nvfp4::emu;
+
+namespace {
+
+std::string hexStr(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// The verified swizzle formula (check_outputs.py, swizzle()).
+uint64_t swizzleAddress(uint64_t a, unsigned bits) {
+  if (bits == 0)
+    return a;
+  return a ^ (((a >> 7) & ((uint64_t(1) << bits) - 1)) << 4);
+}
+
+/// The NaN an out-of-bounds element gets with OOB fill nan (the emulator's
+/// choice: the canonical NaN of the element type).
+uint64_t nanPattern(nvfp4::rt::TmaDataType t) {
+  using nvfp4::rt::TmaDataType;
+  switch (t) {
+  case TmaDataType::F16:
+    return 0x7fff;
+  case TmaDataType::BF16:
+    return 0x7fff;
+  case TmaDataType::F64:
+    return 0x7fffffffffffffffull;
+  default:
+    return 0x7fffffff;
+  }
+}
+
+} // namespace
+
+/// One copy in flight: an image for `cta` at `off`, then complete_tx of
+/// `txBytes` on the mbarrier at `mbOff` of `mbCta`.
+struct TmaCopy {
+  Executor::Cta *cta = nullptr;
+  uint32_t off = 0;
+  std::vector<uint8_t> image;
+  Executor::Cta *mbCta = nullptr;
+  uint32_t mbOff = 0;
+  uint32_t txBytes = 0;
+  unsigned age = 0;
+  std::string origin; ///< "CTA ... warp ... lane ... at line N: ..."
+};
+
+class Executor::TmaUnit : public AsyncUnit {
+public:
+  /// Steps a copy waits after the step that follows its issue.
+  static constexpr unsigned kLatency = 1;
+
+  void push(TmaCopy c) { pending_.push_back(std::move(c)); }
+  void clear() { pending_.clear(); }
+
+  bool step(Executor &ex, Error &err) override {
+    bool changed = false;
+    std::vector<TmaCopy> keep;
+    for (TmaCopy &c : pending_) {
+      if (c.age++ < kLatency) {
+        keep.push_back(std::move(c));
+        continue;
+      }
+      std::memcpy(c.cta->shared.data() + c.off, c.image.data(), c.image.size());
+      std::string e = ex.mbarrierUpdate(*c.mbCta, c.mbOff, 0,
+                                        -static_cast<int64_t>(c.txBytes), 0);
+      changed = true;
+      if (!e.empty()) {
+        err = Error::failure("complete_tx of " + std::to_string(c.txBytes) +
+                             " bytes by the TMA load issued in " + c.origin +
+                             ": " + e);
+        pending_.clear();
+        return true;
+      }
+    }
+    pending_ = std::move(keep);
+    return changed;
+  }
+  bool idle() const override { return pending_.empty(); }
+  const std::string *overlap(const Executor::Cta &cta, uint64_t off,
+                             uint32_t bytes) const {
+    for (const TmaCopy &c : pending_)
+      if (c.cta == &cta && off < c.off + c.image.size() && c.off < off + bytes)
+        return &c.origin;
+    return nullptr;
+  }
+
+private:
+  std::vector<TmaCopy> pending_;
+};
+
+void Executor::clearTma() {
+  if (tma_)
+    tma_->clear();
+}
+
+const std::string *Executor::tmaInFlight(const Cta &cta, uint64_t off,
+                                         uint32_t bytes) const {
+  return tma_ ? tma_->overlap(cta, off, bytes) : nullptr;
+}
+
+bool Executor::execTma(Warp &w, const XInst &I, uint32_t mask) {
+  for (uint32_t m = mask; m; m &= m - 1)
+    if (!tmaLane(w, static_cast<uint32_t>(__builtin_ctz(m)), I))
+      return false;
+  return true;
+}
+
+bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
+  namespace rt = nvfp4::rt;
+  const std::string mnem =
+      I.inst ? I.inst->mnemonic : std::string("cp.async.bulk.tensor");
+  const unsigned dims = I.vec;
+  const uint32_t *list = prog_.lists.data() + I.listBegin;
+  // The tensor map: 128 bytes, 64-byte aligned, at a generic address.
+  const bool mapOnly = I.op == XOp::TmaPrefetch && I.src[1] == kNone;
+  uint64_t tmapAddr = 0;
+  XSpace tmapSpace = XSpace::Generic;
+  if (mapOnly) {
+    // prefetch{.space}.tensormap [a]: address() put it in src[0] / imm.
+    tmapAddr = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+    tmapSpace = I.space;
+  } else {
+    tmapAddr = src(w, I.src[1])[lane] + src(w, list[dims])[lane];
+  }
+  if (tmapAddr % rt::kTensorMapAlign != 0)
+    return fault(Fault::Kind::Memory, w, lane, I,
+                 "the tensor map of '" + mnem + "' at " + hexStr(tmapAddr) +
+                     " is not 64-byte aligned");
+  rt::TensorMapBlob blob;
+  for (unsigned i = 0; i < rt::kTensorMapBytes; i += 8) {
+    uint8_t *p = resolve(w, lane, tmapSpace, tmapAddr + i, 8, false, I);
+    if (!p)
+      return false;
+    std::memcpy(blob.bytes.data() + i, p, 8);
+  }
+  rt::Expected<rt::TensorMapDesc> decoded = rt::decodePortable(blob);
+  if (!decoded)
+    return fault(Fault::Kind::Invalid, w, lane, I,
+                 "bad tensor map at " + hexStr(tmapAddr) + " for '" + mnem +
+                     "': " + decoded.takeError().message());
+  const rt::TensorMapDesc &d = *decoded;
+  if (mapOnly)
+    return true;
+  if (d.rank != dims)
+    return fault(Fault::Kind::Invalid, w, lane, I,
+                 "the tensor map at " + hexStr(tmapAddr) + " has rank " +
+                     std::to_string(d.rank) + " but '" + mnem + "' is ." +
+                     std::to_string(dims) + "d");
+  if (I.op == XOp::TmaPrefetch)
+    return true;
+
+  bool denseStrides = true;
+  for (unsigned i = 0; i < dims; ++i)
+    denseStrides &= d.elementStrides[i] == 1;
+  unsigned bits = rt::elementBits(d.dataType);
+  unsigned swz = 0;
+  switch (d.swizzle) {
+  case rt::TmaSwizzle::None:
+    swz = 0;
+    break;
+  case rt::TmaSwizzle::B32:
+    swz = 1;
+    break;
+  case rt::TmaSwizzle::B64:
+    swz = 2;
+    break;
+  case rt::TmaSwizzle::B128:
+    swz = 3;
+    break;
+  default:
+    swz = 99;
+    break;
+  }
+  if (d.interleave != rt::TmaInterleave::None || !denseStrides || bits < 8 ||
+      swz == 99)
+    return fault(Fault::Kind::NotImplemented, w, lane, I,
+                 "not implemented yet: TMA load with the tensor map " +
+                     rt::describe(d) +
+                     " (implemented: interleave none, element strides 1, "
+                     "8- to 64-bit elements, swizzle none/32B/64B/128B)");
+  const unsigned eb = bits / 8;
+
+  // Destination (shared::cluster) and mbarrier addresses.
+  auto split = [&](uint64_t addr, const char *what, Cta *&cta,
+                   uint32_t &off) -> bool {
+    uint64_t rank = addr >> addrspace::kClusterRankShift;
+    cta = w.cta;
+    if (rank != 0) {
+      if (rank - 1 >= ctas_.size())
+        return fault(Fault::Kind::Memory, w, lane, I,
+                     std::string(what) + " " + hexStr(addr) + " of '" + mnem +
+                         "' names CTA rank " + std::to_string(rank - 1) +
+                         ", but the cluster has " +
+                         std::to_string(ctas_.size()) + " CTAs");
+      cta = ctas_[rank - 1].get();
+    }
+    off = static_cast<uint32_t>(
+        addr & ((uint64_t(1) << addrspace::kClusterRankShift) - 1));
+    return true;
+  };
+  uint64_t dstAddr = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+  Cta *dstCta = nullptr;
+  uint32_t dstOff = 0;
+  if (!split(dstAddr, "destination", dstCta, dstOff))
+    return false;
+  if (dstOff % 128 != 0)
+    return fault(Fault::Kind::Memory, w, lane, I,
+                 "the destination " + hexStr(dstAddr) + " of '" + mnem +
+                     "' is not 128-byte aligned");
+  XInst mb = I;
+  mb.src[0] = I.src[2];
+  mb.imm = static_cast<int64_t>(src(w, list[dims + 1])[lane]);
+  mb.space = XSpace::SharedCluster;
+  Cta *mbCta = nullptr;
+  uint32_t mbOff = 0;
+  if (!mbarAddress(w, lane, mb, /*ownCtaOnly=*/false, mbCta, mbOff))
+    return false;
+
+  // Gather the box.
+  uint64_t boxElems = 1;
+  for (unsigned i = 0; i < dims; ++i)
+    boxElems *= d.boxDims[i];
+  const uint64_t total = boxElems * eb;
+  std::vector<uint8_t> dense(total);
+  int64_t coord[rt::kTmaMaxRank] = {};
+  for (unsigned i = 0; i < dims; ++i)
+    coord[i] = static_cast<int32_t>(src(w, list[i])[lane]);
+  uint64_t fill = d.oobFill == rt::TmaOobFill::NaN ? nanPattern(d.dataType) : 0;
+  uint32_t idx[rt::kTmaMaxRank] = {};
+  for (uint64_t e = 0; e < boxElems; ++e) {
+    bool inside = true;
+    uint64_t addr = d.globalAddress;
+    for (unsigned i = 0; i < dims; ++i) {
+      int64_t c = coord[i] + idx[i];
+      if (c < 0 || static_cast<uint64_t>(c) >= d.globalDims[i]) {
+        inside = false;
+        break;
+      }
+      addr += static_cast<uint64_t>(c) * (i == 0 ? eb : d.globalStrides[i - 1]);
+    }
+    uint8_t *out = dense.data() + e * eb;
+    if (inside) {
+      uint8_t *p = resolve(w, lane, XSpace::Global, addr, eb, false, I);
+      if (!p)
+        return false;
+      std::memcpy(out, p, eb);
+    } else {
+      std::memcpy(out, &fill, eb);
+    }
+    for (unsigned i = 0; i < dims; ++i) {
+      if (++idx[i] < d.boxDims[i])
+        break;
+      idx[i] = 0;
+    }
+  }
+  // Swizzle into the image (relative to dstOff; dstOff is 128-aligned, so
+  // every byte stays within its 128-byte row).
+  uint64_t imageBytes = (total + 127) / 128 * 128;
+  std::vector<uint8_t> image(imageBytes);
+  if (swz == 0) {
+    std::memcpy(image.data(), dense.data(), total);
+    image.resize(total);
+  } else {
+    if (total % 128 != 0)
+      return fault(Fault::Kind::NotImplemented, w, lane, I,
+                   "not implemented yet: a swizzled TMA box of " +
+                       std::to_string(total) +
+                       " bytes (not a multiple of 128)");
+    for (uint64_t l = 0; l < total; ++l)
+      image[swizzleAddress(dstOff + l, swz) - dstOff] = dense[l];
+  }
+
+  // Targets.
+  std::vector<std::pair<Cta *, Cta *>> targets; // (data CTA, barrier CTA)
+  if (I.sub & XT_Multicast) {
+    uint32_t ctaMask = static_cast<uint32_t>(src(w, I.src[3])[lane] & 0xffff);
+    for (uint32_t r = 0; r < 16; ++r) {
+      if (!(ctaMask >> r & 1))
+        continue;
+      if (r >= ctas_.size())
+        return fault(Fault::Kind::Invalid, w, lane, I,
+                     "the multicast mask " + hexStr(ctaMask) + " of '" + mnem +
+                         "' names CTA rank " + std::to_string(r) +
+                         ", but the cluster has " +
+                         std::to_string(ctas_.size()) + " CTAs");
+      uint32_t mbRank =
+          (I.sub & XT_CtaGroup2) ? ((r & ~1u) | (mbCta->rank & 1)) : r;
+      if (mbRank >= ctas_.size())
+        mbRank = r;
+      targets.push_back({ctas_[r].get(), ctas_[mbRank].get()});
+    }
+  } else {
+    targets.push_back({dstCta, mbCta});
+  }
+  for (auto &t : targets) {
+    if (uint64_t(dstOff) + image.size() > t.first->shared.size())
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "the " + std::to_string(total) + "-byte box of '" + mnem +
+                       "' at shared offset " + hexStr(dstOff) +
+                       " does not fit in the " +
+                       std::to_string(t.first->shared.size()) +
+                       " bytes of shared memory of CTA rank " +
+                       std::to_string(t.first->rank));
+    if (uint64_t(mbOff) + 8 > t.second->shared.size())
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "the mbarrier offset " + hexStr(mbOff) + " of '" + mnem +
+                       "' is outside the shared memory of CTA rank " +
+                       std::to_string(t.second->rank));
+  }
+  if (!tma_) {
+    auto unit = std::make_unique<TmaUnit>();
+    tma_ = unit.get();
+    addAsyncUnit(std::move(unit));
+  }
+  for (auto &t : targets) {
+    TmaCopy c;
+    c.cta = t.first;
+    c.off = dstOff;
+    c.image = image;
+    c.mbCta = t.second;
+    c.mbOff = mbOff;
+    c.txBytes = static_cast<uint32_t>(total);
+    c.origin = location(w, lane, I.line);
+    tma_->push(std::move(c));
+  }
+  return true;
+}
