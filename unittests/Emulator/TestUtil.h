@@ -29,6 +29,23 @@
 
 namespace nvfp4::emu::test {
 
+/// A kernel `k(.param .u64 out)` with %r0 = %tid.x. The body starts on
+/// line 11 plus the number of lines in `globals`.
+inline std::string kern(const std::string &body,
+                        const std::string &globals = "") {
+  return ".version 8.8\n.target sm_100a\n.address_size 64\n" + globals +
+         ".visible .entry k(.param .u64 out)\n{\n"
+         "  .reg .pred %p<8>;\n  .reg .b32 %r<32>;\n  .reg .b64 %rd<16>;\n"
+         "  ld.param.u64 %rd1, [out];\n"
+         "  mov.u32 %r0, %tid.x;\n" +
+         body + "\n}\n";
+}
+
+/// Kernel-body prefix that sets %rd3 = &out[%tid.x] (2 lines).
+inline const char *const kAddr =
+    "  mul.wide.u32 %rd2, %r0, 8;\n  add.s64 %rd3, %rd1, %rd2;\n";
+
+
 /// One thread's inputs.
 struct Lane {
   uint64_t a = 0, b = 0, c = 0, d = 0;

@@ -16,7 +16,7 @@ using namespace nvfp4::emu::test;
 namespace {
 
 /// The body starts on line 14 (one line later per line of `globals`).
-std::string kern(const std::string &body, const std::string &globals = "") {
+std::string addrKern(const std::string &body, const std::string &globals = "") {
   return ".version 8.8\n.target sm_100a\n.address_size 64\n" + globals +
          ".visible .entry k(.param .u64 out)\n{\n"
          "  .reg .pred %p<8>;\n  .reg .b32 %r<32>;\n  .reg .b64 %rd<16>;\n"
@@ -36,7 +36,7 @@ std::vector<uint64_t> run(const std::string &body, uint32_t threads = 32,
   std::vector<uint64_t> out(threads);
   KernelOptions o;
   o.block = Dim3(threads);
-  std::string err = runKernel(kern(body, globals), "k", o, out);
+  std::string err = runKernel(addrKern(body, globals), "k", o, out);
   EXPECT_EQ(err, "");
   return out;
 }
@@ -177,7 +177,7 @@ TEST(MemoryTest, VectorsLocalConstAndGlobalVariables) {
 
 TEST(MemoryTest, DynamicSharedAndGenericShared) {
   std::string text =
-      kern("  shl.b32 %r1, %r0, 2;\n"
+      addrKern("  shl.b32 %r1, %r0, 2;\n"
            "  mov.u32 %r2, dyn;\n"
            "  add.u32 %r3, %r2, %r1;\n"
            "  st.shared.u32 [%r3], %r0;\n"
@@ -212,7 +212,7 @@ TEST(MemoryTest, Atomics) {
   // 64 threads: atom.add returns distinct old values 0..63 in some order;
   // the sum ends at 2016 = 0 + 1 + ... + 63.
   std::string text =
-      kern("  mov.u32 %r1, s;\n"
+      addrKern("  mov.u32 %r1, s;\n"
            "  setp.eq.u32 %p1, %r0, 0;\n"
            "  @%p1 st.shared.u32 [%r1], 0;\n"
            "  @%p1 st.shared.u32 [%r1+4], 0;\n"
@@ -270,7 +270,7 @@ TEST(MemoryTest, OutOfBoundsStoreIsReported) {
                      "DONE:\n  ret;";
   std::vector<uint64_t> out(8);
   Fault f;
-  EXPECT_EQ(runKernel(kern(body), "k", {}, out, &f),
+  EXPECT_EQ(runKernel(addrKern(body), "k", {}, out, &f),
             "out-of-bounds global store of 4 bytes at 0x100000040 (0 bytes "
             "past the end of allocation [0x100000000, 0x100000040) (64 "
             "bytes, 'out')) in CTA (0,0,0) warp 0 lane 5 (thread (5,0,0)) at "
@@ -287,11 +287,11 @@ TEST(MemoryTest, MisalignedAndSharedOutOfBounds) {
   KernelOptions o;
   o.grid = Dim3(2);
   EXPECT_EQ(
-      runKernel(kern("  ld.global.u32 %r1, [%rd1+2];\n  ret;"), "k", o, out),
+      runKernel(addrKern("  ld.global.u32 %r1, [%rd1+2];\n  ret;"), "k", o, out),
       "misaligned global load of 4 bytes at 0x100000002 (needs 4-byte "
       "alignment) in CTA (0,0,0) warp 0 lane 0 (thread (0,0,0)) at line "
       "14: ld.global.u32 %r1, [%rd1+2];");
-  EXPECT_EQ(runKernel(kern("  mov.u32 %r1, s;\n"
+  EXPECT_EQ(runKernel(addrKern("  mov.u32 %r1, s;\n"
                            "  st.shared.v2.u32 [%r1+8], {%r0, %r0};\n  ret;",
                            ".shared .align 8 .b8 s[12];\n"),
                       "k", o, out),
@@ -300,7 +300,7 @@ TEST(MemoryTest, MisalignedAndSharedOutOfBounds) {
             "(0,0,0) warp 0 lane 0 (thread (0,0,0)) at line 16: "
             "st.shared.v2.u32 [%r1+8], {%r0, %r0};");
   EXPECT_EQ(
-      runKernel(kern("  cvta.to.shared.u64 %rd5, %rd1;\n  ret;"), "k", o, out),
+      runKernel(addrKern("  cvta.to.shared.u64 %rd5, %rd1;\n  ret;"), "k", o, out),
       "cvta.to.shared of generic address 0x100000000, which is not in "
       "the shared window in CTA (0,0,0) warp 0 lane 0 (thread (0,0,0)) "
       "at line 14: cvta.to.shared.u64 %rd5, %rd1;");
