@@ -11,6 +11,7 @@
 
 #include "Memory.h"
 #include "Program.h"
+#include "nvfp4/Support/TensorMemory.h"
 
 #include "nvfp4/Emulator/FloatFormats.h"
 
@@ -121,6 +122,7 @@ private:
   bool decodeBar(const Instruction &in, XInst &x);
   bool decodeMbarrier(const Instruction &in, XInst &x);
   bool decodeTma(const Instruction &in, XInst &x);
+  bool decodeTcgen05(const Instruction &in, XInst &x);
   bool plainAddress(const Instruction &in, unsigned i, XSpace space,
                     uint32_t &enc, int64_t &imm);
   bool decodeCall(const Instruction &in, XInst &x);
@@ -762,6 +764,149 @@ bool Decoder::plainAddress(const Instruction &in, unsigned i, XSpace space,
     return false;
   enc = t.src[0];
   imm = t.imm;
+  return true;
+}
+
+bool Decoder::decodeTcgen05(const Instruction &in, XInst &x) {
+  // Tensor memory: alloc / dealloc / relinquish_alloc_permit, ld / st,
+  // wait::ld / wait::st, fence::*. Executed in Tmem.cpp.
+  int cg = in.value(ModId::CtaGroup, 1);
+  if (in.has(ModId::CtaGroup) && cg != 1 && cg != 2)
+    return fail("'" + in.mnemonic + "': .cta_group must be ::1 or ::2");
+  if (in.has(ModId::Aligned))
+    x.flags |= XF_Aligned;
+  switch (in.opcode) {
+  case Opcode::Tcgen05Alloc: {
+    // tcgen05.alloc.cta_group::N.sync.aligned.shared::cta.b32 [dst], ncols;
+    if (!checkMods(in, {ModId::CtaGroup, ModId::Sync, ModId::Aligned,
+                        ModId::SharedCta, ModId::Shared, ModId::Type}) ||
+        !expectOperands(in, 2, 2))
+      return false;
+    if (!in.has(ModId::Sync) || !in.has(ModId::Aligned))
+      return fail("'" + in.mnemonic + "' needs .sync.aligned");
+    x.op = XOp::TmemAlloc;
+    x.space = XSpace::Shared;
+    if (!address(in, 0, x))
+      return false;
+    x.sub = cg == 2 ? XT_CtaGroup2 : 0;
+    return srcU32(in, 1, x.src[1]);
+  }
+  case Opcode::Tcgen05Dealloc:
+    // tcgen05.dealloc.cta_group::N.sync.aligned.b32 taddr, ncols;
+    if (!checkMods(
+            in, {ModId::CtaGroup, ModId::Sync, ModId::Aligned, ModId::Type}) ||
+        !expectOperands(in, 2, 2))
+      return false;
+    if (!in.has(ModId::Sync) || !in.has(ModId::Aligned))
+      return fail("'" + in.mnemonic + "' needs .sync.aligned");
+    x.op = XOp::TmemDealloc;
+    x.sub = cg == 2 ? XT_CtaGroup2 : 0;
+    return srcU32(in, 0, x.src[0]) && srcU32(in, 1, x.src[1]);
+  case Opcode::Tcgen05RelinquishAllocPermit:
+    if (!checkMods(in, {ModId::CtaGroup, ModId::Sync, ModId::Aligned}) ||
+        !expectOperands(in, 0, 0))
+      return false;
+    if (!in.has(ModId::Sync) || !in.has(ModId::Aligned))
+      return fail("'" + in.mnemonic + "' needs .sync.aligned");
+    x.op = XOp::TmemRelinquish;
+    return true;
+  case Opcode::Tcgen05Wait:
+    if (!checkMods(
+            in, {ModId::WaitLd, ModId::WaitSt, ModId::Sync, ModId::Aligned}) ||
+        !expectOperands(in, 0, 0))
+      return false;
+    if (in.has(ModId::WaitLd) == in.has(ModId::WaitSt))
+      return fail("'" + in.mnemonic + "' needs ::ld or ::st");
+    if (!in.has(ModId::Sync) || !in.has(ModId::Aligned))
+      return fail("'" + in.mnemonic + "' needs .sync.aligned");
+    x.op = XOp::TmemWait;
+    x.sub = in.has(ModId::WaitSt) ? 1 : 0;
+    return true;
+  case Opcode::Tcgen05Fence:
+    if (!checkMods(
+            in, {ModId::FenceBeforeThreadSync, ModId::FenceAfterThreadSync}) ||
+        !expectOperands(in, 0, 0))
+      return false;
+    if (in.has(ModId::FenceBeforeThreadSync) ==
+        in.has(ModId::FenceAfterThreadSync))
+      return fail("'" + in.mnemonic +
+                  "' needs ::before_thread_sync or ::after_thread_sync");
+    x.op = XOp::TmemFence;
+    return true;
+  default:
+    break;
+  }
+  // tcgen05.ld.sync.aligned.<shape>.x<N>{.pack::16b}.b32 {regs}, [taddr]
+  //     {, immHalfSplitoff};
+  // tcgen05.st.sync.aligned.<shape>.x<N>{.unpack::16b}.b32 [taddr]
+  //     {, immHalfSplitoff}, {regs};
+  bool isLd = in.opcode == Opcode::Tcgen05Ld;
+  if (!checkMods(in, {ModId::Sync, ModId::Aligned, ModId::Shape32x32b,
+                      ModId::Shape16x64b, ModId::Shape16x128b,
+                      ModId::Shape16x256b, ModId::Shape16x32bx2, ModId::Count,
+                      isLd ? ModId::Pack16b : ModId::Unpack16b, ModId::Type}))
+    return false;
+  if (!in.has(ModId::Sync) || !in.has(ModId::Aligned) || in.type() != Type::B32)
+    return fail("'" + in.mnemonic + "' needs .sync.aligned and .b32");
+  tmem::LdStShape shape;
+  if (in.has(ModId::Shape32x32b))
+    shape = tmem::LdStShape::S32x32b;
+  else if (in.has(ModId::Shape16x64b))
+    shape = tmem::LdStShape::S16x64b;
+  else if (in.has(ModId::Shape16x128b))
+    shape = tmem::LdStShape::S16x128b;
+  else if (in.has(ModId::Shape16x256b))
+    shape = tmem::LdStShape::S16x256b;
+  else if (in.has(ModId::Shape16x32bx2))
+    shape = tmem::LdStShape::S16x32bx2;
+  else
+    return fail("'" + in.mnemonic +
+                "' needs a shape (.32x32b, .16x64b, "
+                ".16x128b, .16x256b or .16x32bx2)");
+  int num = in.value(ModId::Count, 0);
+  std::optional<unsigned> nregs =
+      num > 0 ? tmem::registersPerThread(shape, static_cast<unsigned>(num))
+              : std::nullopt;
+  if (!nregs)
+    return fail("'" + in.mnemonic + "': illegal .x" + std::to_string(num) +
+                " for ." + tmem::stringify(shape));
+  bool split = shape == tmem::LdStShape::S16x32bx2;
+  unsigned nops = split ? 3 : 2;
+  if (!expectOperands(in, nops, nops))
+    return false;
+  unsigned vecOp = isLd ? 0 : nops - 1, addrOp = isLd ? 1 : 0;
+  const Operand &vec = in.operands[vecOp];
+  if (vec.kind != Operand::Kind::Vector || vec.elems.size() != *nregs)
+    return fail("'" + in.mnemonic + "' needs a vector of " +
+                std::to_string(*nregs) + " registers");
+  x.op = isLd ? XOp::TmemLd : XOp::TmemSt;
+  x.space = XSpace::Generic;
+  {
+    // [taddr] or [taddr+imm]: a 32-bit register or a constant.
+    XInst t;
+    t.space = XSpace::Shared;
+    if (!address(in, addrOp, t))
+      return false;
+    x.src[0] = t.src[0];
+    x.imm = t.imm;
+  }
+  int64_t splitOff = 0;
+  if (split) {
+    const Operand &o = in.operands[isLd ? 2 : 1];
+    if (o.kind != Operand::Kind::Imm || o.imm < 0 || o.imm > 511)
+      return fail("'" + in.mnemonic +
+                  "' needs a constant immHalfSplitoff in [0, 511]");
+    splitOff = o.imm;
+  }
+  if (!regList(in, vec, Type::B32, isLd, x))
+    return false;
+  for (uint32_t i = 0; i < x.listCount; ++i)
+    if (p_.lists[x.listBegin + i] == kNone)
+      return fail("'_' in the register vector of '" + in.mnemonic + "'");
+  p_.lists.push_back(static_cast<uint32_t>(splitOff));
+  x.sub = static_cast<uint8_t>(shape);
+  x.sub2 = in.has(ModId::Pack16b) || in.has(ModId::Unpack16b) ? 1 : 0;
+  x.target = static_cast<uint32_t>(num);
   return true;
 }
 
@@ -2703,6 +2848,14 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::CpAsyncBulkTensor:
   case Opcode::CpAsyncBulkPrefetchTensor:
     return decodeTma(in, x);
+  case Opcode::Tcgen05Alloc:
+  case Opcode::Tcgen05Dealloc:
+  case Opcode::Tcgen05RelinquishAllocPermit:
+  case Opcode::Tcgen05Ld:
+  case Opcode::Tcgen05St:
+  case Opcode::Tcgen05Wait:
+  case Opcode::Tcgen05Fence:
+    return decodeTcgen05(in, x);
   case Opcode::BarrierCluster: {
     if (!checkMods(in, {ModId::Arrive, ModId::Wait, ModId::Aligned,
                         ModId::Relaxed, ModId::Release, ModId::Acquire}))

@@ -566,6 +566,10 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     cta.warps.resize(warpsPerCta_);
     for (Barrier &b : cta.bars)
       b = Barrier();
+    cta.tmem.clear();
+    cta.tmemWritten.clear();
+    cta.tmemAllocs.clear();
+    cta.tmemRelinquished = false;
     cta.liveWarps = warpsPerCta_;
     for (uint32_t wi = 0; wi < warpsPerCta_; ++wi) {
       initWarp(cta, cta.warps[wi], wi);
@@ -642,7 +646,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
       return Error::failure(msg);
     }
   }
-  return Error::success();
+  return checkTmemLeaks();
 }
 
 //===----------------------------------------------------------------------===//
@@ -991,6 +995,16 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::TmaLoad:
   case XOp::TmaPrefetch:
     if (mask && !execTma(w, I, mask))
+      return false;
+    break;
+  case XOp::TmemAlloc:
+  case XOp::TmemDealloc:
+  case XOp::TmemRelinquish:
+  case XOp::TmemLd:
+  case XOp::TmemSt:
+  case XOp::TmemWait:
+  case XOp::TmemFence:
+    if (mask && !execTmem(w, I, mask))
       return false;
     break;
   case XOp::MbarPendingCount:

@@ -20,8 +20,8 @@
 // Asynchronous units (AsyncUnit) are stepped between warp slices, so that
 // results appear only when the ISA says so; they update mbarriers through
 // mbarrierUpdate(). The TMA unit (Tma.cpp) is the first; later increments
-// (tcgen05) add more, and:
-//  - more per-CTA state (Cta::extensions) such as TMEM.
+// (tcgen05.mma / commit) add more. Tensor memory is per-CTA state
+// (Cta::tmem, Tmem.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,6 +92,16 @@ public:
     std::vector<uint32_t> preds;
     Barrier bars[16];
     uint32_t liveWarps = 0;
+    // Tensor memory (Tmem.cpp): 128 lanes x 512 columns, lane-major,
+    // allocated on first use; cells never written hold kTmemPoison and are
+    // flagged in tmemWritten.
+    std::vector<uint32_t> tmem;
+    std::vector<uint8_t> tmemWritten;
+    struct TmemAlloc {
+      uint32_t column = 0, columns = 0, line = 0;
+    };
+    std::vector<TmemAlloc> tmemAllocs; ///< live allocations
+    bool tmemRelinquished = false;
   };
 
   struct Warp {
@@ -187,6 +197,10 @@ private:
   // TMA (Tma.cpp).
   bool execTma(Warp &w, const XInst &I, uint32_t mask);
   bool tmaLane(Warp &w, uint32_t lane, const XInst &I);
+  // tcgen05 tensor memory (Tmem.cpp).
+  bool execTmem(Warp &w, const XInst &I, uint32_t mask);
+  bool tmemLdSt(Warp &w, const XInst &I, uint32_t mask);
+  Error checkTmemLeaks();
   bool execCall(Warp &w, const XInst &I, uint32_t mask);
   bool execRet(Warp &w, const XInst &I, uint32_t mask);
   bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);

@@ -168,6 +168,13 @@ enum class XOp : uint16_t {
   MbarInval,
   MbarPendingCount,
   // TMA (Executor.cpp, "TMA")
+  TmemAlloc,      ///< tcgen05.alloc: src[0] shared addr, src[1] ncols
+  TmemDealloc,    ///< tcgen05.dealloc: src[0] taddr, src[1] ncols
+  TmemRelinquish, ///< tcgen05.relinquish_alloc_permit
+  TmemLd, ///< tcgen05.ld: sub shape, sub2 pack, target num, list regs+split
+  TmemSt, ///< tcgen05.st: as TmemLd (sub2 unpack)
+  TmemWait,  ///< tcgen05.wait::ld / ::st (sub 0 ld, 1 st)
+  TmemFence, ///< tcgen05.fence::*
   TmaLoad,     ///< cp.async.bulk.tensor global -> shared::cluster
   TmaPrefetch, ///< prefetch.tensormap / cp.async.bulk.prefetch.tensor
 };
