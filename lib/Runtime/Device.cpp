@@ -2,6 +2,7 @@
 
 #include "nvfp4/Runtime/Device.h"
 #include "nvfp4/Runtime/CudaDevice.h"
+#include "nvfp4/Runtime/EmulatorDevice.h"
 
 using namespace nvfp4::rt;
 
@@ -66,11 +67,7 @@ nvfp4::rt::createDevice(BackendKind kind, const DeviceOptions &options) {
   case BackendKind::Cuda:
     return createCudaDevice(options);
   case BackendKind::Emulator:
-    // The emulator backend (lib/Emulator behind this interface) comes in a
-    // later increment; see docs/Runtime.md.
-    return makeError("the emulator backend is not available yet (the PTX "
-                     "emulator in lib/Emulator is still being built); use "
-                     "--backend=cuda on a machine with an NVIDIA GPU");
+    return createEmulatorDevice(options);
   }
   return makeError("unknown backend");
 }

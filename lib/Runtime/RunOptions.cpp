@@ -651,7 +651,7 @@ std::string nvfp4::rt::runUsage() {
 Runs one kernel of INPUT (PTX text, a cubin or a fatbinary) once.
 
 options:
-  --backend=cuda|emulator   where to run (default cuda; emulator: not yet)
+  --backend=cuda|emulator   where to run (default cuda)
   --kernel=NAME             the kernel (default: the PTX's only .entry)
   --grid=X[,Y,Z]            grid size in CTAs (required)
   --block=X[,Y,Z]           CTA size in threads (required)
@@ -689,6 +689,7 @@ argument SPECs:
         tf32_ftz u4x16_align8b u4x16_align16b u6x16_align16b.
 
 exit status: 0 success, 1 the run failed (no driver, a CUDA error, a
-kernel the GPU cannot run), 2 bad arguments or input files.
+kernel the GPU cannot run, a fault on the emulator), 2 bad arguments or
+input files.
 )";
 }

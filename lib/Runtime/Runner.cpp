@@ -380,6 +380,9 @@ Error nvfp4::rt::executeRun(const RunPlan &plan, Device &device,
     os << *timing->deviceMs << " ms on the device, ";
   os << timing->wallMs << " ms wall clock\n";
   os.unsetf(std::ios::fixed);
+  std::string report = device.lastLaunchReport();
+  if (!report.empty())
+    os << "nvfp4-run: " << report << "\n";
 
   // Results.
   for (size_t i = 0; i < o.buffers.size(); ++i) {

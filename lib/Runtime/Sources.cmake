@@ -5,9 +5,13 @@
 # TensorMap.cpp forwards to lib/Support/TensorMap.cpp (shared with the
 # emulator); the project build takes that from NVFP4Support instead, and
 # keeps it in this list for the standalone builds (scripts/device).
+# EmulatorDevice.cpp needs the emulator (lib/Emulator, plain C++ as well):
+# the project build links NVFP4Emulator, the standalone builds compile
+# lib/Emulator/*.cpp and lib/Support/*.cpp next to these.
 set(NVFP4_RUNTIME_SOURCES
   CudaDevice.cpp
   Device.cpp
+  EmulatorDevice.cpp
   Fill.cpp
   KernelImage.cpp
   RunOptions.cpp

@@ -133,7 +133,12 @@ if [[ $built == 0 ]]; then
   for f in $(sed -n 's/^ *\([A-Za-z]*\.cpp\)$/\1/p' "$ROOT/lib/Runtime/Sources.cmake"); do
     sources+=("$ROOT/lib/Runtime/$f")
   done
-  if [[ -n "$cxx" ]] && "$cxx" -std=c++17 -O2 -I"$ROOT/include" -I"$CUDA_HOME/include" \
+  # The emulator backend: lib/Emulator and lib/Support (whose TensorMap.cpp
+  # the runtime's forwarder already compiles).
+  for f in "$ROOT"/lib/Emulator/*.cpp "$ROOT"/lib/Support/*.cpp; do
+    [[ $f == */lib/Support/TensorMap.cpp ]] || sources+=("$f")
+  done
+  if [[ -n "$cxx" ]] && "$cxx" -std=c++17 -O2 -frounding-math -I"$ROOT/include" -I"$CUDA_HOME/include" \
       "${sources[@]}" "$ROOT/tools/nvfp4-run/nvfp4-run.cpp" \
       "$ROOT/tools/nvfp4-run/MlirMode.cpp" -ldl -o "$NVFP4_RUN"; then
     built=1

@@ -2,7 +2,7 @@
 //
 // One interface for executing kernels, with a backend per way of running
 // them: `cuda` (the CUDA driver API, CudaDevice.h) and `emulator` (the PTX
-// emulator of lib/Emulator, in a later increment). nvfp4-run and the tests
+// emulator of lib/Emulator, EmulatorDevice.h). nvfp4-run and the tests
 // talk to a Device and never to a backend directly.
 //
 // Every operation is synchronous: when it returns, its effects are visible
@@ -191,6 +191,10 @@ public:
   virtual Expected<LaunchTiming> launch(FunctionHandle function,
                                         const LaunchConfig &config,
                                         const std::vector<KernelArg> &args) = 0;
+
+  /// One line of backend-specific facts about the last successful launch
+  /// (the emulator: instructions executed, wall time, rate), or empty.
+  virtual std::string lastLaunchReport() const { return {}; }
 };
 
 /// Options for creating a device.
@@ -201,8 +205,8 @@ struct DeviceOptions {
 
 /// Creates a device of the given backend. `cuda`: fails with "no CUDA driver
 /// (libcuda.so.1) on this machine" where the driver library cannot be
-/// loaded. `emulator`: not available yet (a later increment), fails saying
-/// so.
+/// loaded. `emulator`: the PTX emulator (EmulatorDevice.h) with default
+/// settings.
 Expected<std::unique_ptr<Device>> createDevice(BackendKind kind,
                                                const DeviceOptions &options);
 
