@@ -43,7 +43,17 @@ module attributes {gpu.container_module} {
                                   %d: memref<256x256xf32>, %k_tiles: index) kernel
         attributes {known_block_size = array<i32: 256, 1, 1>,
                     nvvm.cluster_dim = array<i32: 2, 1, 1>,
-                    nvvm.maxnreg = 128 : i32} {
+                    nvvm.maxnreg = 128 : i32,
+                    nvfp4.harness = {reference = "gemm_abt",
+                      types = {a = "bf16", b = "bf16", d = "f32"},
+                      sizes = {m = 256 : i64, n = 256 : i64, k = 512 : i64},
+                      settable = ["k"], multiple_of = {k = 64 : i64},
+                      grid = array<i32: 2, 1, 1>, block = array<i32: 256, 1, 1>,
+                      cluster = array<i32: 2, 1, 1>, dynamic_smem = 132096 : i64,
+                      args = [{tmap = "a", box = array<i64: 64, 128>, swizzle = "128B"},
+                              {tmap = "b", box = array<i64: 64, 128>, swizzle = "128B"},
+                              {buffer = "d"},
+                              {scalar = "i64", value = "k/64"}]}} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index

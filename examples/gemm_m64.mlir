@@ -41,7 +41,17 @@ module attributes {gpu.container_module} {
     gpu.func @gemm_m64_n256(%tmap_a: !llvm.ptr, %tmap_b: !llvm.ptr,
                              %d: memref<64x256xf32>, %k_tiles: index) kernel
         attributes {known_block_size = array<i32: 256, 1, 1>,
-                    nvvm.maxnreg = 128 : i32} {
+                    nvvm.maxnreg = 128 : i32,
+                    nvfp4.harness = {reference = "gemm_abt",
+                      types = {a = "bf16", b = "bf16", d = "f32"},
+                      sizes = {m = 64 : i64, n = 256 : i64, k = 512 : i64},
+                      settable = ["k"], multiple_of = {k = 64 : i64},
+                      grid = array<i32: 1, 1, 1>, block = array<i32: 256, 1, 1>,
+                      cluster = array<i32: 1, 1, 1>, dynamic_smem = 164864 : i64,
+                      args = [{tmap = "a", box = array<i64: 64, 64>, swizzle = "128B"},
+                              {tmap = "b", box = array<i64: 64, 256>, swizzle = "128B"},
+                              {buffer = "d"},
+                              {scalar = "i64", value = "k/64"}]}} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index

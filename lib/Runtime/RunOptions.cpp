@@ -505,8 +505,10 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       return makeError("unknown option '", a, "' (see --help)");
     std::string option = name.substr(2);
     static const std::set<std::string> withValue = {
-        "backend", "kernel", "grid", "block", "cluster",
-        "smem",    "arg",    "buf",  "device"};
+        "backend", "kernel",   "grid", "block", "cluster",
+        "smem",    "arg",      "buf",  "device", "k",
+        "size",    "seed",     "emit-ptx", "rel-l2-tol",
+        "max-warp-instructions"};
     if (option == "dry-run") {
       if (hasValue)
         return makeError("--dry-run takes no value");
@@ -520,7 +522,8 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
         return makeError(name, " needs a value");
       value = args[++i];
     }
-    if (option != "arg" && option != "buf" && !given.insert(option).second)
+    if (option != "arg" && option != "buf" && option != "size" &&
+        !given.insert(option).second)
       return makeError(name, " given twice");
     if (option == "backend") {
       auto backend = parseBackendKind(value);
@@ -555,6 +558,38 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       if (!parseU64(value, ordinal) || ordinal > 1024)
         return makeError("--device=", value, ": expected a GPU ordinal");
       options.deviceOrdinal = static_cast<unsigned>(ordinal);
+    } else if (option == "k" || option == "size") {
+      std::string size = "k", number = value;
+      if (option == "size") {
+        size_t at = value.find('=');
+        if (at == std::string::npos || at == 0)
+          return makeError("--size=", value, ": expected NAME=N");
+        size = value.substr(0, at);
+        number = value.substr(at + 1);
+      }
+      uint64_t n;
+      if (!parseU64(number, n) || n == 0)
+        return makeError(name, "=", value, ": expected a positive integer");
+      if (!options.sizes.emplace(size, n).second)
+        return makeError("size ", size, " given twice");
+    } else if (option == "seed") {
+      if (!parseU64(value, options.seed))
+        return makeError("--seed=", value, ": expected an unsigned integer");
+    } else if (option == "max-warp-instructions") {
+      if (!parseU64(value, options.maxWarpInstructions))
+        return makeError("--max-warp-instructions=", value,
+                         ": expected an unsigned integer");
+    } else if (option == "emit-ptx") {
+      if (value.empty())
+        return makeError("--emit-ptx needs a file name");
+      options.emitPtx = value;
+    } else if (option == "rel-l2-tol") {
+      char *end = nullptr;
+      double t = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end || !(t >= 0))
+        return makeError("--rel-l2-tol=", value,
+                         ": expected a non-negative number");
+      options.relL2Tolerance = t;
     } else if (option == "arg") {
       auto arg = parseArgSpec(value, options.buffers);
       if (!arg)
@@ -573,11 +608,31 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
   if (options.input.empty())
     return makeError("no input file (expected a PTX, cubin or fatbinary "
                      "file; see --help)");
-  // An external kernel needs its launch shape; the MLIR-input mode (a later
-  // increment) derives it from the compiled kernel.
+  // An external kernel needs its launch shape; the MLIR-input mode takes it
+  // from the kernel's nvfp4.harness attribute.
   bool mlirInput =
       options.input.size() >= 5 &&
       options.input.compare(options.input.size() - 5, 5, ".mlir") == 0;
+  if (mlirInput) {
+    // The launch and the arguments come from the kernel's nvfp4.harness
+    // attribute.
+    for (const char *o : {"grid", "block", "cluster", "smem"})
+      if (given.count(o))
+        return makeError("--", o, " is not used with MLIR input: the launch "
+                         "comes from the kernel's nvfp4.harness attribute");
+    if (!options.args.empty() || !options.buffers.empty())
+      return makeError(options.args.empty() ? "--buf" : "--arg",
+                       " is not used with MLIR input: the arguments come "
+                       "from the kernel's nvfp4.harness attribute");
+    return options;
+  }
+  for (const char *o : {"k", "seed", "emit-ptx", "rel-l2-tol"})
+    if (given.count(o))
+      return makeError("--", o, " is for MLIR input only (", options.input,
+                       " is not a .mlir file)");
+  if (!options.sizes.empty())
+    return makeError("--size is for MLIR input only (", options.input,
+                     " is not a .mlir file)");
   if (!haveGrid && !mlirInput)
     return makeError("missing --grid=X[,Y,Z]");
   if (!haveBlock && !mlirInput)
@@ -647,8 +702,11 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
 
 std::string nvfp4::rt::runUsage() {
   return R"(usage: nvfp4-run [options] INPUT
+       nvfp4-run [--backend=B] [--k=N] [--seed=N] [MLIR options] KERNEL.mlir
 
-Runs one kernel of INPUT (PTX text, a cubin or a fatbinary) once.
+Runs one kernel of INPUT (PTX text, a cubin or a fatbinary) once. An .mlir
+input is compiled, run with seeded inputs and checked against a float64
+reference (see "MLIR input" below).
 
 options:
   --backend=cuda|emulator   where to run (default cuda)
@@ -663,6 +721,8 @@ options:
                             (for tmap: and ptr: arguments)
   --device=N                GPU ordinal (default 0)
   --dry-run                 check everything and print the launch, run nothing
+  --max-warp-instructions=N emulator: stop a launch after N warp
+                            instructions (default 0: no limit)
   -h, --help                this text
 
 argument SPECs:
@@ -687,6 +747,21 @@ argument SPECs:
         `const __grid_constant__ CUtensorMap`; pointer: a device copy's
         address). T: u8 u16 u32 i32 u64 i64 f16 bf16 f32 f64 tf32 f32_ftz
         tf32_ftz u4x16_align8b u4x16_align16b u6x16_align16b.
+
+MLIR input (the kernel's gpu.func carries an nvfp4.harness attribute that
+names the reference, the launch and each argument; docs/Runtime.md):
+  --kernel=NAME             the gpu.func (default: the only one with
+                            nvfp4.harness)
+  --k=N, --size=NAME=N      problem sizes the kernel lets the caller set
+                            (GEMM examples: k, default 512, a multiple of 64)
+  --seed=N                  inputs: operand i is filled from seed N+i
+                            (default 1); outputs start as NaN (0x7fc0dead)
+  --rel-l2-tol=X            PASS threshold on rel_l2 (default: the
+                            attribute's rel_l2, else 1e-4)
+  --emit-ptx=FILE           also write the compiled PTX to FILE
+  --dry-run                 compile and print the plan, run nothing
+  The last line is PASS or FAIL with cos=, rel_l2=, max_abs= and nan= (the
+  count of NaN/Inf outputs, which fail the check); exit 0 only on PASS.
 
 exit status: 0 success, 1 the run failed (no driver, a CUDA error, a
 kernel the GPU cannot run, a fault on the emulator), 2 bad arguments or

@@ -9,10 +9,12 @@
 # the project build links NVFP4Emulator, the standalone builds compile
 # lib/Emulator/*.cpp and lib/Support/*.cpp next to these.
 set(NVFP4_RUNTIME_SOURCES
+  Check.cpp
   CudaDevice.cpp
   Device.cpp
   EmulatorDevice.cpp
   Fill.cpp
+  Harness.cpp
   KernelImage.cpp
   RunOptions.cpp
   Runner.cpp

@@ -1,6 +1,17 @@
-//===- MlirMode.cpp - nvfp4-run's MLIR-input mode (not yet) ---------------===//
+//===- MlirMode.cpp - nvfp4-run's MLIR-input mode -------------------------===//
+//
+// With NVFP4_RUN_HAVE_MLIR (the project build): parse the .mlir input, read
+// the kernel's `nvfp4.harness` attribute into an rt::HarnessSpec, compile the
+// module in-process with the nvfp4-sm100-to-cubin pipeline to sm_100a PTX
+// (format=isa: no ptxas), then rt::runHarness. Without it (the standalone
+// LLVM-free build on the GPU machine), an .mlir input is a clear error.
+//
+//===----------------------------------------------------------------------===//
 
 #include "MlirMode.h"
+
+#include "nvfp4/Runtime/EmulatorDevice.h"
+#include "nvfp4/Runtime/Harness.h"
 
 #include <iostream>
 
@@ -12,10 +23,491 @@ bool run::isMlirInput(const std::string &path) {
          path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+#ifndef NVFP4_RUN_HAVE_MLIR
+
 int run::runMlirMode(const rt::RunOptions &options) {
   std::cerr << "nvfp4-run: error: MLIR input (" << options.input
-            << ") is not supported yet: compiling and checking against a "
-               "float64 reference comes in a later increment; give a PTX, "
-               "cubin or fatbinary file\n";
+            << ") needs the nvfp4-run of the project build (this one was "
+               "built without LLVM/MLIR); compile there with nvfp4-run "
+               "--emit-ptx=FILE or nvfp4-opt --nvfp4-sm100-to-cubin="
+               "\"ptx-file=FILE\" and run the PTX here\n";
   return 2;
 }
+
+#else
+
+#include "nvfp4/InitAll.h"
+#include "nvfp4/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+
+using namespace mlir;
+
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr const char *kHarnessAttr = "nvfp4.harness";
+
+int usageError(const std::string &message) {
+  std::cout.flush();
+  std::cerr << "nvfp4-run: error: " << message << "\n";
+  return kExitUsage;
+}
+
+/// Reads the nvfp4.harness dictionary of `func` into `spec`; every problem
+/// is an error on `func` naming the field, what was expected and what was
+/// found.
+class HarnessReader {
+public:
+  HarnessReader(gpu::GPUFuncOp func, rt::HarnessSpec &spec)
+      : func_(func), spec_(spec) {}
+
+  LogicalResult read(DictionaryAttr dict) {
+    spec_.kernel = func_.getName().str();
+    auto reference = get<StringAttr>(dict, "reference", "a string");
+    if (!reference)
+      return failure();
+    spec_.reference = reference.getValue().str();
+    auto ref = rt::findReference(spec_.reference);
+    if (!ref)
+      return error("reference", ref.takeError().message());
+
+    auto sizes = get<DictionaryAttr>(dict, "sizes", "a dictionary of sizes");
+    if (!sizes)
+      return failure();
+    for (NamedAttribute s : sizes) {
+      auto v = dyn_cast<IntegerAttr>(s.getValue());
+      if (!v || v.getInt() <= 0)
+        return error("sizes." + s.getName().str(),
+                     "expected a positive integer, found " + str(s.getValue()));
+      spec_.sizes[s.getName().str()] = uint64_t(v.getInt());
+    }
+    if (Attribute a = dict.get("settable")) {
+      auto list = dyn_cast<ArrayAttr>(a);
+      if (!list)
+        return error("settable", "expected an array of size names, found " +
+                                     str(a));
+      for (Attribute e : list) {
+        auto n = dyn_cast<StringAttr>(e);
+        if (!n)
+          return error("settable", "expected size names (strings), found " +
+                                       str(e));
+        spec_.settable.insert(n.getValue().str());
+      }
+    }
+    if (Attribute a = dict.get("multiple_of")) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      if (!d)
+        return error("multiple_of", "expected a dictionary, found " + str(a));
+      for (NamedAttribute s : d) {
+        auto v = dyn_cast<IntegerAttr>(s.getValue());
+        if (!v || v.getInt() <= 0)
+          return error("multiple_of." + s.getName().str(),
+                       "expected a positive integer, found " +
+                           str(s.getValue()));
+        spec_.multipleOf[s.getName().str()] = uint64_t(v.getInt());
+      }
+    }
+    if (Attribute a = dict.get("rel_l2")) {
+      auto f = dyn_cast<FloatAttr>(a);
+      if (!f || !(f.getValueAsDouble() >= 0))
+        return error("rel_l2", "expected a non-negative float, found " + str(a));
+      spec_.relL2Tolerance = f.getValueAsDouble();
+    }
+
+    // Element types of the reference's operands.
+    auto types = get<DictionaryAttr>(dict, "types",
+                                     "a dictionary operand = \"f32|bf16|f16\"");
+    if (!types)
+      return failure();
+    for (const rt::ReferenceOperand &o : (*ref)->operands) {
+      Attribute a = types.get(o.name);
+      auto s = dyn_cast_or_null<StringAttr>(a);
+      if (!s)
+        return error("types." + o.name,
+                     "expected the element type of operand '" + o.name +
+                         "' of reference '" + spec_.reference +
+                         "' (\"f32\", \"bf16\" or \"f16\"), found " +
+                         (a ? str(a) : std::string("nothing")));
+      auto t = rt::parseElemType(s.getValue().str());
+      if (!t)
+        return error("types." + o.name, t.takeError().message());
+      spec_.tensors.push_back({o.name, *t, o.shape, o.output});
+    }
+    for (NamedAttribute t : types)
+      if (!llvm::any_of((*ref)->operands, [&](const rt::ReferenceOperand &o) {
+            return o.name == t.getName().str();
+          }))
+        return error("types." + t.getName().str(),
+                     "reference '" + spec_.reference +
+                         "' has no operand '" + t.getName().str() + "'");
+
+    // The launch.
+    if (failed(readDim3(dict, "grid", spec_.launch.grid, true)) ||
+        failed(readDim3(dict, "block", spec_.launch.block, true)) ||
+        failed(readDim3(dict, "cluster", spec_.launch.cluster, false)))
+      return failure();
+    if (Attribute a = dict.get("dynamic_smem")) {
+      auto v = dyn_cast<IntegerAttr>(a);
+      if (!v || v.getInt() < 0 || v.getInt() > 0xFFFFFFFFll)
+        return error("dynamic_smem", "expected a byte count, found " + str(a));
+      spec_.launch.dynamicSmemBytes = uint32_t(v.getInt());
+    }
+
+    // The arguments, one per gpu.func argument.
+    auto args = get<ArrayAttr>(dict, "args", "an array of argument "
+                                             "dictionaries");
+    if (!args)
+      return failure();
+    unsigned nargs = func_.getNumArguments();
+    if (args.size() != nargs)
+      return error("args", "expected " + std::to_string(nargs) +
+                               " entries (one per kernel argument), found " +
+                               std::to_string(args.size()));
+    for (unsigned i = 0; i < nargs; ++i)
+      if (failed(readArg(i, args[i])))
+        return failure();
+    if (rt::Error e = rt::verify(spec_))
+      return error("", e.message());
+    return success();
+  }
+
+private:
+  static std::string str(Attribute a) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    a.print(os);
+    return s;
+  }
+
+  LogicalResult error(const std::string &field, const std::string &message) {
+    InFlightDiagnostic d = func_.emitError() << kHarnessAttr;
+    if (!field.empty())
+      d << "." << field;
+    d << ": " << message;
+    return failure();
+  }
+
+  template <typename T>
+  T get(DictionaryAttr dict, const char *key, const char *expected) {
+    Attribute a = dict.get(key);
+    if (!a) {
+      (void)error(key, std::string("missing; expected ") + expected);
+      return T();
+    }
+    auto t = dyn_cast<T>(a);
+    if (!t)
+      (void)error(key, std::string("expected ") + expected + ", found " +
+                           str(a));
+    return t;
+  }
+
+  LogicalResult readDim3(DictionaryAttr dict, const char *key, rt::Dim3 &d,
+                         bool required) {
+    Attribute a = dict.get(key);
+    if (!a)
+      return required ? error(key, "missing; expected array<i32: X, Y, Z>")
+                      : success();
+    auto arr = dyn_cast<DenseI32ArrayAttr>(a);
+    if (!arr || arr.size() < 1 || arr.size() > 3 ||
+        llvm::any_of(arr.asArrayRef(), [](int32_t v) { return v <= 0; }))
+      return error(key, "expected array<i32: X[, Y, Z]> of positive "
+                        "extents, found " +
+                            str(a));
+    d.x = uint32_t(arr[0]);
+    d.y = arr.size() > 1 ? uint32_t(arr[1]) : 1;
+    d.z = arr.size() > 2 ? uint32_t(arr[2]) : 1;
+    return success();
+  }
+
+  LogicalResult readArg(unsigned i, Attribute attr) {
+    std::string field = "args[" + std::to_string(i) + "]";
+    auto d = dyn_cast<DictionaryAttr>(attr);
+    if (!d)
+      return error(field, "expected a dictionary, found " + str(attr));
+    Type type = func_.getArgument(i).getType();
+    std::string typeStr;
+    {
+      llvm::raw_string_ostream os(typeStr);
+      type.print(os);
+    }
+    rt::HarnessArg a;
+    if (auto t = d.getAs<StringAttr>("tmap")) {
+      a.kind = rt::HarnessArg::Kind::TensorMap;
+      a.tensor = t.getValue().str();
+      auto box = d.getAs<DenseI64ArrayAttr>("box");
+      if (!box)
+        return error(field + ".box",
+                     "expected array<i64: ...> (innermost first), found " +
+                         (d.get("box") ? str(d.get("box")) : "nothing"));
+      for (int64_t b : box.asArrayRef()) {
+        if (b <= 0 || b > 256)
+          return error(field + ".box", "expected extents in [1, 256], found " +
+                                           std::to_string(b));
+        a.box.push_back(uint32_t(b));
+      }
+      if (auto s = d.getAs<StringAttr>("swizzle")) {
+        auto sw = rt::parseTmaSwizzle(s.getValue().str());
+        if (!sw)
+          return error(field + ".swizzle", sw.takeError().message());
+        a.swizzle = *sw;
+      }
+      if (auto by = d.getAs<StringAttr>("by")) {
+        if (by.getValue() != "pointer" && by.getValue() != "value")
+          return error(field + ".by", "expected \"pointer\" or \"value\", "
+                                      "found \"" +
+                                          by.getValue().str() + "\"");
+        a.byPointer = by.getValue() == "pointer";
+      }
+      if (a.byPointer && !isa<LLVM::LLVMPointerType>(type))
+        return error(field, "a tensor map passed by pointer needs an "
+                            "!llvm.ptr argument, found " +
+                                typeStr);
+    } else if (auto b = d.getAs<StringAttr>("buffer")) {
+      a.kind = rt::HarnessArg::Kind::Buffer;
+      a.tensor = b.getValue().str();
+      if (!isa<MemRefType, LLVM::LLVMPointerType>(type))
+        return error(field, "a buffer needs a memref or !llvm.ptr argument, "
+                            "found " +
+                                typeStr);
+    } else if (auto s = d.getAs<StringAttr>("scalar")) {
+      a.kind = rt::HarnessArg::Kind::Scalar;
+      std::string t = s.getValue().str();
+      if (t == "i32")
+        a.scalarType = rt::KernelArg::Kind::I32;
+      else if (t == "u32")
+        a.scalarType = rt::KernelArg::Kind::U32;
+      else if (t == "i64")
+        a.scalarType = rt::KernelArg::Kind::I64;
+      else if (t == "u64")
+        a.scalarType = rt::KernelArg::Kind::U64;
+      else
+        return error(field + ".scalar",
+                     "expected \"i32\", \"u32\", \"i64\" or \"u64\", found \"" +
+                         t + "\"");
+      auto v = d.getAs<StringAttr>("value");
+      if (!v)
+        return error(field + ".value",
+                     "expected a string (\"7\", \"k\" or \"k/64\"), found " +
+                         (d.get("value") ? str(d.get("value")) : "nothing"));
+      a.value = v.getValue().str();
+      unsigned width = t == "i32" || t == "u32" ? 32 : 64;
+      bool ok = type.isIndex() ? width == 64
+                               : type.isInteger(width);
+      if (!ok)
+        return error(field, "a " + t + " scalar needs an " +
+                                (width == 64 ? std::string("index or i64")
+                                             : std::string("i32")) +
+                                " argument, found " + typeStr);
+    } else {
+      return error(field, "expected one of tmap = \"TENSOR\", buffer = "
+                          "\"TENSOR\" or scalar = \"i32|u32|i64|u64\", found " +
+                              str(attr));
+    }
+    spec_.args.push_back(std::move(a));
+    return success();
+  }
+
+  gpu::GPUFuncOp func_;
+  rt::HarnessSpec &spec_;
+};
+
+/// Checks the static memref shapes of buffer arguments against the tensor
+/// shapes at the resolved sizes.
+LogicalResult checkBufferShapes(gpu::GPUFuncOp func,
+                                const rt::HarnessSpec &spec,
+                                const std::map<std::string, uint64_t> &sizes) {
+  for (unsigned i = 0; i < spec.args.size(); ++i) {
+    const rt::HarnessArg &a = spec.args[i];
+    if (a.kind != rt::HarnessArg::Kind::Buffer)
+      continue;
+    auto memref = dyn_cast<MemRefType>(func.getArgument(i).getType());
+    if (!memref)
+      continue;
+    const rt::HarnessTensor *t = nullptr;
+    for (const rt::HarnessTensor &x : spec.tensors)
+      if (x.name == a.tensor)
+        t = &x;
+    SmallVector<int64_t> want;
+    for (const std::string &d : t->shape)
+      want.push_back(int64_t(sizes.at(d)));
+    if (memref.getRank() != int64_t(want.size()))
+      return func.emitError() << kHarnessAttr << ".args[" << i << "]: tensor '"
+                              << t->name << "' has rank " << want.size()
+                              << " but the argument is " << memref;
+    for (int64_t d = 0; d < memref.getRank(); ++d)
+      if (!memref.isDynamicDim(d) && memref.getDimSize(d) != want[d])
+        return func.emitError()
+               << kHarnessAttr << ".args[" << i << "]: tensor '" << t->name
+               << "' is [" << [&] {
+                    std::string s;
+                    for (int64_t w : want)
+                      s += (s.empty() ? "" : "x") + std::to_string(w);
+                    return s;
+                  }()
+               << "] at these sizes but the argument is " << memref;
+  }
+  return success();
+}
+
+} // namespace
+
+int run::runMlirMode(const rt::RunOptions &options) {
+  DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  nvfp4::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Diagnostics point at the source line; the generic form of a whole
+  // kernel after them would bury the message.
+  context.printOpOnDiagnostic(false);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, llvm::errs());
+  std::string error;
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(options.input, sourceMgr, ParserConfig(&context));
+  if (!module) {
+    llvm::errs().flush();
+    return usageError("cannot parse " + options.input);
+  }
+
+  // The kernel: the gpu.func carrying nvfp4.harness (or --kernel's).
+  SmallVector<gpu::GPUFuncOp> candidates;
+  std::string names;
+  module->walk([&](gpu::GPUFuncOp f) {
+    if (!f.isKernel())
+      return;
+    names += (names.empty() ? "" : ", ") + f.getName().str();
+    if (options.kernel.empty() ? f->hasAttr(kHarnessAttr)
+                               : f.getName() == options.kernel)
+      candidates.push_back(f);
+  });
+  if (candidates.empty())
+    return usageError(
+        options.kernel.empty()
+            ? "no kernel gpu.func in " + options.input + " has an " +
+                  kHarnessAttr + " attribute (kernels: " +
+                  (names.empty() ? std::string("none") : names) +
+                  "); docs/Runtime.md describes it"
+            : "no kernel gpu.func named '" + options.kernel + "' in " +
+                  options.input + " (kernels: " +
+                  (names.empty() ? std::string("none") : names) + ")");
+  if (candidates.size() > 1)
+    return usageError("several kernels of " + options.input + " have an " +
+                      kHarnessAttr + " attribute: choose one with --kernel");
+  gpu::GPUFuncOp func = candidates.front();
+  Attribute attr = func->getAttr(kHarnessAttr);
+  if (!attr)
+    return usageError("kernel '" + func.getName().str() + "' has no " +
+                      kHarnessAttr + " attribute; docs/Runtime.md describes it");
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  rt::HarnessSpec spec;
+  if (!dict) {
+    func.emitError() << kHarnessAttr << ": expected a dictionary, found "
+                     << attr;
+    return usageError("bad " + std::string(kHarnessAttr) + " attribute");
+  }
+  if (failed(HarnessReader(func, spec).read(dict)))
+    return usageError("bad " + std::string(kHarnessAttr) + " attribute on '" +
+                      spec.kernel + "'");
+  auto sizes = rt::resolveSizes(spec, options.sizes);
+  if (!sizes)
+    return usageError(sizes.takeError().message());
+  if (failed(checkBufferShapes(func, spec, *sizes)))
+    return usageError("bad " + std::string(kHarnessAttr) + " attribute on '" +
+                      spec.kernel + "'");
+
+  // Compile: the whole pipeline, ending in PTX (no ptxas).
+  nvfp4::SM100ToCubinOptions pipelineOptions;
+  pipelineOptions.format = "isa";
+  PassManager pm(&context);
+  if (failed(nvfp4::buildSM100ToCubinPipeline(pm, pipelineOptions)))
+    return usageError("cannot build the nvfp4-sm100-to-cubin pipeline");
+  std::string kernelModule =
+      func->getParentOfType<gpu::GPUModuleOp>().getName().str();
+  if (failed(pm.run(*module)))
+    return usageError("compiling " + options.input + " failed (the "
+                      "diagnostics above)");
+  std::string ptx;
+  module->walk([&](gpu::BinaryOp binary) {
+    if (binary.getName() != kernelModule)
+      return;
+    for (Attribute o : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(o))
+        if (object.getFormat() == gpu::CompilationTarget::Assembly)
+          ptx = object.getObject().getValue().str();
+  });
+  if (ptx.empty())
+    return usageError("compiling " + options.input +
+                      " produced no PTX for gpu.module @" + kernelModule);
+  if (!options.emitPtx.empty()) {
+    std::ofstream out(options.emitPtx, std::ios::binary | std::ios::trunc);
+    out << ptx;
+    out.close();
+    if (!out)
+      return usageError("cannot write '" + options.emitPtx + "'");
+  }
+  auto image = rt::KernelImage::fromBytes(
+      std::vector<uint8_t>(ptx.begin(), ptx.end()), options.input + " (PTX)");
+  if (!image)
+    return usageError(image.takeError().message());
+
+  rt::HarnessRunOptions run;
+  run.sizes = *sizes;
+  run.seed = options.seed;
+  run.relL2Tolerance = options.relL2Tolerance;
+  run.origin = options.input;
+  std::cout << "nvfp4-run: backend " << rt::stringify(options.backend)
+            << ", compiled " << image->describe() << "\n";
+  rt::printHarnessPlan(spec, run, std::cout);
+  if (!options.emitPtx.empty())
+    std::cout << "nvfp4-run: wrote the PTX to " << options.emitPtx << "\n";
+  if (options.dryRun) {
+    std::cout << "nvfp4-run: dry run: nothing launched\n";
+    return 0;
+  }
+
+  std::unique_ptr<rt::Device> device;
+  if (options.backend == rt::BackendKind::Emulator) {
+    rt::EmulatorOptions eo;
+    eo.maxWarpInstructions = options.maxWarpInstructions;
+    device = std::make_unique<rt::EmulatorDevice>(eo);
+  } else {
+    rt::DeviceOptions deviceOptions;
+    deviceOptions.ordinal = options.deviceOrdinal;
+    auto d = rt::createDevice(options.backend, deviceOptions);
+    if (!d) {
+      std::cerr << "nvfp4-run: error: " << d.takeError().message() << "\n";
+      return kExitFailure;
+    }
+    device = std::move(*d);
+  }
+  auto pass = rt::runHarness(spec, *image, *device, run, std::cout);
+  if (!pass) {
+    std::cout.flush();
+    std::cerr << "nvfp4-run: error: " << pass.takeError().message() << "\n";
+    return kExitFailure;
+  }
+  return *pass ? 0 : kExitFailure;
+}
+
+#endif // NVFP4_RUN_HAVE_MLIR

@@ -4,8 +4,8 @@
 //  - external kernel (PTX, cubin, fatbinary): run one kernel once with
 //    buffers, scalars and tensor maps from the command line (lib/Runtime's
 //    RunOptions and Runner); docs/Runtime.md documents it.
-//  - MLIR input (.mlir): compile, run and check against a float64
-//    reference. It comes in a later increment; MlirMode.cpp is its place.
+//  - MLIR input (.mlir): compile, run with seeded inputs and check against
+//    a float64 reference (MlirMode.cpp; docs/Runtime.md).
 //
 // Exit status: 0 success, 1 the run failed, 2 bad arguments or input files.
 //
@@ -14,6 +14,7 @@
 #include "MlirMode.h"
 
 #include "nvfp4/Runtime/Device.h"
+#include "nvfp4/Runtime/EmulatorDevice.h"
 #include "nvfp4/Runtime/RunOptions.h"
 #include "nvfp4/Runtime/Runner.h"
 
@@ -45,7 +46,11 @@ int runExternalKernel(const RunOptions &options) {
   }
   DeviceOptions deviceOptions;
   deviceOptions.ordinal = options.deviceOrdinal;
-  auto device = createDevice(options.backend, deviceOptions);
+  EmulatorOptions emulatorOptions;
+  emulatorOptions.maxWarpInstructions = options.maxWarpInstructions;
+  auto device = options.backend == BackendKind::Emulator
+                    ? createEmulatorDevice(deviceOptions, emulatorOptions)
+                    : createDevice(options.backend, deviceOptions);
   if (!device)
     return report(device.takeError(), kExitFailure);
   if (Error e = executeRun(*plan, **device, std::cout))

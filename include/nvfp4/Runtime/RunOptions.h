@@ -17,6 +17,8 @@
 #include "nvfp4/Runtime/TensorMap.h"
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +100,16 @@ struct RunOptions {
   bool dryRun = false;
   std::vector<BufferSpec> buffers;
   std::vector<ArgSpec> args;
+
+  /// MLIR-input mode only (docs/Runtime.md): problem sizes (--k=N,
+  /// --size=NAME=N), the input seed, a file to write the compiled PTX to,
+  /// and the rel_l2 threshold overriding the kernel's.
+  std::map<std::string, uint64_t> sizes;
+  uint64_t seed = 1;
+  std::string emitPtx;
+  std::optional<double> relL2Tolerance;
+  /// Emulator: stop a launch after this many warp instructions (0: none).
+  uint64_t maxWarpInstructions = 0;
 
   /// The buffer named `name`, or null.
   const BufferSpec *findBuffer(const std::string &name) const;
