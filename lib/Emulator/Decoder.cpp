@@ -12,6 +12,7 @@
 #include "Memory.h"
 #include "Program.h"
 #include "nvfp4/Support/TensorMemory.h"
+#include "nvfp4/Support/UMMADescriptors.h"
 
 #include "nvfp4/Emulator/FloatFormats.h"
 
@@ -91,6 +92,7 @@ private:
 
   // Operand helpers.
   uint32_t constRow(uint64_t v);
+  uint32_t sharedSymbolRow(uint64_t v);
   uint32_t specialRow(SpecialReg r, uint8_t comp);
   bool immediateValue(const Operand &op, Type t, uint64_t &v);
   bool src(const Instruction &in, unsigned i, Type t, uint32_t &enc);
@@ -123,6 +125,8 @@ private:
   bool decodeMbarrier(const Instruction &in, XInst &x);
   bool decodeTma(const Instruction &in, XInst &x);
   bool decodeTcgen05(const Instruction &in, XInst &x);
+  bool decodeTcgen05Mma(const Instruction &in, XInst &x);
+  bool decodeTcgen05Commit(const Instruction &in, XInst &x);
   bool plainAddress(const Instruction &in, unsigned i, XSpace space,
                     uint32_t &enc, int64_t &imm);
   bool decodeCall(const Instruction &in, XInst &x);
@@ -147,6 +151,7 @@ private:
   std::map<std::pair<uint32_t, uint32_t>, uint32_t>
       sharedOffset_; ///< (fn+1 or 0, var)
   std::map<uint64_t, uint32_t> constRows_;
+  std::map<uint64_t, uint32_t> sharedSymbolRows_;
   std::map<std::pair<int, int>, uint32_t> specialRows_;
   uint32_t curFn_ = 0;
   std::string err_;
@@ -460,6 +465,18 @@ uint32_t Decoder::constRow(uint64_t v) {
   return enc;
 }
 
+uint32_t Decoder::sharedSymbolRow(uint64_t v) {
+  auto it = sharedSymbolRows_.find(v);
+  if (it != sharedSymbolRows_.end())
+    return it->second;
+  uint32_t idx = static_cast<uint32_t>(p_.constPool.size() / 32);
+  p_.constPool.insert(p_.constPool.end(), 32, v);
+  p_.sharedSymbolRows.push_back(idx);
+  uint32_t enc = idx | kConstBit;
+  sharedSymbolRows_[v] = enc;
+  return enc;
+}
+
 uint32_t Decoder::specialRow(SpecialReg r, uint8_t comp) {
   auto key = std::make_pair(static_cast<int>(r), static_cast<int>(comp));
   auto it = specialRows_.find(key);
@@ -604,7 +621,8 @@ bool Decoder::src(const Instruction &in, unsigned i, Type t, uint32_t &enc) {
         break;
       }
     }
-    enc = constRow(v & maskBits(bits));
+    enc = a.space == XSpace::Shared ? sharedSymbolRow(v & maskBits(bits))
+                                    : constRow(v & maskBits(bits));
     return true;
   }
   case Operand::Kind::Sink:
@@ -741,7 +759,7 @@ bool Decoder::address(const Instruction &in, unsigned i, XInst &x) {
     }
     if (x.space == XSpace::ParamKernel && a.space == XSpace::Local)
       x.space = XSpace::Local; // .param of a .func or a call argument
-    x.src[0] = constRow(v);
+    x.src[0] = a.space == XSpace::Shared ? sharedSymbolRow(v) : constRow(v);
     return true;
   }
   if (base.kind == Operand::Kind::Register) {
@@ -907,6 +925,101 @@ bool Decoder::decodeTcgen05(const Instruction &in, XInst &x) {
   x.sub = static_cast<uint8_t>(shape);
   x.sub2 = in.has(ModId::Pack16b) || in.has(ModId::Unpack16b) ? 1 : 0;
   x.target = static_cast<uint32_t>(num);
+  return true;
+}
+
+bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
+  // tcgen05.mma.cta_group::N.kind::K{.collector::a::*} [d], a-desc | [a],
+  //     b-desc, idesc{, disable-output-lane}, enable-input-d{, scale-d};
+  // Implemented: kind::f16 and kind::tf32, A from shared memory or TMEM,
+  // cta_group 1 and 2, enable-input-d. Block-scaled kinds, .ws, .sp,
+  // disable-output-lane and scale-input-d come with issue 4.
+  auto later = [&](const std::string &what) {
+    x.op = XOp::NotImplemented;
+    return fail("not implemented yet: '" + in.mnemonic + "' with " + what +
+                " (implemented: kind::f16 and kind::tf32, A from shared "
+                "memory or tensor memory, cta_group 1 and 2, enable-input-d)");
+  };
+  for (ModId m : {ModId::KindF8f6f4, ModId::KindI8, ModId::KindMxf8f6f4,
+                  ModId::KindMxf4, ModId::KindMxf4nvf4})
+    if (in.has(m))
+      return later(std::string(".") + modName(m));
+  for (ModId m : {ModId::BlockScale, ModId::Ws, ModId::Sp, ModId::Ashift,
+                  ModId::ScaleVec1X, ModId::ScaleVec2X, ModId::ScaleVec4X,
+                  ModId::Block16, ModId::Block32})
+    if (in.has(m))
+      return later(std::string(".") + modName(m));
+  if (!checkMods(in, {ModId::CtaGroup, ModId::KindF16, ModId::KindTf32,
+                      ModId::CollectorADiscard, ModId::CollectorALastuse,
+                      ModId::CollectorAFill, ModId::CollectorAUse}))
+    return false;
+  int cg = in.value(ModId::CtaGroup, 0);
+  if (cg != 1 && cg != 2)
+    return fail("'" + in.mnemonic + "' needs .cta_group::1 or ::2");
+  if (in.has(ModId::KindF16) == in.has(ModId::KindTf32))
+    return fail("'" + in.mnemonic + "' needs one .kind");
+  if (!expectOperands(in, 5, 7))
+    return false;
+  if (in.operands.size() == 7 ||
+      (in.operands.size() == 6 &&
+       in.operands[4].kind == Operand::Kind::Vector))
+    return later("disable-output-lane");
+  if (in.operands.size() == 6)
+    return later("scale-input-d");
+  x.op = XOp::TmemMma;
+  x.sub = static_cast<uint8_t>(in.has(ModId::KindF16) ? umma::MmaKind::F16
+                                                      : umma::MmaKind::TF32);
+  x.sub2 = cg == 2 ? XT_CtaGroup2 : 0;
+  if (!plainAddress(in, 0, XSpace::Generic, x.src[0], x.imm))
+    return false;
+  int64_t aImm = 0;
+  if (in.operands[1].kind == Operand::Kind::Address) {
+    x.sub2 |= XM_ATmem;
+    if (!plainAddress(in, 1, XSpace::Generic, x.src[1], aImm))
+      return false;
+  } else if (!src(in, 1, Type::U64, x.src[1])) {
+    return false;
+  }
+  x.listBegin = static_cast<uint32_t>(p_.lists.size());
+  x.listCount = 0;
+  p_.lists.push_back(constRow(static_cast<uint64_t>(aImm)));
+  if (!src(in, 2, Type::U64, x.src[2]) || !srcU32(in, 3, x.src[3]))
+    return false;
+  XInst p;
+  if (!predSrc(in, 4, p, 0))
+    return false;
+  x.target = p.src[0];
+  if (p.srcNeg & 1)
+    x.sub2 |= XM_NegEnable;
+  return true;
+}
+
+bool Decoder::decodeTcgen05Commit(const Instruction &in, XInst &x) {
+  // tcgen05.commit.cta_group::N.mbarrier::arrive::one{.shared::cluster}
+  //     {.multicast::cluster}.b64 [mbar]{, ctaMask};
+  if (!checkMods(in, {ModId::CtaGroup, ModId::MbarrierArriveOne,
+                      ModId::SharedCluster, ModId::MulticastCluster,
+                      ModId::Type}))
+    return false;
+  int cg = in.value(ModId::CtaGroup, 0);
+  if (cg != 1 && cg != 2)
+    return fail("'" + in.mnemonic + "' needs .cta_group::1 or ::2");
+  if (!in.has(ModId::MbarrierArriveOne) || in.type() != Type::B64)
+    return fail("'" + in.mnemonic + "' needs .mbarrier::arrive::one and .b64");
+  bool multicast = in.has(ModId::MulticastCluster);
+  unsigned n = multicast ? 2 : 1;
+  if (!expectOperands(in, n, n))
+    return false;
+  x.op = XOp::TmemCommit;
+  x.sub = static_cast<uint8_t>((multicast ? XT_Multicast : 0) |
+                               (cg == 2 ? XT_CtaGroup2 : 0));
+  XSpace sp = in.has(ModId::SharedCluster) ? XSpace::SharedCluster
+                                           : XSpace::Generic;
+  x.space = sp;
+  if (!plainAddress(in, 0, sp, x.src[0], x.imm))
+    return false;
+  if (multicast && !src(in, 1, Type::U16, x.src[1]))
+    return false;
   return true;
 }
 
@@ -2649,6 +2762,22 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
     }
     return dst(in, 0, t, x) && src(in, 1, t, x.src[0]);
   }
+  case Opcode::Mapa: {
+    // mapa{.shared::cluster}.u32/.u64 d, a, b  (a generic address without
+    // the state space).
+    if (!checkMods(in, {ModId::SharedCluster}))
+      return false;
+    if (!expectOperands(in, 3, 3) || (t != Type::U32 && t != Type::U64))
+      return (t != Type::U32 && t != Type::U64)
+                 ? fail("mapa needs .u32 or .u64")
+                 : false;
+    x.op = XOp::Mapa;
+    x.type = t;
+    x.space = in.has(ModId::SharedCluster) ? XSpace::SharedCluster
+                                           : XSpace::Generic;
+    return dst(in, 0, t, x) && src(in, 1, t, x.src[0]) &&
+           src(in, 2, Type::U32, x.src[1]);
+  }
   case Opcode::Isspacep: {
     if (!checkMods(in, {ModId::Global, ModId::Shared, ModId::SharedCta,
                         ModId::SharedCluster, ModId::Local, ModId::Const,
@@ -2856,6 +2985,10 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::Tcgen05Wait:
   case Opcode::Tcgen05Fence:
     return decodeTcgen05(in, x);
+  case Opcode::Tcgen05Mma:
+    return decodeTcgen05Mma(in, x);
+  case Opcode::Tcgen05Commit:
+    return decodeTcgen05Commit(in, x);
   case Opcode::BarrierCluster: {
     if (!checkMods(in, {ModId::Arrive, ModId::Wait, ModId::Aligned,
                         ModId::Relaxed, ModId::Release, ModId::Acquire}))

@@ -426,6 +426,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   w.cta = &cta;
   w.id = warpIndex;
   w.rows = cta.rows.data() + size_t(warpIndex) * prog_.numRows * 32;
+  w.consts = cta.consts.data();
   w.preds = cta.preds.data() + size_t(warpIndex) * prog_.numPreds;
   uint32_t first = warpIndex * 32;
   uint32_t n = std::min<uint32_t>(32, threadsPerCta_ - first);
@@ -544,6 +545,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
 Error Executor::runCluster(const Dim3 &clusterId) {
   clusterId_ = clusterId;
   clearTma(); // copies a finished cluster left in flight are dropped
+  clearTensorUnit();
   if (ctas_.size() != clusterSize_) {
     ctas_.clear();
     for (uint32_t i = 0; i < clusterSize_; ++i)
@@ -562,6 +564,11 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     cta.rank = r;
     cta.shared.assign(sharedBytes_, 0);
     cta.rows.assign(size_t(warpsPerCta_) * prog_.numRows * 32, 0);
+    cta.consts = prog_.constPool;
+    for (uint32_t row : prog_.sharedSymbolRows)
+      for (uint32_t l = 0; l < 32; ++l)
+        cta.consts[size_t(row) * 32 + l] +=
+            uint64_t(r) << addrspace::kClusterRankShift;
     cta.preds.assign(size_t(warpsPerCta_) * prog_.numPreds, 0);
     cta.warps.resize(warpsPerCta_);
     for (Barrier &b : cta.bars)
@@ -607,6 +614,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
         return Error::failure(fault_.message);
       }
     }
+    roundProgress_ = progress;
     for (auto &u : async_) {
       Error err;
       if (u->step(*this, err))
@@ -768,7 +776,7 @@ std::string Executor::describeWarpState(const Warp &w) const {
       s += "; ";
     uint32_t l = firstLane(w.collWait);
     s += "lanes " + hex(w.collWait) +
-         " wait for the rest of their member mask at line " +
+         " wait for the other lanes of their member mask (or, at an .aligned instruction, of the warp) at line " +
          std::to_string(prog_.code[w.lanePc[l]].line);
   }
   // mbarrier waits, grouped by instruction, barrier and parity.
@@ -844,6 +852,16 @@ uint64_t Executor::runWarp(Warp &w, uint32_t budget, bool &failed) {
     if (w.active == 0 && !selectGroup(w))
       break;
     const XInst &I = code[w.pc];
+    if ((I.flags & XF_Aligned) && w.active != w.live()) {
+      // An aligned instruction waits for the warp's other live lanes (they
+      // may still be in a loop, e.g. the elected lane polling an mbarrier).
+      if (!gatherAligned(w, I)) {
+        failed = true;
+        break;
+      }
+      if (w.active == 0)
+        continue; // parked; run the other lanes
+    }
     uint32_t mask = w.active;
     if (I.guard >= 0) {
       uint32_t p = w.preds[I.guard];
@@ -863,6 +881,46 @@ uint64_t Executor::runWarp(Warp &w, uint32_t budget, bool &failed) {
   stats_.threadInstructions += threadInstrs;
   budgetLeft_ -= std::min(budgetLeft_, n);
   return n;
+}
+
+bool Executor::gatherAligned(Warp &w, const XInst &I) {
+  // Lanes already waiting at this instruction join the group.
+  uint32_t here = 0;
+  for (uint32_t m = w.collWait; m; m &= m - 1) {
+    uint32_t l = firstLane(m);
+    if (w.lanePc[l] == w.pc)
+      here |= 1u << l;
+  }
+  uint32_t group = w.active | here;
+  if (group == w.live()) {
+    w.collWait &= ~here;
+    w.parked &= ~here;
+    w.active = group;
+    recomputeMinParked(w);
+    return true;
+  }
+  // Lanes waiting at a different aligned instruction can never meet these:
+  // the warp has diverged across two aligned instructions.
+  for (uint32_t m = w.collWait & ~here; m; m &= m - 1) {
+    uint32_t l = firstLane(m);
+    const XInst &J = prog_.code[w.lanePc[l]];
+    if (J.flags & XF_Aligned) {
+      std::string a = I.inst ? I.inst->mnemonic : "instruction";
+      std::string b = J.inst ? J.inst->mnemonic : "instruction";
+      return fault(Fault::Kind::Divergence, w, firstLane(w.active), I,
+                   "'" + a +
+                       "' requires all non-exited lanes of the warp to "
+                       "execute it together (.aligned), but lanes " +
+                       hex(w.collWait & ~here) + " wait at '" + b +
+                       "' (line " + std::to_string(J.line) + ") and lanes " +
+                       hex(group) + " reached this one");
+    }
+  }
+  parkGroup(w, w.active, w.pc);
+  w.collWait |= w.active;
+  w.active = 0;
+  recomputeMinParked(w);
+  return true;
 }
 
 bool Executor::checkAligned(Warp &w, const XInst &I, uint32_t mask) {
@@ -941,6 +999,26 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::Exit:
     if (mask) {
       laneExit(w, mask);
+      // Lanes waiting at an aligned instruction for the lanes that just
+      // exited will never be joined by them.
+      for (uint32_t m = w.collWait; m; m &= m - 1) {
+        uint32_t l = firstLane(m);
+        const XInst &J = prog_.code[w.lanePc[l]];
+        if ((J.flags & XF_Aligned) && J.maskSlot == 0xff) {
+          uint32_t waiting = 0;
+          for (uint32_t n = w.collWait; n; n &= n - 1)
+            if (w.lanePc[firstLane(n)] == w.lanePc[l])
+              waiting |= 1u << firstLane(n);
+          std::string name = J.inst ? J.inst->mnemonic : "instruction";
+          return fault(Fault::Kind::Divergence, w, l, J,
+                       "'" + name +
+                           "' requires all non-exited lanes of the warp to "
+                           "execute it together (.aligned), but lanes " +
+                           hex(mask) + " exited (line " +
+                           std::to_string(I.line) + ") while lanes " +
+                           hex(waiting) + " waited at it");
+        }
+      }
       if (w.active == 0) {
         selectGroup(w);
         yield = true;
@@ -1005,6 +1083,11 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::TmemWait:
   case XOp::TmemFence:
     if (mask && !execTmem(w, I, mask))
+      return false;
+    break;
+  case XOp::TmemMma:
+  case XOp::TmemCommit:
+    if (mask && !execMma(w, I, mask))
       return false;
     break;
   case XOp::MbarPendingCount:
@@ -1139,6 +1222,7 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::Ld:
   case XOp::St:
   case XOp::Cvta:
+  case XOp::Mapa:
   case XOp::Isspacep:
     if (mask && !execMemory(w, I, mask))
       return false;
@@ -1570,10 +1654,7 @@ bool Executor::mbarAddress(Warp &w, uint32_t lane, const XInst &I,
   uint8_t *p = resolve(w, lane, space, addr, 8, /*write=*/true, I);
   if (!p)
     return false;
-  cta = w.cta;
-  if (space == XSpace::SharedCluster &&
-      addr >= (uint64_t(1) << addrspace::kClusterRankShift))
-    cta = ctas_[(addr >> addrspace::kClusterRankShift) - 1].get();
+  cta = ctas_[addr >> addrspace::kClusterRankShift].get();
   off = static_cast<uint32_t>(p - cta->shared.data());
   if (ownCtaOnly && cta != w.cta)
     return fault(Fault::Kind::Invalid, w, lane, I,
@@ -2550,11 +2631,12 @@ bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
       });
       return true;
     }
+    // abs and neg of a NaN give the canonical NaN (measured on an H200).
     case XOp::FAbs:
-      NVFP4_FOR_LANES(mask, d[l] = in(a, l) & 0x7fffffffu);
+      NVFP4_FOR_LANES(mask, d[l] = canonNanF32(in(a, l) & 0x7fffffffu));
       return true;
     case XOp::FNeg:
-      NVFP4_FOR_LANES(mask, d[l] = in(a, l) ^ 0x80000000u);
+      NVFP4_FOR_LANES(mask, d[l] = canonNanF32(in(a, l) ^ 0x80000000u));
       return true;
     case XOp::FCopysign:
       NVFP4_FOR_LANES(mask, d[l] = (uint32_t(b[l]) & 0x7fffffffu) |
@@ -3174,12 +3256,20 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
   }
   case XSpace::Shared:
   case XSpace::SharedCluster: {
+    // A shared address is (CTA rank << 24) | offset (docs/Emulator.md,
+    // "Shared memory addresses"; measured on an H200).
+    uint64_t rank = addr >> addrspace::kClusterRankShift;
+    uint64_t off = addr & ((uint64_t(1) << addrspace::kClusterRankShift) - 1);
     Cta *cta = w.cta;
-    uint64_t off = addr;
-    if (space == XSpace::SharedCluster &&
-        addr >= (uint64_t(1) << addrspace::kClusterRankShift)) {
-      uint64_t rank = (addr >> addrspace::kClusterRankShift) - 1;
-      off = addr & ((uint64_t(1) << addrspace::kClusterRankShift) - 1);
+    if (space == XSpace::Shared && rank != w.cta->rank)
+      return fail("shared::cta " + std::string(kind) + " of " +
+                  std::to_string(bytes) + " bytes at " + hex(addr) +
+                  ", an address of CTA rank " + std::to_string(rank) +
+                  " while the executing CTA has rank " +
+                  std::to_string(w.cta->rank) +
+                  " (another CTA's shared memory needs a shared::cluster "
+                  "access; hardware raises an illegal-instruction error)");
+    if (space == XSpace::SharedCluster) {
       if (rank >= ctas_.size())
         return fail("out-of-bounds " + what + hex(addr) +
                     " (shared::cluster address of CTA rank " +
@@ -3193,6 +3283,14 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
           " (the CTA has " + std::to_string(cta->shared.size()) +
           " bytes of shared memory: " + std::to_string(prog_.staticShared) +
           " static, " + std::to_string(cfg_.dynamicSharedBytes) + " dynamic)");
+    if (write && tensor_)
+      if (const std::string *origin = mmaReadsShared(*cta, off, bytes))
+        return fail("race: " + what + "shared address " + hex(off) +
+                    " of CTA rank " + std::to_string(cta->rank) +
+                    " overwrites an operand of the tcgen05.mma issued in " +
+                    *origin +
+                    " (not complete; wait on the mbarrier of its "
+                    "tcgen05.commit first)");
     if (tma_ && cfg_.checkTmaRaces)
       if (const std::string *origin = tmaInFlight(*cta, off, bytes))
         return fail("race: " + what + "shared address " + hex(off) +
@@ -3327,6 +3425,31 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
                            "address");
         d[l] = canon(I, v);
       }
+    });
+    return true;
+  }
+  case XOp::Mapa: {
+    // The rank field of a shared address (docs/Emulator.md, "Shared memory
+    // addresses") is replaced by the target rank.
+    uint64_t *d = row(w, I.dst);
+    const uint64_t *a = src(w, I.src[0]);
+    const uint64_t *b = src(w, I.src[1]);
+    const uint64_t offMask = (uint64_t(1) << addrspace::kClusterRankShift) - 1;
+    uint64_t window =
+        I.space == XSpace::Generic ? addrspace::kSharedWindow : 0;
+    NVFP4_FOR_LANES(mask, {
+      uint64_t v = a[l], r = b[l] & 0xffffffffu;
+      if (v < window || v - window >= addrspace::kWindowSize)
+        return fault(Fault::Kind::Memory, w, l, I,
+                     "mapa of generic address " + hex(v) +
+                         ", which is not a shared-memory address");
+      if (r >= ctas_.size())
+        return fault(Fault::Kind::Invalid, w, l, I,
+                     "mapa to CTA rank " + std::to_string(r) +
+                         ", but the cluster has " +
+                         std::to_string(ctas_.size()) + " CTAs");
+      uint64_t off = (v - window) & offMask;
+      d[l] = canon(I, window + ((r << addrspace::kClusterRankShift) | off));
     });
     return true;
   }

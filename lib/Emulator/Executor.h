@@ -10,7 +10,10 @@
 // again when the running group reaches their pc (so an if/else reconverges
 // at its join point without any reconvergence stack). An instruction marked
 // .aligned (bar.sync, *.sync.aligned) requires every non-exited lane of the
-// warp to be in the group, otherwise it is a divergence error.
+// warp to execute it together: lanes that reach it first wait (parked, like
+// lanes at a warp-synchronous instruction) until the others arrive; lanes
+// waiting at two different aligned instructions, or a guard predicate that
+// is not uniform, are a divergence error.
 //
 // mbarrier objects live in their 8 bytes of shared memory (encoding in
 // Executor.cpp, "mbarrier objects"). A try_wait whose phase has not completed
@@ -37,6 +40,7 @@
 namespace nvfp4::emu {
 
 class Executor;
+struct MmaOp;
 
 /// A source of asynchronous completions (TMA engine, tensor core, ...).
 /// The scheduler calls step() between warp slices; a deadlock is reported
@@ -90,6 +94,9 @@ public:
     std::vector<Warp> warps;
     std::vector<uint64_t> rows;
     std::vector<uint32_t> preds;
+    /// The program's constant rows, with this CTA's rank added to the
+    /// addresses of .shared variables (Program::sharedSymbolRows).
+    std::vector<uint64_t> consts;
     Barrier bars[16];
     uint32_t liveWarps = 0;
     // Tensor memory (Tmem.cpp): 128 lanes x 512 columns, lane-major,
@@ -108,6 +115,7 @@ public:
     Cta *cta = nullptr;
     uint32_t id = 0;
     uint64_t *rows = nullptr;
+    const uint64_t *consts = nullptr; ///< Cta::consts
     uint32_t *preds = nullptr;
     uint32_t valid = 0;  ///< lanes that exist
     uint32_t pc = 0;     ///< pc of the active group
@@ -201,10 +209,34 @@ private:
   bool execTmem(Warp &w, const XInst &I, uint32_t mask);
   bool tmemLdSt(Warp &w, const XInst &I, uint32_t mask);
   Error checkTmemLeaks();
+  static void ensureTmem(Cta &cta);
+  // tcgen05.mma / commit (Mma.cpp).
+  class TensorUnit;
+  friend class TensorUnit;
+  TensorUnit *tensor_ = nullptr; ///< owned by async_, created on first use
+  TensorUnit &tensorUnit();
+  void clearTensorUnit();
+  bool execMma(Warp &w, const XInst &I, uint32_t mask);
+  bool mmaLane(Warp &w, uint32_t lane, const XInst &I);
+  bool commitLane(Warp &w, uint32_t lane, const XInst &I);
+  std::string runMma(const MmaOp &op);
+  std::string runCommit(const MmaOp &op);
+  /// The origin of a pending tcgen05.mma that reads the `bytes` at shared
+  /// offset `off` of `cta`, or nullptr.
+  const std::string *mmaReadsShared(const Cta &cta, uint64_t off,
+                                    uint32_t bytes) const;
+  /// The origin of a pending tcgen05.mma that writes tensor-memory columns
+  /// [col, col + n) of `cta` (or, when `write`, also reads them), or nullptr.
+  const std::string *mmaTouchesTmem(const Cta &cta, uint32_t col, uint32_t n,
+                                    bool write) const;
+  /// Whether a warp made progress in the current scheduler round (the
+  /// tensor unit runs MMAs late, when none did).
+  bool roundProgress_ = true;
   bool execCall(Warp &w, const XInst &I, uint32_t mask);
   bool execRet(Warp &w, const XInst &I, uint32_t mask);
   bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);
   bool checkAligned(Warp &w, const XInst &I, uint32_t mask);
+  bool gatherAligned(Warp &w, const XInst &I);
 
   // Memory.
   uint8_t *resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
@@ -212,7 +244,8 @@ private:
 
   // Operands.
   const uint64_t *src(const Warp &w, uint32_t enc) const {
-    return (enc & kConstBit) ? prog_.constRow(enc) : w.rows + size_t(enc) * 32;
+    return (enc & kConstBit) ? w.consts + size_t(enc & ~kConstBit) * 32
+                             : w.rows + size_t(enc) * 32;
   }
   uint64_t *row(Warp &w, uint32_t idx) { return w.rows + size_t(idx) * 32; }
   uint32_t predMask(const Warp &w, const XInst &I, unsigned slot) const {

@@ -142,6 +142,7 @@ enum class XOp : uint16_t {
   St,
   Atom,
   Cvta,
+  Mapa, ///< mapa: the address of the same location in CTA rank b
   Isspacep,
   // Warp
   Shfl,
@@ -175,6 +176,15 @@ enum class XOp : uint16_t {
   TmemSt, ///< tcgen05.st: as TmemLd (sub2 unpack)
   TmemWait,  ///< tcgen05.wait::ld / ::st (sub 0 ld, 1 st)
   TmemFence, ///< tcgen05.fence::*
+  /// tcgen05.mma (Mma.cpp): src[0] D address, src[1] A descriptor or A
+  /// address (sub2 & XM_ATmem), src[2] B descriptor, src[3] idesc; target the
+  /// enable-input-d predicate (negated when sub2 & XM_NegEnable); sub the
+  /// umma::MmaKind; imm the D address offset, lists[listBegin] a constant
+  /// row with the A address offset.
+  TmemMma,
+  /// tcgen05.commit (Mma.cpp): src[0] mbarrier (shared::cluster, or
+  /// generic when space is Generic), src[1] CTA mask; sub XT_* flags.
+  TmemCommit,
   TmaLoad,     ///< cp.async.bulk.tensor global -> shared::cluster
   TmaPrefetch, ///< prefetch.tensormap / cp.async.bulk.prefetch.tensor
 };
@@ -183,6 +193,8 @@ enum class XOp : uint16_t {
 enum XTmaSub : uint8_t {
   XT_Multicast = 1 << 0, ///< .multicast::cluster: src[3] is the CTA mask
   XT_CtaGroup2 = 1 << 1, ///< .cta_group::2
+  XM_NegEnable = 1 << 2, ///< tcgen05.mma: enable-input-d is !%p
+  XM_ATmem = 1 << 3,     ///< tcgen05.mma: A is in tensor memory
 };
 
 /// XInst::sub bits of MbarArrive; XInst::sub of the waits (parity form).
@@ -334,6 +346,10 @@ public:
   std::vector<uint32_t> lists; ///< encoded operands of vector operands
   std::vector<std::string> messages;
   std::vector<uint64_t> constPool; ///< 32 copies of each constant
+  /// Constant rows holding the address of a .shared variable: the executor
+  /// adds the executing CTA's rank << kClusterRankShift to them (a shared
+  /// address names its CTA, as on hardware).
+  std::vector<uint32_t> sharedSymbolRows;
   std::vector<CallSite> calls;
   std::vector<XFunction> functions; ///< [0] is the kernel
   std::vector<SpecialRow> specials;

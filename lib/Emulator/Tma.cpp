@@ -89,6 +89,17 @@ public:
         keep.push_back(std::move(c));
         continue;
       }
+      if (const std::string *mma =
+              ex.mmaReadsShared(*c.cta, c.off, c.image.size())) {
+        err = Error::failure(
+            "race: the TMA load issued in " + c.origin + " writes shared "
+            "memory of CTA rank " + std::to_string(c.cta->rank) +
+            " that the tcgen05.mma issued in " + *mma +
+            " (not complete) reads; wait on the mbarrier of its "
+            "tcgen05.commit before reusing the buffer");
+        pending_.clear();
+        return true;
+      }
       std::memcpy(c.cta->shared.data() + c.off, c.image.data(), c.image.size());
       std::string e = ex.mbarrierUpdate(*c.mbCta, c.mbOff, 0,
                                         -static_cast<int64_t>(c.txBytes), 0);
@@ -213,16 +224,13 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
   auto split = [&](uint64_t addr, const char *what, Cta *&cta,
                    uint32_t &off) -> bool {
     uint64_t rank = addr >> addrspace::kClusterRankShift;
-    cta = w.cta;
-    if (rank != 0) {
-      if (rank - 1 >= ctas_.size())
-        return fault(Fault::Kind::Memory, w, lane, I,
-                     std::string(what) + " " + hexStr(addr) + " of '" + mnem +
-                         "' names CTA rank " + std::to_string(rank - 1) +
-                         ", but the cluster has " +
-                         std::to_string(ctas_.size()) + " CTAs");
-      cta = ctas_[rank - 1].get();
-    }
+    if (rank >= ctas_.size())
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   std::string(what) + " " + hexStr(addr) + " of '" + mnem +
+                       "' names CTA rank " + std::to_string(rank) +
+                       ", but the cluster has " +
+                       std::to_string(ctas_.size()) + " CTAs");
+    cta = ctas_[rank].get();
     off = static_cast<uint32_t>(
         addr & ((uint64_t(1) << addrspace::kClusterRankShift) - 1));
     return true;

@@ -19,7 +19,7 @@
 namespace nvfp4::emu {
 
 namespace {
-constexpr uint32_t kTmemPoison = 0xDEADBEEFu;
+constexpr uint32_t kTmemPoison = 0x7FBADBADu; // a NaN as f32
 
 uint32_t lowestLane(uint32_t m) {
   uint32_t l = 0;
@@ -114,6 +114,12 @@ bool Executor::execTmem(Warp &w, const XInst &I, uint32_t mask) {
       return fault(Fault::Kind::Invalid, w, lane, I,
                    "tcgen05.dealloc of " + std::to_string(n) +
                        " columns: " + *msg);
+    if (const std::string *origin = mmaTouchesTmem(
+            cta, tmem::addressColumn(taddr), n, /*write=*/true))
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "race: tcgen05.dealloc of TMEM columns that the "
+                   "tcgen05.mma issued in " +
+                       *origin + " (not complete) uses");
     for (size_t i = 0; i < cta.tmemAllocs.size(); ++i) {
       const auto &a = cta.tmemAllocs[i];
       if (tmem::addressLane(taddr) == 0 &&
@@ -136,14 +142,18 @@ bool Executor::execTmem(Warp &w, const XInst &I, uint32_t mask) {
   }
 }
 
-bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
-  Cta &cta = *w.cta;
-  bool isLd = I.op == XOp::TmemLd;
-  const char *what = isLd ? "tcgen05.ld" : "tcgen05.st";
+void Executor::ensureTmem(Cta &cta) {
   if (cta.tmem.empty()) {
     cta.tmem.assign(size_t(tmem::kLanes) * tmem::kColumns, kTmemPoison);
     cta.tmemWritten.assign(size_t(tmem::kLanes) * tmem::kColumns, 0);
   }
+}
+
+bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
+  Cta &cta = *w.cta;
+  bool isLd = I.op == XOp::TmemLd;
+  const char *what = isLd ? "tcgen05.ld" : "tcgen05.st";
+  ensureTmem(cta);
   std::bitset<tmem::kColumns> allocated;
   for (const auto &a : cta.tmemAllocs)
     for (uint32_t c = a.column; c < a.column + a.columns; ++c)
@@ -155,6 +165,26 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
   unsigned split = list[I.listCount];
   unsigned qBase = tmem::laneQuadrantBase(w.id);
   const uint64_t *ta = src(w, I.src[0]);
+  if (tensor_ && mask) {
+    // A pending tcgen05.mma must not be raced (docs/Emulator.md).
+    uint32_t taddr = static_cast<uint32_t>(ta[__builtin_ctz(mask)] +
+                                           static_cast<uint64_t>(I.imm));
+    uint32_t span = shape == tmem::LdStShape::S16x32bx2
+                        ? split + num
+                        : tmem::shapeColumns(shape, num);
+    if (pack)
+      span *= 2;
+    if (const std::string *origin = mmaTouchesTmem(
+            cta, tmem::addressColumn(taddr), span, /*write=*/!isLd))
+      return fault(Fault::Kind::Invalid, w, __builtin_ctz(mask), I,
+                   std::string("race: ") + what + " of TMEM columns " +
+                       std::to_string(tmem::addressColumn(taddr)) + ".." +
+                       std::to_string(tmem::addressColumn(taddr) + span - 1) +
+                       " while the tcgen05.mma issued in " + *origin +
+                       " (not complete) " + (isLd ? "writes" : "uses") +
+                       " them; wait on the mbarrier of its tcgen05.commit "
+                       "first");
+  }
   for (uint32_t t = 0; t < 32; ++t) {
     if (!((mask >> t) & 1))
       continue;
@@ -188,12 +218,11 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
                            allocList(cta) + ")");
         size_t cell = size_t(ln) * tmem::kColumns + c;
         if (isLd) {
+          // A cell never written reads as the poison NaN (counted): an
+          // epilogue may read lanes an M = 64 accumulator leaves unused,
+          // but a value that reaches the output is caught there.
           if (!cta.tmemWritten[cell])
-            return fault(Fault::Kind::Invalid, w, t, I,
-                         "tcgen05.ld of TMEM lane " + std::to_string(ln) +
-                             " column " + std::to_string(c) +
-                             ", which was never written (poison " +
-                             hex(kTmemPoison) + ")");
+            ++stats_.tmemPoisonReads;
           uint32_t v = cta.tmem[cell];
           val |= pack ? (v & 0xffffu) << (16 * h) : v;
         } else {

@@ -56,8 +56,8 @@ TEST(DivergenceTest, AlignedInsideBranchIsReported) {
   Fault f;
   EXPECT_EQ(runKernel(kern(body), "k", {}, out, &f),
             "'bar.sync' requires all non-exited lanes of the warp to execute "
-            "it together (.aligned), but the warp is diverged (lanes "
-            "0xffff at line 15; lanes 0xffff0000 at line 13) in CTA (0,0,0) "
+            "it together (.aligned), but lanes 0xffff exited (line 15) while "
+            "lanes 0xffff0000 waited at it in CTA (0,0,0) "
             "warp 0 lane 16 (thread (16,0,0)) at line 13: bar.sync 0;");
   EXPECT_EQ(f.kind, Fault::Kind::Divergence);
   EXPECT_EQ(f.lane, 16u);

@@ -4,8 +4,8 @@
 // vecadd_reduce.cu (the command is at the top of the .cu). Its kernels run
 // on random inputs (fixed seed, never zero) and are compared with CPU
 // references that follow the same operation order, so the results must be
-// bit-identical. The PTX our compiler emits for the GEMM examples must load;
-// running it stops at the first instruction a later increment implements.
+// bit-identical. The PTX our compiler emits for the three GEMM examples runs
+// and matches a float64 reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace nvfp4::emu;
@@ -212,90 +213,171 @@ TEST(ScalarMixTest, ResultsDoNotDependOnScheduling) {
     EXPECT_EQ(results[i], results[0]) << i;
 }
 
-TEST(CompilerPTXTest, GemmLoadsAndStopsAtTheFirstAsyncInstruction) {
-  struct Case {
-    const char *file;
-    const char *kernel;
-    uint32_t clusterX;
+// The three GEMM examples, compiled by our pipeline (checked-in PTX), with
+// K = 64 * kTiles on random bf16 inputs; D is poisoned first and compared
+// with a float64 reference.
+struct GemmCase {
+  const char *file;
+  const char *kernel;
+  uint32_t m, n;       ///< whole problem
+  uint32_t clusterX;   ///< CTAs (cluster of this size)
+  uint32_t boxA, boxB; ///< rows per TMA box of A and B
+  uint32_t smem;       ///< dynamic shared memory
+};
+
+const GemmCase kGemms[] = {
+    {"gemm_m128_n256_sm100a.ptx", "gemm_m128_n256", 128, 256, 1, 128, 256,
+     4 * 49152 + 1024},
+    {"gemm_m64_sm100a.ptx", "gemm_m64_n256", 64, 256, 1, 64, 256, 164864},
+    {"gemm_2cta_sm100a.ptx", "gemm_2cta_m256_n256", 256, 256, 2, 128, 128,
+     132096},
+};
+
+struct GemmRun {
+  std::string error;
+  std::vector<float> d;
+  std::vector<double> ref;
+  LaunchStats stats;
+};
+
+uint16_t bf16Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+double bf16Value(uint16_t b) {
+  uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+GemmRun runGemm(const GemmCase &c, const std::string &text, uint32_t kTiles,
+                uint32_t seed) {
+  GemmRun r;
+  const uint32_t K = 64 * kTiles;
+  Machine m;
+  auto mod = m.loadPTX(text, c.file);
+  if (!mod)
+    return {mod.message()};
+  auto k = (*mod)->kernel(c.kernel);
+  if (!k)
+    return {k.message()};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto fill = [&](std::vector<uint16_t> &v) {
+    for (auto &x : v) {
+      do
+        x = bf16Bits(dist(rng));
+      while ((x & 0x7fff) == 0); // never zero
+    }
   };
-  for (const Case &c : {Case{"gemm_m128_n256_sm100a.ptx", "gemm_m128_n256", 1},
-                        Case{"gemm_2cta_sm100a.ptx", "gemm_2cta_m256_n256", 2},
-                        Case{"gemm_m64_sm100a.ptx", "gemm_m64_n256", 1}}) {
+  std::vector<uint16_t> A(size_t(c.m) * K), B(size_t(c.n) * K);
+  fill(A);
+  fill(B);
+  uint64_t dA = *m.allocate(A.size() * 2), dB = *m.allocate(B.size() * 2);
+  uint64_t dD = *m.allocate(size_t(c.m) * c.n * 4);
+  (void)m.write(dA, A.data(), A.size() * 2);
+  (void)m.write(dB, B.data(), B.size() * 2);
+  std::vector<uint32_t> poison(size_t(c.m) * c.n, 0x7fc0deadu);
+  (void)m.write(dD, poison.data(), poison.size() * 4);
+  auto tmap = [&](uint64_t base, uint32_t rows, uint32_t box) {
+    rt::TensorMapDesc d;
+    d.dataType = rt::TmaDataType::BF16;
+    d.rank = 2;
+    d.globalAddress = base;
+    d.globalDims = {K, rows, 1, 1, 1};
+    d.globalStrides = {uint64_t(K) * 2, 0, 0, 0};
+    d.boxDims = {64, box, 0, 0, 0};
+    d.swizzle = rt::TmaSwizzle::B128;
+    rt::TensorMapBlob blob = rt::encodePortable(d);
+    uint64_t p = *m.allocate(128);
+    (void)m.write(p, blob.bytes.data(), 128);
+    return p;
+  };
+  ParamBuilder p(**k);
+  (void)p.addU64(tmap(dA, c.m, c.boxA));
+  (void)p.addU64(tmap(dB, c.n, c.boxB));
+  (void)p.addU64(dD);
+  (void)p.addU64(kTiles);
+  LaunchConfig cfg;
+  cfg.grid = Dim3(c.clusterX);
+  cfg.cluster = Dim3(c.clusterX);
+  cfg.block = Dim3(256);
+  cfg.dynamicSharedBytes = c.smem;
+  cfg.params = *p.take();
+  if (Error e = m.launch(**k, cfg))
+    return {e.message()};
+  r.stats = m.lastStats();
+  r.d.resize(size_t(c.m) * c.n);
+  (void)m.read(dD, r.d.data(), r.d.size() * 4);
+  r.ref.assign(size_t(c.m) * c.n, 0.0);
+  for (uint32_t i = 0; i < c.m; ++i)
+    for (uint32_t j = 0; j < c.n; ++j) {
+      double s = 0;
+      for (uint32_t kk = 0; kk < K; ++kk)
+        s += bf16Value(A[size_t(i) * K + kk]) * bf16Value(B[size_t(j) * K + kk]);
+      r.ref[size_t(i) * c.n + j] = s;
+    }
+  return r;
+}
+
+double relL2(const GemmRun &r) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < r.d.size(); ++i) {
+    double e = double(r.d[i]) - r.ref[i];
+    num += e * e;
+    den += r.ref[i] * r.ref[i];
+  }
+  return std::sqrt(num / den);
+}
+
+TEST(CompilerPTXTest, GemmsMatchFloat64) {
+  for (const GemmCase &c : kGemms) {
     SCOPED_TRACE(c.file);
     std::string text = readInput(c.file);
-    Machine m;
-    auto mod = m.loadPTX(text, c.file);
-    ASSERT_TRUE(static_cast<bool>(mod)) << mod.message();
-    auto k = (*mod)->kernel(c.kernel);
-    ASSERT_TRUE(static_cast<bool>(k)) << k.message();
-    // Everything the executor does not run yet is a later increment's
-    // instruction; all of it is listed before running.
-    ASSERT_FALSE((*k)->unsupported().empty());
-    for (const std::string &u : (*k)->unsupported()) {
-      // mbarrier.* is implemented: nothing of it may be listed.
-      bool later =
-          u.find("not implemented yet: tcgen05.") != std::string::npos ||
-          u.find("not implemented yet: cp.async.bulk.") != std::string::npos;
-      EXPECT_TRUE(later) << u;
-    }
-    // The line of the first mbarrier.init in the text: the mbarriers are
-    // initialized (they run now), and the launch stops later, at the first
-    // tcgen05 or bulk-copy instruction.
-    size_t at = text.find("mbarrier.init");
-    ASSERT_NE(at, std::string::npos);
-    uint32_t line = 1 + static_cast<uint32_t>(
-                            std::count(text.begin(), text.begin() + at, '\n'));
-    ParamBuilder p(**k);
-    for (const ParamInfo &pi : (*k)->params()) {
-      uint64_t buf = *m.allocate(1 << 20);
-      uint64_t v = pi.size == 8 ? buf : 4;
-      // Each pointer may be a tensor map (prefetch.tensormap validates it):
-      // a portable map of a bf16 256 x 256 matrix stored after it.
-      rt::TensorMapDesc d;
-      d.dataType = rt::TmaDataType::BF16;
-      d.rank = 2;
-      d.globalAddress = buf + 4096;
-      d.globalDims = {256, 256, 1, 1, 1};
-      d.globalStrides = {512, 0, 0, 0};
-      d.boxDims = {64, 64, 0, 0, 0};
-      d.swizzle = rt::TmaSwizzle::B128;
-      rt::TensorMapBlob blob = rt::encodePortable(d);
-      ASSERT_FALSE(static_cast<bool>(m.write(buf, blob.bytes.data(), 128)));
-      ASSERT_FALSE(static_cast<bool>(p.add(&v, pi.size)));
-    }
-    LaunchConfig cfg;
-    cfg.grid = Dim3(c.clusterX);
-    cfg.cluster = Dim3(c.clusterX);
-    cfg.block = Dim3(256);
-    cfg.dynamicSharedBytes = 4 * 49152 + 1024;
-    cfg.params = *p.take();
-    // The dummy parameters do not make a consistent GEMM (its TMA boxes
-    // overlap its barriers); without the race check it runs past the
-    // tensor-memory setup (tcgen05.alloc, implemented).
-    cfg.checkTmaRaces = false;
-    Error e = m.launch(**k, cfg);
-    ASSERT_TRUE(static_cast<bool>(e));
-    // tcgen05.alloc / fence / relinquish run now, so the launch gets past
-    // the tensor-memory setup. It then stops either at an instruction of a
-    // later increment (tcgen05.mma, ...) or, for the warp whose elected
-    // lane waits in the MMA loop while its other lanes reach bar.sync, with
-    // the divergence error (TODO: the emulator needs to let those lanes
-    // wait at the aligned barrier for the straggler instead).
-    EXPECT_EQ(e.message().find("not implemented yet: mbarrier"),
-              std::string::npos)
-        << e.message();
-    EXPECT_EQ(e.message().find("not implemented yet: tcgen05.alloc"),
-              std::string::npos)
-        << e.message();
-    EXPECT_TRUE(m.lastFault().kind == Fault::Kind::NotImplemented ||
-                m.lastFault().kind == Fault::Kind::Divergence)
-        << e.message();
-    size_t allocAt = text.find("tcgen05.alloc");
-    ASSERT_NE(allocAt, std::string::npos);
-    line = 1 + static_cast<uint32_t>(std::count(
-                   text.begin(), text.begin() + allocAt, '\n'));
-    EXPECT_GT(m.lastFault().line, line) << e.message();
+    GemmRun r = runGemm(c, text, /*kTiles=*/8, /*seed=*/1234);
+    ASSERT_EQ(r.error, "");
+    size_t nans = 0;
+    for (float v : r.d)
+      nans += std::isnan(v) ? 1 : 0;
+    EXPECT_EQ(nans, 0u);
+    EXPECT_LE(relL2(r), 1e-6);
+    // 4 UMMAs of K = 16 per 64-wide K tile.
+    EXPECT_EQ(r.stats.mmas, 8u * 4u);
   }
+}
+
+TEST(CompilerPTXTest, GemmWithoutTheDoneWaitIsCaught) {
+  // Remove the epilogue's wait on `done` (the mbarrier the last commit
+  // arrives on): the epilogue then reads the accumulator while MMAs are
+  // still pending.
+  const GemmCase &c = kGemms[0];
+  std::string text = readInput(c.file);
+  size_t at = text.find("tcgen05.ld.sync.aligned");
+  ASSERT_NE(at, std::string::npos);
+  // The wait loop is the last mbarrier.try_wait before the first ld.
+  size_t wait = text.rfind("mbarrier.try_wait", at);
+  ASSERT_NE(wait, std::string::npos);
+  size_t bol = text.rfind('\n', wait) + 1, eol = text.find('\n', wait);
+  std::string line = text.substr(bol, eol - bol);
+  // "mbarrier.try_wait.parity.shared.b64 P1, [..], ..;" ->
+  // "setp.eq.u32 P1, 1, 1;" (the wait always succeeds at once).
+  size_t ps = line.find("b64") + 3;
+  size_t pe = line.find(',', ps);
+  std::string pred = line.substr(ps, pe - ps);
+  pred.erase(0, pred.find_first_not_of(" \t"));
+  text.replace(bol, eol - bol, "\tsetp.eq.u32 " + pred + ", 1, 1;");
+  GemmRun r = runGemm(c, text, 8, 99);
+  // Either the epilogue reads while MMAs are pending (a race error) or
+  // before any was issued (the poison NaN reaches D).
+  size_t nans = 0;
+  for (float v : r.d)
+    nans += std::isnan(v) ? 1 : 0;
+  EXPECT_TRUE(r.error.find("race: tcgen05.ld of TMEM columns") !=
+                  std::string::npos ||
+              (r.error.empty() && nans > 0))
+      << r.error << " (" << nans << " NaN)";
 }
 
 } // namespace

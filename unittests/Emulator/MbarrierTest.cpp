@@ -277,7 +277,8 @@ TEST(MbarrierTest, LanesOfOneWarpWaitOnDifferentPhases) {
 
 TEST(MbarrierTest, RemoteArriveThroughSharedCluster) {
   // Two CTAs of a cluster; CTA 1 arrives on CTA 0's barrier (count 2) with
-  // a shared::cluster address of rank 0, CTA 0 arrives locally and waits.
+  // a shared::cluster address of rank 0 (mapa), CTA 0 arrives locally and
+  // waits.
   std::string body =
       std::string(kAddr) +
       "  mov.u32 %r1, bar;\n"
@@ -295,7 +296,7 @@ TEST(MbarrierTest, RemoteArriveThroughSharedCluster) {
       "  st.global.u64 [%rd3], %rd4;\n"
       "  ret;\n"
       "REMOTE:\n"
-      "  or.b32 %r3, %r1, 0x1000000;\n"
+      "  mapa.shared::cluster.u32 %r3, %r1, 0;\n"
       "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];\n"
       "  ret;";
   for (uint32_t quantum : {1u, 64u}) {

@@ -203,8 +203,12 @@ inline std::string runKernel(const std::string &text, const std::string &name,
 }
 
 /// Reads a file from test/Emulator/Inputs.
+/// A file of test/Emulator/Inputs, or one the build generated (the PTX of
+/// the examples, unittests/Emulator/CMakeLists.txt).
 inline std::string readInput(const std::string &name) {
-  std::ifstream f(std::string(NVFP4_EMULATOR_INPUTS) + "/" + name);
+  std::ifstream f(std::string(NVFP4_EMULATOR_GENERATED_INPUTS) + "/" + name);
+  if (!f)
+    f = std::ifstream(std::string(NVFP4_EMULATOR_INPUTS) + "/" + name);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();

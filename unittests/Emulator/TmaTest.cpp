@@ -363,7 +363,7 @@ TEST(TmaTest, CtaGroup2SignalsThePeerBarrier) {
       "  mbarrier.arrive.expect_tx.shared.b64 %rd4, [bar], 1024;\n"
       "A:\n  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
       "  setp.ne.or.u32 %p2, %r5, 0, %p0;\n  @%p2 bra B;\n"
-      "  or.b32 %r6, %r4, 0x2000000;\n"
+      "  mapa.shared::cluster.u32 %r6, %r4, 1;\n"
       "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
       "complete_tx::bytes.cta_group::2 [%r3], [%rd1, {%r7, %r7}], [%r6];\n"
       "B:\n  setp.ne.u32 %p3, %r5, 1;\n  @%p3 bra C;\n"

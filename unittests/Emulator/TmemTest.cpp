@@ -294,16 +294,13 @@ TEST(TmemTest, AccessErrors) {
   EXPECT_NE(e.find("warp 1 may only access lanes 32..63"), std::string::npos)
       << e;
   EXPECT_EQ(f.warp, 1u);
-  // Never written.
+  // Never written: not an error (the cells read as the poison NaN, which
+  // SameShapeLoadRoundTrip-style checks would see in the output).
   e = run(tk(std::string(kAlloc) +
              "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%v0, %v1}, [%r2];\n" +
              kDealloc),
           32, out, &f);
-  EXPECT_NE(e.find("tcgen05.ld of TMEM lane 0 column 0, which was never "
-                   "written (poison 0xdeadbeef) in CTA (0,0,0) warp 0 lane 0"),
-            std::string::npos)
-      << e;
-  EXPECT_EQ(f.line, 21u);
+  EXPECT_EQ(e, "");
   // A single-thread predicate on an .aligned tcgen05.ld.
   e = run(tk(std::string(kAlloc) +
              "  setp.eq.u32 %p1, %r0, 0;\n"

@@ -42,10 +42,12 @@ inline constexpr uint64_t kLocalWindow = 0x0000'7200'0000'0000ull;
 inline constexpr uint64_t kParamWindow = 0x0000'7300'0000'0000ull;
 inline constexpr uint64_t kConstWindow = 0x0000'7400'0000'0000ull;
 inline constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
-/// Shared::cluster addresses of CTA rank r are ((r + 1) << kClusterRankShift)
-/// | offset; addresses below 1 << kClusterRankShift are the executing CTA's
-/// own shared memory (so every shared::cta address is a shared::cluster
-/// address). mapa (a later increment) produces the ranked form.
+/// A shared address (shared::cta and shared::cluster alike) of CTA rank r
+/// is (r << kClusterRankShift) | offset, as measured on an H200
+/// (scripts/device/cluster_addresses.sh): symbols and cvta.to.shared carry
+/// the executing CTA's rank; a shared::cta access must use the executing
+/// CTA's rank; mapa replaces the rank field. Generic shared addresses are
+/// kSharedWindow + the shared address.
 inline constexpr unsigned kClusterRankShift = 24;
 } // namespace addrspace
 
@@ -196,6 +198,10 @@ struct LaunchStats {
   uint64_t fences = 0;             ///< fence / membar executed (no-ops)
   uint64_t barriers = 0;           ///< bar / barrier completions
   uint64_t mbarrierPhases = 0;     ///< mbarrier phase completions
+  uint64_t mmas = 0;               ///< tcgen05.mma issued (per thread)
+  /// 32-bit TMEM cells read by tcgen05.ld that nothing had written (they
+  /// read as the NaN 0x7FBADBAD).
+  uint64_t tmemPoisonReads = 0;
   uint64_t setmaxnreg = 0;         ///< setmaxnreg executed (recorded only)
   uint32_t lastSetmaxnreg = 0;     ///< register count of the last one
 };

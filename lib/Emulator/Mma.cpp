@@ -1,0 +1,580 @@
+//===- Mma.cpp - tcgen05.mma and tcgen05.commit ---------------------------===//
+//
+// The tensor core of each CTA is an AsyncUnit holding the CTA's issued
+// tcgen05.mma and tcgen05.commit operations in issue order. An MMA is
+// executed late: only when no warp of the cluster made progress in the last
+// scheduler round (every warp waits), or after kMaxDelayRounds rounds. It
+// reads its operands from shared memory / tensor memory when it executes and
+// writes D to tensor memory; a commit queued behind it then performs the
+// mbarrier arrive-on (through Executor::mbarrierUpdate). So a kernel sees MMA
+// results only after waiting on the commit's mbarrier, the one point where
+// the ISA guarantees them.
+//
+// While an MMA is pending, these are race errors naming both instructions:
+// a shared-memory store (or TMA landing) into bytes it reads, a tcgen05.ld
+// of tensor-memory columns it writes, a tcgen05.st into columns it reads or
+// writes, and a tcgen05.dealloc of its columns.
+//
+// Operand layouts (docs/Emulator.md, "tcgen05.mma"):
+//  - Shared-memory descriptors are decoded with umma::decodeSmemDesc and
+//    addressed with the PTX canonical layouts (PTX ISA 9.7.16.4.3, in units
+//    of T = 16 bytes / element bytes):
+//      K-major,  no swizzle: ((8,m),(T,2k)):((1T,SBO),(1,LBO))
+//      K-major,  swizzled:   ((8,m),(T,2k)):((wT,SBO),(1,T))
+//      MN-major, no swizzle: ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))
+//      MN-major, swizzled:   ((T,w,m),(8,k)):((1,T,LBO),(wT,SBO))
+//    then the swizzle (bits [4, 4+B) ^= bits [7, 7+B) of the address,
+//    B = 1, 2, 3 for 32, 64, 128 bytes) on the absolute shared address.
+//  - D: M = 128 row m at lane m; M = 64 row m at lane 32(m/16) + m%16
+//    (layout F); cta_group::2 with M = 256: rows 128r.. of CTA r of the
+//    pair. Column n at the D address's column + n. f32 cells, or f16 in the
+//    low half of a cell.
+//  - cta_group::2: each CTA of the pair supplies its half of A (its 128
+//    rows) and half of B (N/2 rows: CTA r holds B rows rN/2..) from the
+//    same shared-memory offsets; the leader (even rank) issues.
+//  - A from tensor memory (`ts`): A[m, k] at lane m, 32/bits elements per
+//    column.
+//
+// Arithmetic: products of the (exact) input values summed in double over
+// the instruction's K, added to D, rounded to f32 (or f16) once per MMA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Executor.h"
+
+#include "nvfp4/Emulator/FloatFormats.h"
+#include "nvfp4/Support/TensorMemory.h"
+#include "nvfp4/Support/UMMADescriptors.h"
+
+#include <cstdio>
+#include <cstring>
+#include <deque>
+
+using namespace nvfp4::emu;
+using namespace nvfp4::emu::fp;
+namespace umma = nvfp4::umma;
+namespace tmem = nvfp4::tmem;
+
+namespace {
+
+std::string hexStr(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+unsigned swizzleBits(umma::Swizzle s) {
+  switch (s) {
+  case umma::Swizzle::B32:
+    return 1;
+  case umma::Swizzle::B64:
+    return 2;
+  case umma::Swizzle::B128:
+    return 3;
+  default:
+    return 0;
+  }
+}
+
+/// Byte address (before the swizzle) of element (mn, k) of an operand whose
+/// descriptor is `d`, elements of `eb` bytes, major-ness `major`.
+uint64_t canonicalOffset(const umma::SmemDescFields &d, umma::Major major,
+                         unsigned eb, uint32_t mn, uint32_t k) {
+  const uint32_t T = 16 / eb;
+  const unsigned B = swizzleBits(d.swizzle);
+  const uint32_t W = 16u << B; // swizzle width in bytes (16: none)
+  if (major == umma::Major::K) {
+    if (B == 0)
+      return (mn % 8) * 16 + (mn / 8) * uint64_t(d.sboBytes) + (k % T) * eb +
+             (k / T) * uint64_t(d.lboBytes);
+    return (mn % 8) * W + (mn / 8) * uint64_t(d.sboBytes) + k * eb;
+  }
+  if (B == 0)
+    return (mn % T) * eb + (mn / T) * uint64_t(d.sboBytes) + (k % 8) * 16 +
+           (k / 8) * uint64_t(d.lboBytes);
+  const uint32_t rowElems = W / eb; // T * w
+  return (mn % rowElems) * eb + (mn / rowElems) * uint64_t(d.lboBytes) +
+         (k % 8) * W + (k / 8) * uint64_t(d.sboBytes);
+}
+
+uint64_t swizzle(uint64_t a, unsigned bits) {
+  if (bits == 0)
+    return a;
+  return a ^ (((a >> 7) & ((uint64_t(1) << bits) - 1)) << 4);
+}
+
+double elementValue(umma::ElemType t, uint32_t bits) {
+  switch (t) {
+  case umma::ElemType::BF16:
+    return toDouble(kBF16, bits & 0xffff);
+  case umma::ElemType::F16:
+    return toDouble(kF16, bits & 0xffff);
+  case umma::ElemType::TF32:
+    // The tensor core reads the top 19 bits of each 32-bit element.
+    return toDouble(kF32, bits & 0xffffe000u);
+  default:
+    return 0;
+  }
+}
+
+} // namespace
+
+namespace nvfp4::emu {
+
+/// One queued tensor-core operation.
+struct MmaOp {
+  bool isCommit = false;
+  // MMA
+  umma::InstrDescFields f;
+  bool ctaGroup2 = false;
+  bool accumulate = false;
+  bool aTmem = false;
+  uint64_t aDesc = 0, bDesc = 0;
+  uint32_t aAddr = 0, dAddr = 0;
+  // Which CTAs it reads and writes: parts[p] supplies rows of A, B and D.
+  Executor::Cta *parts[2] = {nullptr, nullptr};
+  // Shared-memory ranges it reads, per part: [lo, hi) offsets.
+  uint64_t smemLo[2] = {0, 0}, smemHi[2] = {0, 0};
+  // Tensor-memory columns it writes (D) and reads (A), per part.
+  uint32_t dCol0 = 0, dCols = 0, aCol0 = 0, aCols = 0;
+  // Commit: (CTA, mbarrier offset) to arrive on.
+  std::vector<std::pair<Executor::Cta *, uint32_t>> arrivals;
+  std::string origin; ///< location of the issuing instruction
+};
+
+class Executor::TensorUnit : public AsyncUnit {
+public:
+  /// Rounds an MMA may stay pending while warps still make progress.
+  static constexpr unsigned kMaxDelayRounds = 64;
+
+  void push(MmaOp op) { queue_.push_back(std::move(op)); }
+  void clear() { queue_.clear(); }
+
+  bool step(Executor &ex, Error &err) override {
+    if (queue_.empty())
+      return false;
+    if (ex.roundProgress_ && ++delay_ < kMaxDelayRounds)
+      return false;
+    delay_ = 0;
+    while (!queue_.empty()) {
+      MmaOp op = std::move(queue_.front());
+      queue_.pop_front();
+      std::string e = op.isCommit ? ex.runCommit(op) : ex.runMma(op);
+      if (!e.empty()) {
+        err = Error::failure(e);
+        queue_.clear();
+        return true;
+      }
+    }
+    return true;
+  }
+  bool idle() const override { return queue_.empty(); }
+
+  /// The pending MMA that reads `bytes` at shared offset `off` of `cta`.
+  const MmaOp *readsShared(const Cta &cta, uint64_t off,
+                           uint32_t bytes) const {
+    for (const MmaOp &op : queue_)
+      if (!op.isCommit)
+        for (int p = 0; p < 2; ++p)
+          if (op.parts[p] == &cta &&
+              off < op.smemHi[p] && op.smemLo[p] < off + bytes)
+            return &op;
+    return nullptr;
+  }
+  /// The pending MMA whose tensor-memory columns [col, col + n) of `cta`
+  /// overlap: written (D) or, when `write`, also read (A, accumulated D).
+  const MmaOp *touchesTmem(const Cta &cta, uint32_t col, uint32_t n,
+                           bool write) const {
+    for (const MmaOp &op : queue_) {
+      if (op.isCommit)
+        continue;
+      for (int p = 0; p < 2; ++p) {
+        if (op.parts[p] != &cta)
+          continue;
+        if (col < op.dCol0 + op.dCols && op.dCol0 < col + n)
+          return &op;
+        if (write && op.aTmem && col < op.aCol0 + op.aCols &&
+            op.aCol0 < col + n)
+          return &op;
+      }
+    }
+    return nullptr;
+  }
+
+private:
+  std::deque<MmaOp> queue_;
+  unsigned delay_ = 0;
+};
+
+void Executor::clearTensorUnit() {
+  if (tensor_)
+    tensor_->clear();
+}
+
+const std::string *Executor::mmaReadsShared(const Cta &cta, uint64_t off,
+                                            uint32_t bytes) const {
+  if (!tensor_)
+    return nullptr;
+  const MmaOp *op = tensor_->readsShared(cta, off, bytes);
+  return op ? &op->origin : nullptr;
+}
+
+const std::string *Executor::mmaTouchesTmem(const Cta &cta, uint32_t col,
+                                            uint32_t n, bool write) const {
+  if (!tensor_)
+    return nullptr;
+  const MmaOp *op = tensor_->touchesTmem(cta, col, n, write);
+  return op ? &op->origin : nullptr;
+}
+
+Executor::TensorUnit &Executor::tensorUnit() {
+  if (!tensor_) {
+    auto unit = std::make_unique<TensorUnit>();
+    tensor_ = unit.get();
+    addAsyncUnit(std::move(unit));
+  }
+  return *tensor_;
+}
+
+//===----------------------------------------------------------------------===//
+// Issue
+//===----------------------------------------------------------------------===//
+
+bool Executor::execMma(Warp &w, const XInst &I, uint32_t mask) {
+  for (uint32_t m = mask; m; m &= m - 1)
+    if (!(I.op == XOp::TmemMma ? mmaLane(w, static_cast<uint32_t>(
+                                               __builtin_ctz(m)),
+                                         I)
+                               : commitLane(w,
+                                            static_cast<uint32_t>(
+                                                __builtin_ctz(m)),
+                                            I)))
+      return false;
+  return true;
+}
+
+bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
+  const std::string mnem = I.inst ? I.inst->mnemonic : "tcgen05.mma";
+  auto bad = [&](const std::string &why) {
+    return fault(Fault::Kind::Invalid, w, lane, I, "'" + mnem + "': " + why);
+  };
+  MmaOp op;
+  op.ctaGroup2 = (I.sub2 & XT_CtaGroup2) != 0;
+  op.aTmem = (I.sub2 & XM_ATmem) != 0;
+  auto kind = static_cast<umma::MmaKind>(I.sub);
+  uint32_t idesc = static_cast<uint32_t>(src(w, I.src[3])[lane]);
+  std::string derr;
+  auto f = umma::decodeInstrDesc(idesc, kind, &derr);
+  if (!f)
+    return bad("instruction descriptor " + hexStr(idesc) + ": " + derr);
+  op.f = *f;
+  unsigned cg = op.ctaGroup2 ? 2 : 1;
+  if ((op.f.m == 256) != op.ctaGroup2 || op.f.m == 32 ||
+      (op.ctaGroup2 && op.f.m != 256))
+    return fault(Fault::Kind::NotImplemented, w, lane, I,
+                 "not implemented yet: '" + mnem + "' with M = " +
+                     std::to_string(op.f.m) + " and cta_group::" +
+                     std::to_string(cg) +
+                     " (implemented: M = 64 and 128 with cta_group::1, M = "
+                     "256 with cta_group::2)");
+  if (op.f.d != umma::ElemType::F32 && op.f.d != umma::ElemType::F16)
+    return bad("D type " + std::string(umma::stringify(op.f.d)) +
+               " is not f32 or f16");
+  uint32_t p = w.preds[I.target];
+  if (I.sub2 & XM_NegEnable)
+    p = ~p;
+  op.accumulate = (p >> lane) & 1;
+  op.dAddr = static_cast<uint32_t>(src(w, I.src[0])[lane] +
+                                   static_cast<uint64_t>(I.imm));
+  const uint64_t aImm = w.consts[size_t(prog_.lists[I.listBegin] & ~kConstBit) * 32];
+  if (op.aTmem)
+    op.aAddr = static_cast<uint32_t>(src(w, I.src[1])[lane] + aImm);
+  else
+    op.aDesc = src(w, I.src[1])[lane];
+  op.bDesc = src(w, I.src[2])[lane];
+
+  // The CTAs taking part.
+  Cta &cta = *w.cta;
+  op.parts[0] = &cta;
+  if (op.ctaGroup2) {
+    if (cta.rank % 2 != 0)
+      return bad("a cta_group::2 MMA must be issued by the even (leader) "
+                 "CTA of the pair; CTA rank " +
+                 std::to_string(cta.rank) + " issued it");
+    if (cta.rank + 1 >= ctas_.size())
+      return bad("cta_group::2 needs a peer CTA (rank " +
+                 std::to_string(cta.rank + 1) + "), but the cluster has " +
+                 std::to_string(ctas_.size()) + " CTAs");
+    op.parts[1] = ctas_[cta.rank + 1].get();
+  }
+
+  // Tensor-memory operands.
+  if (tmem::addressLane(op.dAddr) != 0)
+    return bad("the D address " + hexStr(op.dAddr) +
+               " must start at lane 0 (it names lane " +
+               std::to_string(tmem::addressLane(op.dAddr)) + ")");
+  op.dCol0 = tmem::addressColumn(op.dAddr);
+  op.dCols = op.f.n;
+  const unsigned abits = umma::elemBits(op.f.a);
+  const unsigned K = umma::mmaK(kind);
+  if (op.aTmem) {
+    if (tmem::addressLane(op.aAddr) != 0)
+      return bad("the A address " + hexStr(op.aAddr) +
+                 " must start at lane 0");
+    op.aCol0 = tmem::addressColumn(op.aAddr);
+    op.aCols = K * abits / 32;
+  }
+  for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+    Cta &c = *op.parts[q];
+    auto allocated = [&](uint32_t col, uint32_t n) {
+      for (const auto &a : c.tmemAllocs)
+        if (col >= a.column && col + n <= a.column + a.columns)
+          return true;
+      return false;
+    };
+    if (!allocated(op.dCol0, op.dCols))
+      return bad("D columns " + std::to_string(op.dCol0) + ".." +
+                 std::to_string(op.dCol0 + op.dCols - 1) +
+                 " are not inside one live allocation of CTA rank " +
+                 std::to_string(c.rank));
+    if (op.aTmem && !allocated(op.aCol0, op.aCols))
+      return bad("A columns " + std::to_string(op.aCol0) + ".." +
+                 std::to_string(op.aCol0 + op.aCols - 1) +
+                 " are not inside one live allocation of CTA rank " +
+                 std::to_string(c.rank));
+  }
+  if (op.aTmem && op.f.m != 128)
+    return fault(Fault::Kind::NotImplemented, w, lane, I,
+                 "not implemented yet: '" + mnem +
+                     "' with A in tensor memory and M = " +
+                     std::to_string(op.f.m) + " (implemented: M = 128)");
+
+  // Shared-memory operands: decode, and record the byte ranges read.
+  auto decode = [&](uint64_t desc, const char *which,
+                    umma::SmemDescFields &out) -> bool {
+    std::string e;
+    auto d = umma::decodeSmemDesc(desc, &e);
+    if (!d)
+      return bad(std::string(which) + " descriptor " + hexStr(desc) + ": " +
+                 e);
+    if (d->baseOffset != 0 || d->lboAbsolute ||
+        d->swizzle == umma::Swizzle::B128Base32B)
+      return fault(Fault::Kind::NotImplemented, w, lane, I,
+                   "not implemented yet: '" + mnem + "' " + which +
+                       " descriptor " + hexStr(desc) +
+                       " with a base offset, absolute LBO mode or the "
+                       "128B-base32B swizzle");
+    out = *d;
+    return true;
+  };
+  umma::SmemDescFields ad, bd;
+  if (!op.aTmem && !decode(op.aDesc, "A", ad))
+    return false;
+  if (!decode(op.bDesc, "B", bd))
+    return false;
+  const uint32_t mPart = op.ctaGroup2 ? op.f.m / 2 : op.f.m;
+  const uint32_t nPart = op.ctaGroup2 ? op.f.n / 2 : op.f.n;
+  const unsigned eb = abits / 8;
+  auto range = [&](const umma::SmemDescFields &d, umma::Major major,
+                   uint32_t rows, uint64_t &lo, uint64_t &hi) {
+    lo = ~uint64_t(0);
+    hi = 0;
+    unsigned B = swizzleBits(d.swizzle);
+    // Corners of the (row, k) box bound the footprint; swizzling permutes
+    // bytes within 2^(B+4)-byte rows of a 1024-byte-aligned pattern.
+    for (uint32_t r : {0u, rows - 1})
+      for (uint32_t k : {0u, K - 1}) {
+        uint64_t a = d.startAddress + canonicalOffset(d, major, eb, r, k);
+        uint64_t rowBase = a & ~uint64_t((16u << B) - 1);
+        lo = std::min(lo, rowBase);
+        hi = std::max(hi, rowBase + (16u << B));
+      }
+  };
+  for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+    uint64_t lo = ~uint64_t(0), hi = 0, l2, h2;
+    if (!op.aTmem) {
+      range(ad, op.f.aMajor, mPart, l2, h2);
+      lo = std::min(lo, l2);
+      hi = std::max(hi, h2);
+    }
+    range(bd, op.f.bMajor, nPart, l2, h2);
+    lo = std::min(lo, l2);
+    hi = std::max(hi, h2);
+    if (hi > op.parts[q]->shared.size())
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "'" + mnem + "' reads shared memory up to offset " +
+                       hexStr(hi) + " of CTA rank " +
+                       std::to_string(op.parts[q]->rank) + ", which has " +
+                       std::to_string(op.parts[q]->shared.size()) +
+                       " bytes (A descriptor " + hexStr(op.aDesc) +
+                       ", B descriptor " + hexStr(op.bDesc) + ")");
+    op.smemLo[q] = lo;
+    op.smemHi[q] = hi;
+  }
+  op.origin = location(w, lane, I.line);
+  tensorUnit().push(std::move(op));
+  ++stats_.mmas;
+  return true;
+}
+
+bool Executor::commitLane(Warp &w, uint32_t lane, const XInst &I) {
+  const std::string mnem = I.inst ? I.inst->mnemonic : "tcgen05.commit";
+  uint64_t addr = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+  if (I.space == XSpace::Generic) {
+    if (addr < addrspace::kSharedWindow ||
+        addr - addrspace::kSharedWindow >= addrspace::kWindowSize)
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "the mbarrier " + hexStr(addr) + " of '" + mnem +
+                       "' is not a generic address of shared memory");
+    addr -= addrspace::kSharedWindow;
+  }
+  const uint64_t offMask = (uint64_t(1) << addrspace::kClusterRankShift) - 1;
+  uint32_t off = static_cast<uint32_t>(addr & offMask);
+  uint64_t rank = addr >> addrspace::kClusterRankShift;
+  MmaOp op;
+  op.isCommit = true;
+  std::vector<uint32_t> ranks;
+  if (I.sub & XT_Multicast) {
+    uint32_t ctaMask = static_cast<uint32_t>(src(w, I.src[1])[lane] & 0xffff);
+    for (uint32_t r = 0; r < 16; ++r)
+      if ((ctaMask >> r) & 1)
+        ranks.push_back(r);
+    if (ranks.empty())
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "'" + mnem + "' with an empty CTA mask");
+  } else {
+    ranks.push_back(static_cast<uint32_t>(rank));
+  }
+  for (uint32_t r : ranks) {
+    if (r >= ctas_.size())
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "'" + mnem + "' names CTA rank " + std::to_string(r) +
+                       ", but the cluster has " +
+                       std::to_string(ctas_.size()) + " CTAs");
+    Cta &c = *ctas_[r];
+    if (off % 8 != 0 || uint64_t(off) + 8 > c.shared.size())
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "the mbarrier offset " + hexStr(off) + " of '" + mnem +
+                       "' is misaligned or outside the shared memory of CTA "
+                       "rank " +
+                       std::to_string(r));
+    op.arrivals.push_back({&c, off});
+  }
+  op.origin = location(w, lane, I.line);
+  tensorUnit().push(std::move(op));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+std::string Executor::runCommit(const MmaOp &op) {
+  for (const auto &a : op.arrivals) {
+    std::string e = mbarrierUpdate(*a.first, a.second, 1, 0, 0);
+    if (!e.empty())
+      return "the arrive-on of the tcgen05.commit issued in " + op.origin +
+             ": " + e;
+  }
+  return "";
+}
+
+std::string Executor::runMma(const MmaOp &op) {
+  const umma::InstrDescFields &f = op.f;
+  const unsigned K = umma::mmaK(f.kind);
+  const unsigned abits = umma::elemBits(f.a), bbits = umma::elemBits(f.b);
+  const uint32_t mPart = op.ctaGroup2 ? f.m / 2 : f.m;
+  const uint32_t nPart = op.ctaGroup2 ? f.n / 2 : f.n;
+  const int nParts = op.ctaGroup2 ? 2 : 1;
+  auto aSd = umma::decodeSmemDesc(op.aDesc);
+  auto bSd = umma::decodeSmemDesc(op.bDesc);
+  const double negA = f.negateA ? -1.0 : 1.0, negB = f.negateB ? -1.0 : 1.0;
+
+  auto load = [](const Cta &c, uint64_t a, unsigned bytes) {
+    uint32_t v = 0;
+    std::memcpy(&v, c.shared.data() + a, bytes);
+    return v;
+  };
+  // B: all N rows (part q holds rows q*nPart ..).
+  std::vector<double> B(size_t(f.n) * K);
+  for (int q = 0; q < nParts; ++q) {
+    const Cta &c = *op.parts[q];
+    unsigned sb = swizzleBits(bSd->swizzle);
+    for (uint32_t n = 0; n < nPart; ++n)
+      for (uint32_t k = 0; k < K; ++k) {
+        uint64_t a = swizzle(
+            bSd->startAddress + canonicalOffset(*bSd, f.bMajor, bbits / 8, n, k),
+            sb);
+        B[size_t(q * nPart + n) * K + k] =
+            negB * elementValue(f.b, load(c, a, bbits / 8));
+      }
+  }
+  std::vector<double> A(size_t(mPart) * K);
+  for (int q = 0; q < nParts; ++q) {
+    Cta &c = *op.parts[q];
+    ensureTmem(c);
+    // A rows of this part.
+    for (uint32_t m = 0; m < mPart; ++m)
+      for (uint32_t k = 0; k < K; ++k) {
+        uint32_t bits;
+        if (op.aTmem) {
+          unsigned per = 32 / abits;
+          size_t cell = size_t(m) * tmem::kColumns + op.aCol0 + k / per;
+          if (!c.tmemWritten[cell])
+            return "the tcgen05.mma issued in " + op.origin +
+                   " reads its A operand from TMEM lane " + std::to_string(m) +
+                   " column " + std::to_string(op.aCol0 + k / per) +
+                   ", which was never written";
+          bits = (c.tmem[cell] >> ((k % per) * abits)) &
+                 (abits == 32 ? 0xffffffffu : ((1u << abits) - 1));
+        } else {
+          uint64_t a = swizzle(aSd->startAddress +
+                                   canonicalOffset(*aSd, f.aMajor, abits / 8,
+                                                   m, k),
+                               swizzleBits(aSd->swizzle));
+          bits = load(c, a, abits / 8);
+        }
+        A[size_t(m) * K + k] = negA * elementValue(f.a, bits);
+      }
+    // D rows of this part.
+    for (uint32_t m = 0; m < mPart; ++m) {
+      uint32_t lane = f.m == 64 ? 32 * (m / 16) + m % 16 : m;
+      const double *ar = &A[size_t(m) * K];
+      for (uint32_t n = 0; n < f.n; ++n) {
+        const double *br = &B[size_t(n) * K];
+        double s = 0;
+        for (uint32_t k = 0; k < K; ++k)
+          s += ar[k] * br[k];
+        size_t cell = size_t(lane) * tmem::kColumns + op.dCol0 + n;
+        uint32_t &d = c.tmem[cell];
+        if (f.d == umma::ElemType::F32) {
+          if (op.accumulate) {
+            if (!c.tmemWritten[cell])
+              return "the tcgen05.mma issued in " + op.origin +
+                     " accumulates into TMEM lane " + std::to_string(lane) +
+                     " column " + std::to_string(op.dCol0 + n) +
+                     ", which was never written (enable-input-d is true "
+                     "for the first MMA)";
+            s += double(f32FromBits(d));
+          }
+          d = bitsOf(static_cast<float>(s));
+        } else {
+          if (op.accumulate) {
+            if (!c.tmemWritten[cell])
+              return "the tcgen05.mma issued in " + op.origin +
+                     " accumulates into TMEM lane " + std::to_string(lane) +
+                     " column " + std::to_string(op.dCol0 + n) +
+                     ", which was never written";
+            s += toDouble(kF16, d & 0xffff);
+          }
+          EncodeOptions eo;
+          d = static_cast<uint32_t>(encode(kF16, unpackDouble(s), eo));
+        }
+        c.tmemWritten[cell] = 1;
+      }
+    }
+  }
+  return "";
+}
+
+} // namespace nvfp4::emu
