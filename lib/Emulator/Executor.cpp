@@ -447,6 +447,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
     w.local.assign(size_t(prog_.localBytes) * 32, 0);
   else
     w.local.clear();
+  w.pendingLd.clear();
   const Dim3 &b = cfg_.block, &g = cfg_.grid;
   Dim3 nclusters(g.x / clusterDims_.x, g.y / clusterDims_.y,
                  g.z / clusterDims_.z);

@@ -145,6 +145,12 @@ public:
     uint32_t mbAddr[32] = {};
     uint8_t mbParity[32] = {};
     std::vector<uint8_t> local;
+    /// tcgen05.ld results not yet made visible by tcgen05.wait::ld.
+    struct PendingLd {
+      uint32_t row, lane;
+      uint32_t value;
+    };
+    std::vector<PendingLd> pendingLd;
     bool done() const { return (exited & valid) == valid; }
     uint32_t live() const { return valid & ~exited; }
   };

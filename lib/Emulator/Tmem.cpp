@@ -20,6 +20,8 @@ namespace nvfp4::emu {
 
 namespace {
 constexpr uint32_t kTmemPoison = 0x7FBADBADu; // a NaN as f32
+/// What a tcgen05.ld destination holds until tcgen05.wait::ld (a NaN).
+constexpr uint64_t kLdPending = 0x7FA11D1Du;
 
 uint32_t lowestLane(uint32_t m) {
   uint32_t l = 0;
@@ -63,8 +65,18 @@ bool Executor::execTmem(Warp &w, const XInst &I, uint32_t mask) {
     ++stats_.fences;
     return true;
   case XOp::TmemWait:
-    // ld and st complete synchronously (see docs/Emulator.md), so there is
-    // nothing to wait for.
+    // wait::ld makes the results of this warp's earlier tcgen05.ld visible:
+    // until then their destination registers hold kLdPending. A register
+    // that the program overwrote meanwhile keeps its new value. tcgen05.st
+    // writes tensor memory at once (wait::st has nothing to do).
+    if (I.sub == 0) {
+      for (const Warp::PendingLd &p : w.pendingLd) {
+        uint64_t &r = row(w, p.row)[p.lane];
+        if (r == kLdPending)
+          r = p.value;
+      }
+      w.pendingLd.clear();
+    }
     return true;
   case XOp::TmemRelinquish:
     cta.tmemRelinquished = true;
@@ -231,8 +243,10 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
           cta.tmemWritten[cell] = 1;
         }
       }
-      if (isLd)
-        reg[t] = val;
+      if (isLd) {
+        reg[t] = kLdPending;
+        w.pendingLd.push_back({list[r], t, val});
+      }
     }
   }
   return true;

@@ -103,6 +103,28 @@ std::string roundTrip(const std::string &st, unsigned nregs) {
 
 uint32_t val(unsigned t, unsigned r) { return t * 256 + r + 1; }
 
+TEST(TmemTest, LoadResultsAppearAtWaitLd) {
+  // Before tcgen05.wait::ld the destination registers hold the pending-load
+  // NaN 0x7FA11D1D; after it, the loaded values. A register the program
+  // overwrites meanwhile keeps its new value.
+  std::string b = std::string(kAlloc) +
+                  "  mov.b32 %s0, 11;\n  mov.b32 %s1, 22;\n"
+                  "  tcgen05.st.sync.aligned.32x32b.x2.b32 [%r2], {%s0, %s1};\n"
+                  "  tcgen05.wait::st.sync.aligned;\n"
+                  "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%v0, %v1}, [%r2];\n"
+                  "  st.global.u32 [%rd3], %v0;\n"
+                  "  mov.b32 %v1, 5;\n"
+                  "  tcgen05.wait::ld.sync.aligned;\n"
+                  "  st.global.u32 [%rd3+4], %v0;\n"
+                  "  st.global.u32 [%rd3+8], %v1;\n" +
+                  std::string(kDealloc);
+  std::vector<uint32_t> out;
+  ASSERT_EQ(run(tk(b), 32, out), "");
+  EXPECT_EQ(out[0], 0x7FA11D1Du);
+  EXPECT_EQ(out[1], 11u);
+  EXPECT_EQ(out[2], 5u);
+}
+
 TEST(TmemTest, RoundTrip32x32b) {
   std::vector<uint32_t> out;
   ASSERT_EQ(run(roundTrip("tcgen05.st.sync.aligned.32x32b.x4.b32 [%r2], " +

@@ -183,6 +183,53 @@ Type ldStRegisterType(OpBuilder &b, unsigned n) {
   return VectorType::get({n}, b.getI32Type());
 }
 
+/// The registers of a tcgen05.ld may be read only after tcgen05.wait::ld,
+/// but LLVM sees them as defined by the ld itself and schedules their uses
+/// above a separate wait (the emulator caught the GEMM epilogue packing
+/// them before the wait). So the loaded values pass through an inline-asm
+/// `tcgen05.wait::ld` with tied operands: the wait becomes their definition
+/// and every use follows it (docs/Rationale.md, "tmem_load waits").
+Value bindToLoadWait(ConversionPatternRewriter &rewriter, Location loc,
+                     Value regs, unsigned n) {
+  Type i32 = rewriter.getI32Type();
+  SmallVector<Value> elems;
+  if (n == 1) {
+    elems.push_back(regs);
+  } else {
+    for (unsigned i = 0; i < n; ++i)
+      elems.push_back(LLVM::ExtractElementOp::create(
+          rewriter, loc, regs,
+          LLVM::ConstantOp::create(rewriter, loc, i32,
+                                   rewriter.getI32IntegerAttr(i))));
+  }
+  std::string constraints;
+  for (unsigned i = 0; i < n; ++i)
+    constraints += (i ? ",=r" : "=r");
+  for (unsigned i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  Type resTy = i32;
+  if (n > 1)
+    resTy = LLVM::LLVMStructType::getLiteral(rewriter.getContext(),
+                                             SmallVector<Type>(n, i32));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      rewriter, loc, resTy, elems, "tcgen05.wait::ld.sync.aligned;",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  if (n == 1)
+    return asmOp.getResult(0);
+  Value vec = LLVM::PoisonOp::create(rewriter, loc, regs.getType());
+  for (unsigned i = 0; i < n; ++i)
+    vec = LLVM::InsertElementOp::create(
+        rewriter, loc, vec,
+        LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), i),
+        LLVM::ConstantOp::create(rewriter, loc, i32,
+                                 rewriter.getI32IntegerAttr(i)));
+  return vec;
+}
+
 struct TmemLoadLowering : ConvertOpToLLVMPattern<TmemLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -198,7 +245,8 @@ struct TmemLoadLowering : ConvertOpToLLVMPattern<TmemLoadOp> {
         NVVM::Tcgen05LdStShapeAttr::get(getContext(),
                                         toNVVMShape(op.getShape())),
         addr, halfSplitOffset(op, rewriter));
-    rewriter.replaceOpWithNewOp<LLVM::BitcastOp>(op, resultType, ld.getRes());
+    Value regs = bindToLoadWait(rewriter, loc, ld.getRes(), n);
+    rewriter.replaceOpWithNewOp<LLVM::BitcastOp>(op, resultType, regs);
     return success();
   }
 };

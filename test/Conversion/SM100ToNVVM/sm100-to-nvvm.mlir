@@ -84,7 +84,15 @@ func.func @load_dynamic_lane(%acc: !acc, %col: index) -> vector<32xf32> {
   // CHECK: %[[A2:.+]] = llvm.add %[[A1]], %[[COL32]] : i32
   // CHECK: %[[ADDR:.+]] = llvm.inttoptr %[[A2]] : i32 to !llvm.ptr<6>
   // CHECK: %[[R:.+]] = nvvm.tcgen05.ld %[[ADDR]] {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
-  // CHECK: %[[F:.+]] = llvm.bitcast %[[R]] : vector<32xi32> to vector<32xf32>
+  // The registers are defined by an inline-asm tcgen05.wait::ld with tied
+  // operands, so no use is scheduled before the wait.
+  // CHECK: %[[E0:.+]] = llvm.extractelement %[[R]]
+  // CHECK: %[[W:.+]] = llvm.inline_asm has_side_effects asm_dialect = att "tcgen05.wait::ld.sync.aligned;", "=r,=r,{{.*}},=r,0,1,{{.*}},31" %[[E0]], {{.*}} -> !llvm.struct<(i32, {{.*}})>
+  // CHECK: %[[X0:.+]] = llvm.extractvalue %[[W]][0]
+  // CHECK: %[[V0:.+]] = llvm.insertelement %[[X0]]
+  // CHECK: %[[X31:.+]] = llvm.extractvalue %[[W]][31]
+  // CHECK: %[[V31:.+]] = llvm.insertelement %[[X31]]
+  // CHECK: %[[F:.+]] = llvm.bitcast %[[V31]] : vector<32xi32> to vector<32xf32>
   // CHECK: return %[[F]] : vector<32xf32>
   %v = sm100.tmem_load %acc[%col] shape_32x32b x 32 : !acc -> vector<32xf32>
   return %v : vector<32xf32>
@@ -103,7 +111,8 @@ func.func @load_static_lane(%acc: !acc) -> vector<1xi32> {
   // CHECK: %[[A:.+]] = llvm.add %[[PI]], %[[LANEHI]] : i32
   // CHECK: %[[ADDR:.+]] = llvm.inttoptr %[[A]] : i32 to !llvm.ptr<6>
   // CHECK: %[[R:.+]] = nvvm.tcgen05.ld %[[ADDR]] {shape = #nvvm.tcgen05_ldst_shape<shape_16x64b>} : i32
-  // CHECK: llvm.bitcast %[[R]] : i32 to vector<1xi32>
+  // CHECK: %[[W:.+]] = llvm.inline_asm has_side_effects asm_dialect = att "tcgen05.wait::ld.sync.aligned;", "=r,0" %[[R]] : (i32) -> i32
+  // CHECK: llvm.bitcast %[[W]] : i32 to vector<1xi32>
   %w = sm100.tmem_load %acc shape_16x64b x 1 {lane_base = 64 : i32} : !acc -> vector<1xi32>
   return %w : vector<1xi32>
 }

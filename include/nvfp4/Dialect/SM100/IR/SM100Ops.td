@@ -177,8 +177,10 @@ def SM100_TmemLoadOp : SM100_Op<"tmem_load"> {
     reach its own quadrant, so this is the form that is correct by
     construction. With `pack`, two 16-bit elements of adjacent columns are
     packed into one register. The result is the registers of one thread,
-    as `i32` or (bit-cast) `f32`. The load is asynchronous: wait with
-    `sm100.wait load` before using the result.
+    as `i32` or (bit-cast) `f32`. The result is usable at once: the
+    lowering follows the `tcgen05.ld` with a `tcgen05.wait::ld` that defines
+    the result registers (docs/Rationale.md, "`tmem_load` waits"), so no
+    `sm100.wait load` is needed for the result.
 
     - Rule 1: `num` is a legal repetition for `shape` and the result has the
       matching register count (32x32b/16x64b/16x32bx2: num,
