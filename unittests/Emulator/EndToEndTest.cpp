@@ -9,9 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmRunner.h"
 #include "TestUtil.h"
-
-#include "nvfp4/Support/TensorMap.h"
 
 #include "gtest/gtest.h"
 
@@ -22,7 +21,6 @@
 
 using namespace nvfp4::emu;
 using namespace nvfp4::emu::test;
-namespace rt = nvfp4::rt;
 
 namespace {
 
@@ -213,125 +211,9 @@ TEST(ScalarMixTest, ResultsDoNotDependOnScheduling) {
     EXPECT_EQ(results[i], results[0]) << i;
 }
 
-// The three GEMM examples, compiled by our pipeline (checked-in PTX), with
-// K = 64 * kTiles on random bf16 inputs; D is poisoned first and compared
-// with a float64 reference.
-struct GemmCase {
-  const char *file;
-  const char *kernel;
-  uint32_t m, n;       ///< whole problem
-  uint32_t clusterX;   ///< CTAs (cluster of this size)
-  uint32_t boxA, boxB; ///< rows per TMA box of A and B
-  uint32_t smem;       ///< dynamic shared memory
-};
-
-const GemmCase kGemms[] = {
-    {"gemm_m128_n256_sm100a.ptx", "gemm_m128_n256", 128, 256, 1, 128, 256,
-     4 * 49152 + 1024},
-    {"gemm_m64_sm100a.ptx", "gemm_m64_n256", 64, 256, 1, 64, 256, 164864},
-    {"gemm_2cta_sm100a.ptx", "gemm_2cta_m256_n256", 256, 256, 2, 128, 128,
-     132096},
-};
-
-struct GemmRun {
-  std::string error;
-  std::vector<float> d;
-  std::vector<double> ref;
-  LaunchStats stats;
-};
-
-uint16_t bf16Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return static_cast<uint16_t>((u + 0x7fff + ((u >> 16) & 1)) >> 16);
-}
-double bf16Value(uint16_t b) {
-  uint32_t u = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-GemmRun runGemm(const GemmCase &c, const std::string &text, uint32_t kTiles,
-                uint32_t seed) {
-  GemmRun r;
-  const uint32_t K = 64 * kTiles;
-  Machine m;
-  auto mod = m.loadPTX(text, c.file);
-  if (!mod)
-    return {mod.message()};
-  auto k = (*mod)->kernel(c.kernel);
-  if (!k)
-    return {k.message()};
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto fill = [&](std::vector<uint16_t> &v) {
-    for (auto &x : v) {
-      do
-        x = bf16Bits(dist(rng));
-      while ((x & 0x7fff) == 0); // never zero
-    }
-  };
-  std::vector<uint16_t> A(size_t(c.m) * K), B(size_t(c.n) * K);
-  fill(A);
-  fill(B);
-  uint64_t dA = *m.allocate(A.size() * 2), dB = *m.allocate(B.size() * 2);
-  uint64_t dD = *m.allocate(size_t(c.m) * c.n * 4);
-  (void)m.write(dA, A.data(), A.size() * 2);
-  (void)m.write(dB, B.data(), B.size() * 2);
-  std::vector<uint32_t> poison(size_t(c.m) * c.n, 0x7fc0deadu);
-  (void)m.write(dD, poison.data(), poison.size() * 4);
-  auto tmap = [&](uint64_t base, uint32_t rows, uint32_t box) {
-    rt::TensorMapDesc d;
-    d.dataType = rt::TmaDataType::BF16;
-    d.rank = 2;
-    d.globalAddress = base;
-    d.globalDims = {K, rows, 1, 1, 1};
-    d.globalStrides = {uint64_t(K) * 2, 0, 0, 0};
-    d.boxDims = {64, box, 0, 0, 0};
-    d.swizzle = rt::TmaSwizzle::B128;
-    rt::TensorMapBlob blob = rt::encodePortable(d);
-    uint64_t p = *m.allocate(128);
-    (void)m.write(p, blob.bytes.data(), 128);
-    return p;
-  };
-  ParamBuilder p(**k);
-  (void)p.addU64(tmap(dA, c.m, c.boxA));
-  (void)p.addU64(tmap(dB, c.n, c.boxB));
-  (void)p.addU64(dD);
-  (void)p.addU64(kTiles);
-  LaunchConfig cfg;
-  cfg.grid = Dim3(c.clusterX);
-  cfg.cluster = Dim3(c.clusterX);
-  cfg.block = Dim3(256);
-  cfg.dynamicSharedBytes = c.smem;
-  cfg.params = *p.take();
-  if (Error e = m.launch(**k, cfg))
-    return {e.message()};
-  r.stats = m.lastStats();
-  r.d.resize(size_t(c.m) * c.n);
-  (void)m.read(dD, r.d.data(), r.d.size() * 4);
-  r.ref.assign(size_t(c.m) * c.n, 0.0);
-  for (uint32_t i = 0; i < c.m; ++i)
-    for (uint32_t j = 0; j < c.n; ++j) {
-      double s = 0;
-      for (uint32_t kk = 0; kk < K; ++kk)
-        s += bf16Value(A[size_t(i) * K + kk]) * bf16Value(B[size_t(j) * K + kk]);
-      r.ref[size_t(i) * c.n + j] = s;
-    }
-  return r;
-}
-
-double relL2(const GemmRun &r) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < r.d.size(); ++i) {
-    double e = double(r.d[i]) - r.ref[i];
-    num += e * e;
-    den += r.ref[i] * r.ref[i];
-  }
-  return std::sqrt(num / den);
-}
-
+// The three GEMM examples (GemmRunner.h: kGemms, runGemm, relL2), compiled
+// by our pipeline at build time, with K = 64 * kTiles on random bf16
+// inputs; D is poisoned first and compared with a float64 reference.
 TEST(CompilerPTXTest, GemmsMatchFloat64) {
   for (const GemmCase &c : kGemms) {
     SCOPED_TRACE(c.file);
