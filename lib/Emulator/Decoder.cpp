@@ -126,6 +126,7 @@ private:
   bool decodeTma(const Instruction &in, XInst &x);
   bool decodeTcgen05(const Instruction &in, XInst &x);
   bool decodeTcgen05Mma(const Instruction &in, XInst &x);
+  bool decodeBulk(const Instruction &in, XInst &x);
   bool decodeTcgen05Commit(const Instruction &in, XInst &x);
   bool plainAddress(const Instruction &in, unsigned i, XSpace space,
                     uint32_t &enc, int64_t &imm);
@@ -1020,6 +1021,101 @@ bool Decoder::decodeTcgen05Commit(const Instruction &in, XInst &x) {
     return false;
   if (multicast && !src(in, 1, Type::U16, x.src[1]))
     return false;
+  return true;
+}
+
+bool Decoder::decodeBulk(const Instruction &in, XInst &x) {
+  if (in.opcode == Opcode::CpAsyncBulkCommitGroup) {
+    if (!checkMods(in, {}) || !expectOperands(in, 0, 0))
+      return false;
+    x.op = XOp::BulkCommit;
+    return true;
+  }
+  if (in.opcode == Opcode::CpAsyncBulkWaitGroup) {
+    // cp.async.bulk.wait_group{.read} N
+    if (!checkMods(in, {ModId::Read}) || !expectOperands(in, 1, 1))
+      return false;
+    const Operand &n = in.operands[0];
+    if (n.kind != Operand::Kind::Imm || n.imm < 0 || n.imm > 63)
+      return fail("'" + in.mnemonic + "' needs a constant group count");
+    x.op = XOp::BulkWait;
+    x.imm = n.imm;
+    return true;
+  }
+  // cp.async.bulk.dst.src.completion{.multicast::cluster}{.L2::cache_hint}
+  //     [dst], [src], size{, [mbar]}{, ctaMask}{, policy}
+  if (in.has(ModId::CpMask)) {
+    x.op = XOp::NotImplemented;
+    return fail("not implemented yet: '" + in.mnemonic +
+                "' (implemented: global -> shared::cta/cluster with "
+                "multicast, shared::cta -> shared::cluster, shared::cta -> "
+                "global with bulk_group)");
+  }
+  if (!checkMods(in, {ModId::SharedCluster, ModId::SharedCta, ModId::Shared,
+                      ModId::Global, ModId::MbarrierCompleteTxBytes,
+                      ModId::BulkGroup, ModId::MulticastCluster,
+                      ModId::L2CacheHint}))
+    return false;
+  // The first state space is the destination, the second the source.
+  std::vector<ModId> spaces;
+  for (const Modifier &m : in.mods)
+    if (m.id == ModId::SharedCluster || m.id == ModId::SharedCta ||
+        m.id == ModId::Shared || m.id == ModId::Global)
+      spaces.push_back(m.id);
+  if (spaces.size() != 2)
+    return fail("'" + in.mnemonic + "' needs a destination and a source "
+                "state space");
+  bool dstGlobal = spaces[0] == ModId::Global;
+  bool srcGlobal = spaces[1] == ModId::Global;
+  bool multicast = in.has(ModId::MulticastCluster);
+  bool hint = in.has(ModId::L2CacheHint);
+  x.op = XOp::BulkCopy;
+  x.sub2 = multicast ? XT_Multicast : 0;
+  unsigned n;
+  if (!dstGlobal && srcGlobal) {
+    if (!in.has(ModId::MbarrierCompleteTxBytes))
+      return fail("'" + in.mnemonic + "' needs .mbarrier::complete_tx::bytes");
+    x.sub = XB_GlobalToShared;
+    n = 4 + (multicast ? 1 : 0) + (hint ? 1 : 0);
+  } else if (!dstGlobal && !srcGlobal) {
+    if (!in.has(ModId::MbarrierCompleteTxBytes) || multicast)
+      return fail("'" + in.mnemonic +
+                  "' (shared -> shared::cluster) needs "
+                  ".mbarrier::complete_tx::bytes and no multicast");
+    x.sub = XB_SharedToCluster;
+    n = 4;
+  } else if (dstGlobal && !srcGlobal) {
+    if (!in.has(ModId::BulkGroup) || multicast)
+      return fail("'" + in.mnemonic +
+                  "' (shared -> global) needs .bulk_group and no multicast");
+    x.sub = XB_SharedToGlobal;
+    n = 3 + (hint ? 1 : 0);
+  } else {
+    return fail("'" + in.mnemonic + "': global -> global is not a bulk copy");
+  }
+  if (!expectOperands(in, n, n))
+    return false;
+  XSpace dsp = dstGlobal ? XSpace::Global
+               : spaces[0] == ModId::SharedCluster ? XSpace::SharedCluster
+                                                   : XSpace::Shared;
+  XSpace ssp = srcGlobal ? XSpace::Global : XSpace::Shared;
+  x.space = dsp;
+  int64_t srcImm = 0, mbImm = 0;
+  if (!plainAddress(in, 0, dsp, x.src[0], x.imm) ||
+      !plainAddress(in, 1, ssp, x.src[1], srcImm) ||
+      !srcU32(in, 2, x.src[2]))
+    return false;
+  if (x.sub != XB_SharedToGlobal &&
+      !plainAddress(in, 3, XSpace::SharedCluster, x.src[3], mbImm))
+    return false;
+  x.listBegin = static_cast<uint32_t>(p_.lists.size());
+  x.listCount = 0;
+  p_.lists.push_back(constRow(static_cast<uint64_t>(srcImm)));
+  p_.lists.push_back(constRow(static_cast<uint64_t>(mbImm)));
+  uint32_t mask = constRow(1);
+  if (multicast && !src(in, 4, Type::U16, mask))
+    return false;
+  p_.lists.push_back(mask);
   return true;
 }
 
@@ -2974,6 +3070,10 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::MbarrierInval:
   case Opcode::MbarrierPendingCount:
     return decodeMbarrier(in, x);
+  case Opcode::CpAsyncBulk:
+  case Opcode::CpAsyncBulkCommitGroup:
+  case Opcode::CpAsyncBulkWaitGroup:
+    return decodeBulk(in, x);
   case Opcode::CpAsyncBulkTensor:
   case Opcode::CpAsyncBulkPrefetchTensor:
     return decodeTma(in, x);

@@ -448,6 +448,8 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   else
     w.local.clear();
   w.pendingLd.clear();
+  w.bulkStores.clear();
+  std::fill(std::begin(w.bulkGroups), std::end(w.bulkGroups), 0u);
   const Dim3 &b = cfg_.block, &g = cfg_.grid;
   Dim3 nclusters(g.x / clusterDims_.x, g.y / clusterDims_.y,
                  g.z / clusterDims_.z);
@@ -1076,6 +1078,12 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     if (mask && !execTma(w, I, mask))
       return false;
     break;
+  case XOp::BulkCopy:
+  case XOp::BulkCommit:
+  case XOp::BulkWait:
+    if (mask && !execBulk(w, I, mask))
+      return false;
+    break;
   case XOp::TmemAlloc:
   case XOp::TmemDealloc:
   case XOp::TmemRelinquish:
@@ -1271,6 +1279,9 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
 //===----------------------------------------------------------------------===//
 
 void Executor::laneExit(Warp &w, uint32_t lanes) {
+  // Bulk stores of exiting threads still land.
+  if (!w.bulkStores.empty())
+    completeBulkStores(w, lanes, [](const Warp::BulkStore &) { return true; });
   w.exited |= lanes;
   w.active &= ~lanes;
   // A warp whose remaining lanes all wait at a non-aligned barrier arrives.

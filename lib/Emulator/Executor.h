@@ -34,6 +34,7 @@
 #include "Memory.h"
 #include "Program.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -151,6 +152,16 @@ public:
       uint32_t value;
     };
     std::vector<PendingLd> pendingLd;
+    /// cp.async.bulk shared -> global copies not yet written (Tma.cpp).
+    static constexpr uint32_t kUncommitted = 0xffffffffu;
+    struct BulkStore {
+      uint32_t lane;
+      uint32_t group; ///< bulk-group index, or kUncommitted
+      uint64_t global;
+      std::vector<uint8_t> bytes;
+    };
+    std::vector<BulkStore> bulkStores;
+    uint32_t bulkGroups[32] = {}; ///< groups committed per lane
     bool done() const { return (exited & valid) == valid; }
     uint32_t live() const { return valid & ~exited; }
   };
@@ -279,6 +290,11 @@ private:
   class TmaUnit;
   TmaUnit *tma_ = nullptr; ///< owned by async_, created by the first TMA op
   void clearTma();
+  TmaUnit &tmaUnit();
+  bool execBulk(Warp &w, const XInst &I, uint32_t mask);
+  void completeBulkStores(
+      Warp &w, uint32_t lanes,
+      const std::function<bool(const Warp::BulkStore &)> &done);
   /// The origin of a TMA load in flight that writes any of the `bytes` at
   /// shared offset `off` of `cta`, or nullptr.
   const std::string *tmaInFlight(const Cta &cta, uint64_t off,

@@ -187,6 +187,19 @@ enum class XOp : uint16_t {
   TmemCommit,
   TmaLoad,     ///< cp.async.bulk.tensor global -> shared::cluster
   TmaPrefetch, ///< prefetch.tensormap / cp.async.bulk.prefetch.tensor
+  /// cp.async.bulk (Tma.cpp): sub XBulkDir, sub2 XT_Multicast; src[0] dst,
+  /// src[1] src, src[2] size, src[3] mbarrier; imm the dst offset; lists:
+  /// constant rows of the src and mbarrier offsets, then the CTA mask.
+  BulkCopy,
+  BulkCommit, ///< cp.async.bulk.commit_group
+  BulkWait,   ///< cp.async.bulk.wait_group{.read} N (imm N)
+};
+
+/// XInst::sub of BulkCopy.
+enum XBulkDir : uint8_t {
+  XB_GlobalToShared = 0,  ///< .shared::cta/.shared::cluster.global
+  XB_SharedToCluster = 1, ///< .shared::cluster.shared::cta
+  XB_SharedToGlobal = 2,  ///< .global.shared::cta.bulk_group
 };
 
 /// XInst::sub bits of TmaLoad.

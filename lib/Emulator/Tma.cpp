@@ -344,11 +344,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
                        "' is outside the shared memory of CTA rank " +
                        std::to_string(t.second->rank));
   }
-  if (!tma_) {
-    auto unit = std::make_unique<TmaUnit>();
-    tma_ = unit.get();
-    addAsyncUnit(std::move(unit));
-  }
+  tmaUnit();
   for (auto &t : targets) {
     TmaCopy c;
     c.cta = t.first;
@@ -361,4 +357,140 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     tma_->push(std::move(c));
   }
   return true;
+}
+
+//===----------------------------------------------------------------------===//
+// cp.async.bulk (non-tensor)
+//===----------------------------------------------------------------------===//
+//
+// global -> shared::cta / shared::cluster (with multicast) and shared::cta
+// -> shared::cluster read their source when issued and hand the bytes to
+// the TMA unit, which writes them and signals complete_tx like a tensor
+// load. shared::cta -> global (.bulk_group) reads shared memory when issued
+// and writes global memory when the issuing thread's cp.async.bulk.wait_group
+// retires its group (or the thread exits): until then other threads do not
+// see the data.
+
+Executor::TmaUnit &Executor::tmaUnit() {
+  if (!tma_) {
+    auto unit = std::make_unique<TmaUnit>();
+    tma_ = unit.get();
+    addAsyncUnit(std::move(unit));
+  }
+  return *tma_;
+}
+
+bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
+  const std::string mnem = I.inst ? I.inst->mnemonic : "cp.async.bulk";
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    if (I.op == XOp::BulkCommit) {
+      for (Warp::BulkStore &s : w.bulkStores)
+        if (s.lane == lane && s.group == Warp::kUncommitted)
+          s.group = w.bulkGroups[lane];
+      ++w.bulkGroups[lane];
+      continue;
+    }
+    if (I.op == XOp::BulkWait) {
+      uint64_t keep = static_cast<uint64_t>(I.imm);
+      completeBulkStores(w, 1u << lane, [&](const Warp::BulkStore &s) {
+        return s.group != Warp::kUncommitted &&
+               uint64_t(s.group) + keep < w.bulkGroups[lane];
+      });
+      continue;
+    }
+    const uint32_t *list = prog_.lists.data() + I.listBegin;
+    uint64_t dst = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+    uint64_t from = src(w, I.src[1])[lane] + src(w, list[0])[lane];
+    uint32_t size = static_cast<uint32_t>(src(w, I.src[2])[lane]);
+    if (size == 0 || size % 16 != 0 || dst % 16 != 0 || from % 16 != 0)
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "'" + mnem + "' of " + std::to_string(size) + " bytes from " +
+                       hexStr(from) + " to " + hexStr(dst) +
+                       ": the size and both addresses must be multiples of "
+                       "16");
+    XSpace srcSpace = I.sub == XB_GlobalToShared ? XSpace::Global
+                                                  : XSpace::Shared;
+    uint8_t *sp = resolve(w, lane, srcSpace, from, size, false, I);
+    if (!sp)
+      return false;
+    std::vector<uint8_t> bytes(sp, sp + size);
+    if (I.sub == XB_SharedToGlobal) {
+      if (!resolve(w, lane, XSpace::Global, dst, size, true, I))
+        return false;
+      w.bulkStores.push_back(
+          {lane, Warp::kUncommitted, dst, std::move(bytes)});
+      continue;
+    }
+    // To shared memory, completing on an mbarrier.
+    const uint64_t offMask =
+        (uint64_t(1) << addrspace::kClusterRankShift) - 1;
+    std::vector<uint32_t> ranks;
+    if (I.sub2 & XT_Multicast) {
+      uint32_t ctaMask = static_cast<uint32_t>(src(w, list[2])[lane] & 0xffff);
+      for (uint32_t r = 0; r < 16; ++r)
+        if ((ctaMask >> r) & 1)
+          ranks.push_back(r);
+    } else {
+      ranks.push_back(static_cast<uint32_t>(
+          I.space == XSpace::Shared ? w.cta->rank
+                                    : dst >> addrspace::kClusterRankShift));
+    }
+    if (I.space == XSpace::Shared &&
+        (dst >> addrspace::kClusterRankShift) != w.cta->rank)
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "the shared::cta destination " + hexStr(dst) + " of '" +
+                       mnem + "' names another CTA");
+    XInst mb = I;
+    mb.src[0] = I.src[3];
+    mb.imm = static_cast<int64_t>(src(w, list[1])[lane]);
+    mb.space = XSpace::SharedCluster;
+    Cta *mbCta = nullptr;
+    uint32_t mbOff = 0;
+    if (!mbarAddress(w, lane, mb, /*ownCtaOnly=*/false, mbCta, mbOff))
+      return false;
+    uint32_t off = static_cast<uint32_t>(dst & offMask);
+    for (uint32_t r : ranks) {
+      if (r >= ctas_.size())
+        return fault(Fault::Kind::Invalid, w, lane, I,
+                     "'" + mnem + "' names CTA rank " + std::to_string(r) +
+                         ", but the cluster has " +
+                         std::to_string(ctas_.size()) + " CTAs");
+      Cta *c = ctas_[r].get();
+      if (uint64_t(off) + size > c->shared.size())
+        return fault(Fault::Kind::Memory, w, lane, I,
+                     "the " + std::to_string(size) + "-byte copy of '" + mnem +
+                         "' to shared offset " + hexStr(off) +
+                         " does not fit in the shared memory of CTA rank " +
+                         std::to_string(r));
+      // The mbarrier sits at the same offset in each destination CTA
+      // (multicast), or where the operand says.
+      Cta *bc = (I.sub2 & XT_Multicast) ? c : mbCta;
+      TmaCopy copy;
+      copy.cta = c;
+      copy.off = off;
+      copy.image = bytes;
+      copy.mbCta = bc;
+      copy.mbOff = mbOff;
+      copy.txBytes = size;
+      copy.origin = location(w, lane, I.line);
+      tmaUnit().push(std::move(copy));
+    }
+  }
+  return true;
+}
+
+void Executor::completeBulkStores(
+    Warp &w, uint32_t lanes,
+    const std::function<bool(const Warp::BulkStore &)> &done) {
+  std::vector<Warp::BulkStore> keep;
+  for (Warp::BulkStore &s : w.bulkStores) {
+    if (((lanes >> s.lane) & 1) && done(s)) {
+      if (uint8_t *p = mem_.translate(s.global, s.bytes.size()))
+        std::memcpy(p, s.bytes.data(), s.bytes.size());
+    } else {
+      keep.push_back(std::move(s));
+    }
+  }
+  w.bulkStores = std::move(keep);
 }

@@ -1,0 +1,195 @@
+//===- BulkCopyTest.cpp - cp.async.bulk (non-tensor) ----------------------===//
+
+#include "TestUtil.h"
+
+#include "gtest/gtest.h"
+
+#include <numeric>
+
+using namespace nvfp4::emu;
+using namespace nvfp4::emu::test;
+
+namespace {
+
+/// Runs `body` in kernel k(.param .u64 out, .param .u64 in) where `in`
+/// points to 64 words i * 3 + 1 and `out` to `out.size()` words; returns the
+/// error or "".
+std::string runBulk(const std::string &body, std::vector<uint64_t> &out,
+                    uint32_t cluster = 1, uint32_t threads = 32) {
+  std::string text =
+      ".version 8.8\n.target sm_100a\n.address_size 64\n"
+      ".shared .align 128 .b8 buf[512];\n.shared .align 8 .b64 bar;\n"
+      ".visible .entry k(.param .u64 out, .param .u64 in)\n{\n"
+      "  .reg .pred %p<8>;\n  .reg .b32 %r<32>;\n  .reg .b64 %rd<32>;\n"
+      "  .reg .b16 %rs<4>;\n"
+      "  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [in];\n"
+      "  mov.u32 %r0, %tid.x;\n  mov.u32 %r30, %cluster_ctarank;\n" +
+      body + "\n}\n";
+  Machine m;
+  auto mod = m.loadPTX(text, "bulk.ptx");
+  if (!mod)
+    return mod.message();
+  auto k = (*mod)->kernel("k");
+  if (!k)
+    return k.message();
+  uint64_t dOut = *m.allocate(out.size() * 8);
+  std::vector<uint64_t> init(out.size(), 0xAAAAAAAAAAAAAAAAull);
+  (void)m.write(dOut, init.data(), init.size() * 8);
+  std::vector<uint64_t> in(64);
+  for (uint64_t i = 0; i < 64; ++i)
+    in[i] = i * 3 + 1;
+  uint64_t dIn = *m.allocate(in.size() * 8);
+  (void)m.write(dIn, in.data(), in.size() * 8);
+  ParamBuilder p(**k);
+  (void)p.addU64(dOut);
+  (void)p.addU64(dIn);
+  LaunchConfig cfg;
+  cfg.grid = Dim3(cluster);
+  cfg.cluster = Dim3(cluster);
+  cfg.block = Dim3(threads);
+  cfg.params = *p.take();
+  if (Error e = m.launch(**k, cfg))
+    return e.message();
+  (void)m.read(dOut, out.data(), out.size() * 8);
+  return "";
+}
+
+// Thread 0 initializes the barrier; everyone syncs.
+const char *kInit = "  setp.ne.u32 %p1, %r0, 0;\n  @%p1 bra I;\n"
+                    "  mbarrier.init.shared.b64 [bar], 1;\nI:\n"
+                    "  barrier.cluster.arrive.aligned;\n"
+                    "  barrier.cluster.wait.aligned;\n";
+// All threads wait for phase 0 of `bar`.
+const char *kWait = "W:\n  mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;\n"
+                    "  @!%p2 bra W;\n";
+// Thread t < 32 stores buf word t to out[32 * rank + t].
+const char *kStoreBuf = "  shl.b32 %r5, %r0, 3;\n  mov.u32 %r6, buf;\n"
+                        "  add.u32 %r6, %r6, %r5;\n  ld.shared.u64 %rd5, [%r6];\n"
+                        "  mad.lo.u32 %r7, %r30, 32, %r0;\n"
+                        "  mul.wide.u32 %rd6, %r7, 8;\n  add.s64 %rd7, %rd1, %rd6;\n"
+                        "  st.global.u64 [%rd7], %rd5;\n";
+
+TEST(BulkCopyTest, GlobalToShared) {
+  std::string body =
+      std::string(kInit) +
+      "  @%p1 bra ISSUED;\n"
+      "  mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 256;\n"
+      "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+      "[buf], [%rd2], 256, [bar];\n"
+      "ISSUED:\n" +
+      kWait + kStoreBuf + "  ret;";
+  std::vector<uint64_t> out(32);
+  ASSERT_EQ(runBulk(body, out), "");
+  for (uint64_t t = 0; t < 32; ++t)
+    EXPECT_EQ(out[t], t * 3 + 1) << t;
+}
+
+TEST(BulkCopyTest, ReadingBeforeTheBarrierIsARace) {
+  std::string body =
+      std::string(kInit) +
+      "  @%p1 bra ISSUED;\n"
+      "  mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 256;\n"
+      "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+      "[buf], [%rd2], 256, [bar];\n"
+      "ISSUED:\n" +
+      kStoreBuf + kWait + "  ret;";
+  std::vector<uint64_t> out(32);
+  EXPECT_NE(runBulk(body, out).find("race:"), std::string::npos);
+}
+
+TEST(BulkCopyTest, MulticastToTheCluster) {
+  std::string body =
+      std::string(kInit) +
+      "  @%p1 bra ARM;\n"
+      "  mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 128;\n"
+      "ARM:\n"
+      "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+      "  or.b32 %r8, %r0, %r30;\n  setp.ne.u32 %p3, %r8, 0;\n"
+      "  @%p3 bra ISSUED;\n  mov.b16 %rs1, 3;\n"
+      "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [buf], [%rd2+128], 128, [bar], %rs1;\n"
+      "ISSUED:\n" +
+      kWait +
+      "  setp.ge.u32 %p4, %r0, 16;\n  @%p4 bra END;\n" + kStoreBuf +
+      "END:\n  ret;";
+  std::vector<uint64_t> out(64);
+  ASSERT_EQ(runBulk(body, out, 2), "");
+  for (uint64_t r = 0; r < 2; ++r)
+    for (uint64_t t = 0; t < 16; ++t)
+      EXPECT_EQ(out[32 * r + t], (16 + t) * 3 + 1) << r << " " << t;
+}
+
+TEST(BulkCopyTest, SharedToPeerShared) {
+  // CTA 0 fills buf, then copies 128 bytes into CTA 1's buf, completing on
+  // CTA 1's barrier (armed by CTA 1).
+  std::string body =
+      std::string(kInit) +
+      "  setp.ne.u32 %p5, %r30, 0;\n"
+      "  @%p5 bra ARMED;\n"
+      "  shl.b32 %r5, %r0, 3;\n  mov.u32 %r6, buf;\n  add.u32 %r6, %r6, %r5;\n"
+      "  cvt.u64.u32 %rd8, %r0;\n  add.s64 %rd8, %rd8, 500;\n"
+      "  st.shared.u64 [%r6], %rd8;\n"
+      "ARMED:\n"
+      "  or.b32 %r8, %r0, 0;\n  setp.eq.u32 %p6, %r30, 1;\n"
+      "  setp.eq.and.u32 %p6, %r0, 0, %p6;\n  @!%p6 bra SYNC;\n"
+      "  mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 128;\n"
+      "SYNC:\n"
+      "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+      "  or.b32 %r9, %r0, %r30;\n  setp.ne.u32 %p3, %r9, 0;\n"
+      "  @%p3 bra ISSUED;\n"
+      "  mov.u32 %r10, buf;\n  mapa.shared::cluster.u32 %r11, %r10, 1;\n"
+      "  mov.u32 %r12, bar;\n  mapa.shared::cluster.u32 %r13, %r12, 1;\n"
+      "  cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+      " [%r11], [%r10], 128, [%r13];\n"
+      "ISSUED:\n"
+      "  @!%p5 bra END;\n" +
+      kWait + "  setp.ge.u32 %p4, %r0, 16;\n  @%p4 bra END;\n" + kStoreBuf +
+      "END:\n"
+      "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+      "  ret;";
+  std::vector<uint64_t> out(64);
+  ASSERT_EQ(runBulk(body, out, 2), "");
+  for (uint64_t t = 0; t < 16; ++t)
+    EXPECT_EQ(out[32 + t], 500 + t) << t;
+}
+
+TEST(BulkCopyTest, SharedToGlobalLandsAtWaitGroup) {
+  // Thread 0 copies 64 bytes of buf to out[8..15]; before wait_group it
+  // still reads the old contents, after it the copied ones.
+  std::string body =
+      "  shl.b32 %r5, %r0, 3;\n  mov.u32 %r6, buf;\n  add.u32 %r6, %r6, %r5;\n"
+      "  cvt.u64.u32 %rd8, %r0;\n  add.s64 %rd8, %rd8, 900;\n"
+      "  st.shared.u64 [%r6], %rd8;\n  bar.sync 0;\n"
+      "  setp.ne.u32 %p1, %r0, 0;\n  @%p1 bra END;\n"
+      "  add.s64 %rd9, %rd1, 64;\n  mov.u32 %r10, buf;\n"
+      "  cp.async.bulk.global.shared::cta.bulk_group [%rd9], [%r10], 64;\n"
+      "  cp.async.bulk.commit_group;\n"
+      "  ld.global.u64 %rd10, [%rd9];\n  st.global.u64 [%rd1], %rd10;\n"
+      "  cp.async.bulk.wait_group 0;\n"
+      "  ld.global.u64 %rd11, [%rd9+8];\n  st.global.u64 [%rd1+8], %rd11;\n"
+      "END:\n  ret;";
+  std::vector<uint64_t> out(16);
+  ASSERT_EQ(runBulk(body, out), "");
+  EXPECT_EQ(out[0], 0xAAAAAAAAAAAAAAAAull); // before the wait
+  EXPECT_EQ(out[1], 901u);                  // after it
+  for (uint64_t t = 0; t < 8; ++t)
+    EXPECT_EQ(out[8 + t], 900 + t) << t;
+}
+
+TEST(BulkCopyTest, Errors) {
+  std::vector<uint64_t> out(4);
+  std::string r = runBulk(
+      std::string(kInit) +
+          "  @%p1 bra E;\n"
+          "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+          "[buf], [%rd2], 24, [bar];\nE:\n  ret;",
+      out);
+  EXPECT_NE(r.find("must be multiples of 16"), std::string::npos) << r;
+  r = runBulk("  setp.ne.u32 %p1, %r0, 0;\n  @%p1 bra E;\n"
+              "  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], "
+              "1024;\nE:\n  ret;",
+              out);
+  EXPECT_NE(r.find("out-of-bounds"), std::string::npos) << r;
+}
+
+} // namespace
