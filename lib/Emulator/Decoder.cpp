@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace nvfp4::emu;
@@ -128,6 +129,7 @@ private:
   bool decodeTcgen05Mma(const Instruction &in, XInst &x);
   bool decodeBulk(const Instruction &in, XInst &x);
   bool decodeTcgen05Commit(const Instruction &in, XInst &x);
+  bool decodeTcgen05CpShift(const Instruction &in, XInst &x);
   bool plainAddress(const Instruction &in, unsigned i, XSpace space,
                     uint32_t &enc, int64_t &imm);
   bool decodeCall(const Instruction &in, XInst &x);
@@ -930,47 +932,81 @@ bool Decoder::decodeTcgen05(const Instruction &in, XInst &x) {
 }
 
 bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
-  // tcgen05.mma.cta_group::N.kind::K{.collector::a::*} [d], a-desc | [a],
-  //     b-desc, idesc{, disable-output-lane}, enable-input-d{, scale-d};
-  // Implemented: kind::f16 and kind::tf32, A from shared memory or TMEM,
-  // cta_group 1 and 2, enable-input-d. Block-scaled kinds, .ws, .sp,
-  // disable-output-lane and scale-input-d come with issue 4.
+  // tcgen05.mma.cta_group::N.kind::K{.block_scale{.scale_vec::NX|.blockN}}
+  //     {.collector::a::*} [d], a-desc | [a], b-desc, idesc
+  //     {, [sfa], [sfb]}{, disable-output-lane}, enable-input-d
+  //     {, scale-input-d};
+  // Implemented: every dense kind with 8- or 16-bit (or tf32) inputs and
+  // the block-scaled kinds with e4m3/e5m2/e2m1 inputs; A from shared
+  // memory or TMEM; cta_group 1 and 2; disable-output-lane; scale-input-d.
   auto later = [&](const std::string &what) {
     x.op = XOp::NotImplemented;
-    return fail("not implemented yet: '" + in.mnemonic + "' with " + what +
-                " (implemented: kind::f16 and kind::tf32, A from shared "
-                "memory or tensor memory, cta_group 1 and 2, enable-input-d)");
+    return fail("not implemented yet: '" + in.mnemonic + "' with " + what);
   };
-  for (ModId m : {ModId::KindF8f6f4, ModId::KindI8, ModId::KindMxf8f6f4,
-                  ModId::KindMxf4, ModId::KindMxf4nvf4})
-    if (in.has(m))
-      return later(std::string(".") + modName(m));
-  for (ModId m : {ModId::BlockScale, ModId::Ws, ModId::Sp, ModId::Ashift,
-                  ModId::ScaleVec1X, ModId::ScaleVec2X, ModId::ScaleVec4X,
-                  ModId::Block16, ModId::Block32})
+  for (ModId m : {ModId::Ws, ModId::Sp, ModId::Ashift})
     if (in.has(m))
       return later(std::string(".") + modName(m));
   if (!checkMods(in, {ModId::CtaGroup, ModId::KindF16, ModId::KindTf32,
+                      ModId::KindF8f6f4, ModId::KindI8, ModId::KindMxf8f6f4,
+                      ModId::KindMxf4, ModId::KindMxf4nvf4, ModId::BlockScale,
+                      ModId::ScaleVec1X, ModId::ScaleVec2X, ModId::ScaleVec4X,
+                      ModId::Block16, ModId::Block32,
                       ModId::CollectorADiscard, ModId::CollectorALastuse,
                       ModId::CollectorAFill, ModId::CollectorAUse}))
     return false;
   int cg = in.value(ModId::CtaGroup, 0);
   if (cg != 1 && cg != 2)
     return fail("'" + in.mnemonic + "' needs .cta_group::1 or ::2");
-  if (in.has(ModId::KindF16) == in.has(ModId::KindTf32))
-    return fail("'" + in.mnemonic + "' needs one .kind");
-  if (!expectOperands(in, 5, 7))
+  std::optional<umma::MmaKind> kind;
+  unsigned kinds = 0;
+  for (auto [m, k] : {std::pair{ModId::KindF16, umma::MmaKind::F16},
+                      std::pair{ModId::KindTf32, umma::MmaKind::TF32},
+                      std::pair{ModId::KindF8f6f4, umma::MmaKind::F8F6F4},
+                      std::pair{ModId::KindI8, umma::MmaKind::I8},
+                      std::pair{ModId::KindMxf8f6f4, umma::MmaKind::MXF8F6F4},
+                      std::pair{ModId::KindMxf4, umma::MmaKind::MXF4},
+                      std::pair{ModId::KindMxf4nvf4, umma::MmaKind::MXF4NVF4}})
+    if (in.has(m)) {
+      kind = k;
+      ++kinds;
+    }
+  if (kinds != 1)
+    return fail("'" + in.mnemonic + "' needs exactly one .kind");
+  bool scaled = umma::isBlockScaled(*kind);
+  if (scaled != in.has(ModId::BlockScale))
+    return fail("'" + in.mnemonic + "': .block_scale " +
+                (scaled ? "is required for" : "is not allowed with") +
+                " .kind::" + umma::stringify(*kind));
+  // Elements per scale factor.
+  unsigned block = 0;
+  if (scaled) {
+    unsigned vecs = 0;
+    if (in.has(ModId::ScaleVec1X) || in.has(ModId::Block32))
+      block = 32, ++vecs;
+    if (in.has(ModId::ScaleVec2X))
+      block = 32, ++vecs;
+    if (in.has(ModId::ScaleVec4X) || in.has(ModId::Block16))
+      block = 16, ++vecs;
+    if (vecs > 1)
+      return fail("'" + in.mnemonic + "' has more than one scale vector size");
+    if (!vecs) {
+      if (*kind == umma::MmaKind::MXF4NVF4)
+        return fail("'" + in.mnemonic +
+                    "': kind::mxf4nvf4 needs an explicit scale vector size");
+      block = 32;
+    }
+    if (*kind == umma::MmaKind::MXF8F6F4 && block != 32)
+      return fail("'" + in.mnemonic + "': kind::mxf8f6f4 takes 1X / block32");
+    if (*kind == umma::MmaKind::MXF4 && block != 32)
+      return fail("'" + in.mnemonic + "': kind::mxf4 takes 2X / block32");
+  }
+  const size_t nops = in.operands.size();
+  if (!expectOperands(in, 5, 8))
     return false;
-  if (in.operands.size() == 7 ||
-      (in.operands.size() == 6 &&
-       in.operands[4].kind == Operand::Kind::Vector))
-    return later("disable-output-lane");
-  if (in.operands.size() == 6)
-    return later("scale-input-d");
   x.op = XOp::TmemMma;
-  x.sub = static_cast<uint8_t>(in.has(ModId::KindF16) ? umma::MmaKind::F16
-                                                      : umma::MmaKind::TF32);
+  x.sub = static_cast<uint8_t>(*kind);
   x.sub2 = cg == 2 ? XT_CtaGroup2 : 0;
+  x.vec = static_cast<uint8_t>(block);
   if (!plainAddress(in, 0, XSpace::Generic, x.src[0], x.imm))
     return false;
   int64_t aImm = 0;
@@ -981,18 +1017,126 @@ bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
   } else if (!src(in, 1, Type::U64, x.src[1])) {
     return false;
   }
-  x.listBegin = static_cast<uint32_t>(p_.lists.size());
-  x.listCount = 0;
-  p_.lists.push_back(constRow(static_cast<uint64_t>(aImm)));
   if (!src(in, 2, Type::U64, x.src[2]) || !srcU32(in, 3, x.src[3]))
     return false;
+  // lists: A offset, SFA address, SFB address (+ their offsets), scale-d,
+  // then the disable-output-lane registers (listCount of them).
+  unsigned next = 4;
+  uint32_t sfa = constRow(0), sfb = constRow(0);
+  int64_t sfaImm = 0, sfbImm = 0;
+  if (scaled) {
+    if (nops != 7)
+      return fail("'" + in.mnemonic +
+                  "' takes [d], a, b, idesc, [sfa], [sfb], enable-input-d");
+    if (!plainAddress(in, 4, XSpace::Generic, sfa, sfaImm) ||
+        !plainAddress(in, 5, XSpace::Generic, sfb, sfbImm))
+      return false;
+    next = 6;
+  }
+  std::vector<uint32_t> lanes;
+  if (next < nops && in.operands[next].kind == Operand::Kind::Vector) {
+    const Operand &v = in.operands[next];
+    if (v.elems.size() != (cg == 2 ? 8u : 4u))
+      return fail("'" + in.mnemonic + "': disable-output-lane needs " +
+                  std::to_string(cg == 2 ? 8 : 4) + " registers");
+    for (const Operand &e : v.elems) {
+      const RegSlot *r = regOf(e);
+      if (!r || r->isPred || r->bits != 32)
+        return fail("'" + in.mnemonic +
+                    "': disable-output-lane needs 32-bit registers");
+      lanes.push_back(r->index);
+    }
+    ++next;
+  }
+  if (next >= nops)
+    return fail("'" + in.mnemonic + "' is missing enable-input-d");
   XInst p;
-  if (!predSrc(in, 4, p, 0))
+  if (!predSrc(in, next, p, 0))
     return false;
   x.target = p.src[0];
   if (p.srcNeg & 1)
     x.sub2 |= XM_NegEnable;
+  ++next;
+  uint32_t scaleD = constRow(0);
+  if (next < nops) {
+    if (*kind != umma::MmaKind::F16 && *kind != umma::MmaKind::TF32)
+      return fail("'" + in.mnemonic +
+                  "': scale-input-d is only allowed for kind::f16 and tf32");
+    const Operand &s = in.operands[next];
+    if (s.kind != Operand::Kind::Imm || s.imm < 0 || s.imm > 15)
+      return fail("'" + in.mnemonic +
+                  "': scale-input-d must be a constant in 0..15");
+    scaleD = constRow(static_cast<uint64_t>(s.imm));
+    ++next;
+  }
+  if (next != nops)
+    return fail("'" + in.mnemonic + "' has too many operands");
+  x.listBegin = static_cast<uint32_t>(p_.lists.size());
+  x.listCount = static_cast<uint32_t>(lanes.size());
+  p_.lists.push_back(constRow(static_cast<uint64_t>(aImm)));
+  p_.lists.push_back(sfa);
+  p_.lists.push_back(constRow(static_cast<uint64_t>(sfaImm)));
+  p_.lists.push_back(sfb);
+  p_.lists.push_back(constRow(static_cast<uint64_t>(sfbImm)));
+  p_.lists.push_back(scaleD);
+  for (uint32_t l : lanes)
+    p_.lists.push_back(l);
   return true;
+}
+
+bool Decoder::decodeTcgen05CpShift(const Instruction &in, XInst &x) {
+  int cg = in.value(ModId::CtaGroup, 0);
+  if (cg != 1 && cg != 2)
+    return fail("'" + in.mnemonic + "' needs .cta_group::1 or ::2");
+  x.sub2 = cg == 2 ? XT_CtaGroup2 : 0;
+  if (in.opcode == Opcode::Tcgen05Shift) {
+    // tcgen05.shift.cta_group::N.down [taddr];
+    if (!checkMods(in, {ModId::CtaGroup, ModId::Down}) ||
+        !expectOperands(in, 1, 1))
+      return false;
+    if (!in.has(ModId::Down))
+      return fail("'" + in.mnemonic + "' needs .down");
+    x.op = XOp::TmemShift;
+    return plainAddress(in, 0, XSpace::Generic, x.src[0], x.imm);
+  }
+  // tcgen05.cp.cta_group::N.shape{.multicast}{.dst_fmt.src_fmt} [taddr],
+  //     s-desc;
+  if (in.has(ModId::B8x16) || in.has(ModId::B6x16P32) ||
+      in.has(ModId::B4x16P64)) {
+    x.op = XOp::NotImplemented;
+    return fail("not implemented yet: '" + in.mnemonic +
+                "' with decompression (.b8x16.b6x16_p32 / .b8x16.b4x16_p64)");
+  }
+  if (in.has(ModId::Shape4x256b)) {
+    x.op = XOp::NotImplemented;
+    return fail("not implemented yet: '" + in.mnemonic + "' (.4x256b)");
+  }
+  if (!checkMods(in, {ModId::CtaGroup, ModId::Shape128x256b,
+                      ModId::Shape128x128b, ModId::Shape64x128b,
+                      ModId::Shape32x128b, ModId::Warpx2_02_13,
+                      ModId::Warpx2_01_23, ModId::Warpx4}) ||
+      !expectOperands(in, 2, 2))
+    return false;
+  if (in.has(ModId::Shape128x256b) && !in.has(ModId::Warpx4) &&
+      !in.has(ModId::Warpx2_02_13) && !in.has(ModId::Warpx2_01_23))
+    x.sub = XC_128x256b;
+  else if (in.has(ModId::Shape128x128b) && !in.has(ModId::Warpx4) &&
+           !in.has(ModId::Warpx2_02_13) && !in.has(ModId::Warpx2_01_23))
+    x.sub = XC_128x128b;
+  else if (in.has(ModId::Shape64x128b) && in.has(ModId::Warpx2_02_13))
+    x.sub = XC_64x128b_02_13;
+  else if (in.has(ModId::Shape64x128b) && in.has(ModId::Warpx2_01_23))
+    x.sub = XC_64x128b_01_23;
+  else if (in.has(ModId::Shape32x128b) && in.has(ModId::Warpx4))
+    x.sub = XC_32x128b_warpx4;
+  else
+    return fail("'" + in.mnemonic +
+                "': the shape and multicast do not match (128x256b, "
+                "128x128b, 64x128b.warpx2::02_13 or ::01_23, "
+                "32x128b.warpx4)");
+  x.op = XOp::TmemCp;
+  return plainAddress(in, 0, XSpace::Generic, x.src[0], x.imm) &&
+         src(in, 1, Type::U64, x.src[1]);
 }
 
 bool Decoder::decodeTcgen05Commit(const Instruction &in, XInst &x) {
@@ -3089,6 +3233,9 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
     return decodeTcgen05Mma(in, x);
   case Opcode::Tcgen05Commit:
     return decodeTcgen05Commit(in, x);
+  case Opcode::Tcgen05Cp:
+  case Opcode::Tcgen05Shift:
+    return decodeTcgen05CpShift(in, x);
   case Opcode::BarrierCluster: {
     if (!checkMods(in, {ModId::Arrive, ModId::Wait, ModId::Aligned,
                         ModId::Relaxed, ModId::Release, ModId::Acquire}))

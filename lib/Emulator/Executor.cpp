@@ -1096,6 +1096,8 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     break;
   case XOp::TmemMma:
   case XOp::TmemCommit:
+  case XOp::TmemCp:
+  case XOp::TmemShift:
     if (mask && !execMma(w, I, mask))
       return false;
     break;

@@ -236,6 +236,8 @@ private:
   bool execMma(Warp &w, const XInst &I, uint32_t mask);
   bool mmaLane(Warp &w, uint32_t lane, const XInst &I);
   bool commitLane(Warp &w, uint32_t lane, const XInst &I);
+  bool cpShiftLane(Warp &w, uint32_t lane, const XInst &I);
+  std::string runCpShift(const MmaOp &op);
   std::string runMma(const MmaOp &op);
   std::string runCommit(const MmaOp &op);
   /// The origin of a pending tcgen05.mma that reads the `bytes` at shared

@@ -46,6 +46,9 @@
 #include "nvfp4/Support/TensorMemory.h"
 #include "nvfp4/Support/UMMADescriptors.h"
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -112,9 +115,37 @@ double elementValue(umma::ElemType t, uint32_t bits) {
   case umma::ElemType::TF32:
     // The tensor core reads the top 19 bits of each 32-bit element.
     return toDouble(kF32, bits & 0xffffe000u);
+  case umma::ElemType::E4M3:
+    return toDouble(kE4M3, bits & 0xff);
+  case umma::ElemType::E5M2:
+    return toDouble(kE5M2, bits & 0xff);
+  case umma::ElemType::E2M1:
+    return toDouble(kE2M1, bits & 0xf);
+  case umma::ElemType::S8:
+    return static_cast<int8_t>(bits & 0xff);
+  case umma::ElemType::U8:
+    return bits & 0xff;
   default:
     return 0;
   }
+}
+
+/// The value of scale-factor byte `b` of type `t`.
+double scaleValue(umma::ScaleType t, uint32_t b) {
+  if (t == umma::ScaleType::UE8M0)
+    return b == 0xff ? std::nan("") : std::ldexp(1.0, int(b) - 127);
+  return toDouble(kE4M3, b & 0x7f); // UE4M3: e4m3 without the sign bit
+}
+
+/// The shared-memory byte address (before the swizzle) and the nibble (0/1
+/// for packed 4-bit elements, element 2i in the low nibble) of element
+/// (mn, k).
+std::pair<uint64_t, unsigned> elementAddress(const umma::SmemDescFields &d,
+                                             umma::Major major, unsigned bits,
+                                             uint32_t mn, uint32_t k) {
+  if (bits == 4)
+    return {d.startAddress + canonicalOffset(d, major, 1, mn, k / 2), k % 2};
+  return {d.startAddress + canonicalOffset(d, major, bits / 8, mn, k), 0};
 }
 
 } // namespace
@@ -124,6 +155,9 @@ namespace nvfp4::emu {
 /// One queued tensor-core operation.
 struct MmaOp {
   bool isCommit = false;
+  /// tcgen05.cp (1) or tcgen05.shift (2) instead of an MMA; cpShape is the
+  /// XCpShape.
+  uint8_t special = 0, cpShape = 0;
   // MMA
   umma::InstrDescFields f;
   bool ctaGroup2 = false;
@@ -137,6 +171,12 @@ struct MmaOp {
   uint64_t smemLo[2] = {0, 0}, smemHi[2] = {0, 0};
   // Tensor-memory columns it writes (D) and reads (A), per part.
   uint32_t dCol0 = 0, dCols = 0, aCol0 = 0, aCols = 0;
+  // Block scaling: TMEM columns of the scale factors, elements per scale.
+  bool scaled = false;
+  uint32_t sfaCol = 0, sfbCol = 0, block = 0;
+  // disable-output-lane (bit L of word L/32 per CTA part), scale-input-d.
+  uint32_t disable[8] = {};
+  unsigned scaleD = 0;
   // Commit: (CTA, mbarrier offset) to arrive on.
   std::vector<std::pair<Executor::Cta *, uint32_t>> arrivals;
   std::string origin; ///< location of the issuing instruction
@@ -159,7 +199,9 @@ public:
     while (!queue_.empty()) {
       MmaOp op = std::move(queue_.front());
       queue_.pop_front();
-      std::string e = op.isCommit ? ex.runCommit(op) : ex.runMma(op);
+      std::string e = op.isCommit  ? ex.runCommit(op)
+                      : op.special ? ex.runCpShift(op)
+                                   : ex.runMma(op);
       if (!e.empty()) {
         err = Error::failure(e);
         queue_.clear();
@@ -241,16 +283,156 @@ Executor::TensorUnit &Executor::tensorUnit() {
 //===----------------------------------------------------------------------===//
 
 bool Executor::execMma(Warp &w, const XInst &I, uint32_t mask) {
-  for (uint32_t m = mask; m; m &= m - 1)
-    if (!(I.op == XOp::TmemMma ? mmaLane(w, static_cast<uint32_t>(
-                                               __builtin_ctz(m)),
-                                         I)
-                               : commitLane(w,
-                                            static_cast<uint32_t>(
-                                                __builtin_ctz(m)),
-                                            I)))
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    bool ok = I.op == XOp::TmemMma      ? mmaLane(w, lane, I)
+              : I.op == XOp::TmemCommit ? commitLane(w, lane, I)
+                                        : cpShiftLane(w, lane, I);
+    if (!ok)
       return false;
+  }
   return true;
+}
+
+/// Rows of a tcgen05.cp shape and the 32-bit columns each row fills.
+static void cpGeometry(uint8_t shape, uint32_t &rows, uint32_t &cols) {
+  rows = shape == XC_128x256b || shape == XC_128x128b ? 128
+         : shape == XC_32x128b_warpx4                 ? 32
+                                                      : 64;
+  cols = shape == XC_128x256b ? 8 : 4;
+}
+
+/// The TMEM lanes source row `r` of a tcgen05.cp shape goes to.
+static std::vector<uint32_t> cpLanes(uint8_t shape, uint32_t r) {
+  switch (shape) {
+  case XC_64x128b_02_13:
+    return r < 32 ? std::vector<uint32_t>{r, 64 + r}
+                  : std::vector<uint32_t>{r, 64 + r}; // 32..63 -> 1, 3
+  case XC_64x128b_01_23:
+    return r < 32 ? std::vector<uint32_t>{r, 32 + r}
+                  : std::vector<uint32_t>{32 + r, 64 + r}; // -> 2, 3
+  case XC_32x128b_warpx4:
+    return {r, 32 + r, 64 + r, 96 + r};
+  default:
+    return {r};
+  }
+}
+
+bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
+  const std::string mnem = I.inst ? I.inst->mnemonic : "tcgen05";
+  auto bad = [&](const std::string &why) {
+    return fault(Fault::Kind::Invalid, w, lane, I, "'" + mnem + "': " + why);
+  };
+  MmaOp op;
+  op.special = I.op == XOp::TmemCp ? 1 : 2;
+  op.cpShape = I.sub;
+  op.ctaGroup2 = (I.sub2 & XT_CtaGroup2) != 0;
+  op.dAddr = static_cast<uint32_t>(src(w, I.src[0])[lane] +
+                                   static_cast<uint64_t>(I.imm));
+  Cta &cta = *w.cta;
+  op.parts[0] = &cta;
+  if (op.ctaGroup2) {
+    if (cta.rank % 2 != 0 || cta.rank + 1 >= ctas_.size())
+      return bad("cta_group::2 needs the even CTA of a pair to issue it");
+    op.parts[1] = ctas_[cta.rank + 1].get();
+  }
+  if (tmem::addressLane(op.dAddr) != 0)
+    return bad("the TMEM address " + hexStr(op.dAddr) +
+               " must start at lane 0");
+  op.dCol0 = tmem::addressColumn(op.dAddr);
+  uint32_t rows = 128, cols = 8;
+  if (op.special == 1)
+    cpGeometry(op.cpShape, rows, cols);
+  op.dCols = cols;
+  for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+    bool ok = false;
+    for (const auto &a : op.parts[q]->tmemAllocs)
+      ok |= op.dCol0 >= a.column && op.dCol0 + cols <= a.column + a.columns;
+    if (!ok)
+      return bad("TMEM columns " + std::to_string(op.dCol0) + ".." +
+                 std::to_string(op.dCol0 + cols - 1) +
+                 " are not inside a live allocation of CTA rank " +
+                 std::to_string(op.parts[q]->rank));
+  }
+  if (op.special == 1) {
+    op.aDesc = src(w, I.src[1])[lane];
+    std::string e;
+    auto d = umma::decodeSmemDesc(op.aDesc, &e);
+    if (!d)
+      return bad("source descriptor " + hexStr(op.aDesc) + ": " + e);
+    if (d->baseOffset != 0 || d->lboAbsolute ||
+        d->swizzle == umma::Swizzle::B128Base32B)
+      return fault(Fault::Kind::NotImplemented, w, lane, I,
+                   "not implemented yet: '" + mnem +
+                       "' with a base offset, absolute LBO or the "
+                       "128B-base32B swizzle");
+    // Footprint: rows x (4 * cols) bytes as a K-major matrix of bytes.
+    uint64_t lo = ~uint64_t(0), hi = 0;
+    unsigned B = swizzleBits(d->swizzle);
+    for (uint32_t r : {0u, rows - 1})
+      for (uint32_t b : {0u, 4 * cols - 1}) {
+        uint64_t a = d->startAddress + canonicalOffset(*d, umma::Major::K, 1,
+                                                       r, b);
+        uint64_t base = a & ~uint64_t((16u << B) - 1);
+        lo = std::min(lo, base);
+        hi = std::max(hi, base + (16u << B));
+      }
+    for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+      if (hi > op.parts[q]->shared.size())
+        return fault(Fault::Kind::Memory, w, lane, I,
+                     "'" + mnem + "' reads shared memory up to offset " +
+                         hexStr(hi) + " of CTA rank " +
+                         std::to_string(op.parts[q]->rank) + ", which has " +
+                         std::to_string(op.parts[q]->shared.size()) +
+                         " bytes");
+      op.smemLo[q] = lo;
+      op.smemHi[q] = hi;
+    }
+  }
+  op.origin = location(w, lane, I.line);
+  tensorUnit().push(std::move(op));
+  return true;
+}
+
+std::string Executor::runCpShift(const MmaOp &op) {
+  for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+    Cta &c = *op.parts[q];
+    ensureTmem(c);
+    auto cell = [&](uint32_t lane, uint32_t col) -> size_t {
+      return size_t(lane) * tmem::kColumns + col;
+    };
+    if (op.special == 2) {
+      // shift.down: 32-byte rows (8 columns) move down one lane; lane 0
+      // keeps its contents, lane 127's are replaced.
+      for (uint32_t l = tmem::kLanes - 1; l >= 1; --l)
+        for (uint32_t k = 0; k < 8; ++k) {
+          c.tmem[cell(l, op.dCol0 + k)] = c.tmem[cell(l - 1, op.dCol0 + k)];
+          c.tmemWritten[cell(l, op.dCol0 + k)] =
+              c.tmemWritten[cell(l - 1, op.dCol0 + k)];
+        }
+      continue;
+    }
+    auto d = umma::decodeSmemDesc(op.aDesc);
+    uint32_t rows, cols;
+    cpGeometry(op.cpShape, rows, cols);
+    unsigned B = swizzleBits(d->swizzle);
+    for (uint32_t r = 0; r < rows; ++r)
+      for (uint32_t k = 0; k < cols; ++k) {
+        uint32_t v = 0;
+        for (uint32_t b = 0; b < 4; ++b) {
+          uint64_t a = swizzle(d->startAddress +
+                                   canonicalOffset(*d, umma::Major::K, 1, r,
+                                                   4 * k + b),
+                               B);
+          v |= uint32_t(c.shared[a]) << (8 * b);
+        }
+        for (uint32_t lane : cpLanes(op.cpShape, r)) {
+          c.tmem[cell(lane, op.dCol0 + k)] = v;
+          c.tmemWritten[cell(lane, op.dCol0 + k)] = 1;
+        }
+      }
+  }
+  return "";
 }
 
 bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
@@ -277,9 +459,48 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
                      std::to_string(cg) +
                      " (implemented: M = 64 and 128 with cta_group::1, M = "
                      "256 with cta_group::2)");
-  if (op.f.d != umma::ElemType::F32 && op.f.d != umma::ElemType::F16)
-    return bad("D type " + std::string(umma::stringify(op.f.d)) +
-               " is not f32 or f16");
+  // Input types the emulator reads (f8f6f4's padded 6- and 4-bit forms
+  // are a later increment).
+  auto typeOk = [&](umma::ElemType t) {
+    switch (kind) {
+    case umma::MmaKind::F16:
+      return t == umma::ElemType::F16 || t == umma::ElemType::BF16;
+    case umma::MmaKind::TF32:
+      return t == umma::ElemType::TF32;
+    case umma::MmaKind::F8F6F4:
+    case umma::MmaKind::MXF8F6F4:
+      return t == umma::ElemType::E4M3 || t == umma::ElemType::E5M2;
+    case umma::MmaKind::I8:
+      return t == umma::ElemType::S8 || t == umma::ElemType::U8;
+    default:
+      return t == umma::ElemType::E2M1;
+    }
+  };
+  if (!typeOk(op.f.a) || !typeOk(op.f.b))
+    return fault(Fault::Kind::NotImplemented, w, lane, I,
+                 "not implemented yet: '" + mnem + "' with A " +
+                     umma::stringify(op.f.a) + " and B " +
+                     umma::stringify(op.f.b) +
+                     " (the padded 6- and 4-bit forms of kind::f8f6f4 and "
+                     "kind::mxf8f6f4)");
+  op.scaled = umma::isBlockScaled(kind);
+  op.block = I.vec;
+  {
+    const uint32_t *lst = prog_.lists.data() + I.listBegin;
+    auto val = [&](uint32_t enc) { return src(w, enc)[lane]; };
+    if (op.scaled) {
+      uint32_t sfa = static_cast<uint32_t>(val(lst[1]) + val(lst[2]));
+      uint32_t sfb = static_cast<uint32_t>(val(lst[3]) + val(lst[4]));
+      if (tmem::addressLane(sfa) != 0 || tmem::addressLane(sfb) != 0)
+        return bad("the scale-factor addresses " + hexStr(sfa) + ", " +
+                   hexStr(sfb) + " must start at lane 0");
+      op.sfaCol = tmem::addressColumn(sfa);
+      op.sfbCol = tmem::addressColumn(sfb);
+    }
+    op.scaleD = static_cast<unsigned>(val(lst[5]));
+    for (uint32_t i = 0; i < I.listCount; ++i)
+      op.disable[i] = static_cast<uint32_t>(val(lst[6 + i]));
+  }
   uint32_t p = w.preds[I.target];
   if (I.sub2 & XM_NegEnable)
     p = ~p;
@@ -316,6 +537,7 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   op.dCol0 = tmem::addressColumn(op.dAddr);
   op.dCols = op.f.n;
   const unsigned abits = umma::elemBits(op.f.a);
+  const unsigned bbits = umma::elemBits(op.f.b);
   const unsigned K = umma::mmaK(kind);
   if (op.aTmem) {
     if (tmem::addressLane(op.aAddr) != 0)
@@ -341,6 +563,13 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
       return bad("A columns " + std::to_string(op.aCol0) + ".." +
                  std::to_string(op.aCol0 + op.aCols - 1) +
                  " are not inside one live allocation of CTA rank " +
+                 std::to_string(c.rank));
+    if (op.scaled && (!allocated(op.sfaCol, 4) ||
+                      !allocated(op.sfbCol, (op.f.n + 31) / 32)))
+      return bad("the scale factors (A at column " +
+                 std::to_string(op.sfaCol) + ", B at column " +
+                 std::to_string(op.sfbCol) +
+                 ") are not inside a live allocation of CTA rank " +
                  std::to_string(c.rank));
   }
   if (op.aTmem && op.f.m != 128)
@@ -374,9 +603,8 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
     return false;
   const uint32_t mPart = op.ctaGroup2 ? op.f.m / 2 : op.f.m;
   const uint32_t nPart = op.ctaGroup2 ? op.f.n / 2 : op.f.n;
-  const unsigned eb = abits / 8;
   auto range = [&](const umma::SmemDescFields &d, umma::Major major,
-                   uint32_t rows, uint64_t &lo, uint64_t &hi) {
+                   unsigned bits, uint32_t rows, uint64_t &lo, uint64_t &hi) {
     lo = ~uint64_t(0);
     hi = 0;
     unsigned B = swizzleBits(d.swizzle);
@@ -384,7 +612,7 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
     // bytes within 2^(B+4)-byte rows of a 1024-byte-aligned pattern.
     for (uint32_t r : {0u, rows - 1})
       for (uint32_t k : {0u, K - 1}) {
-        uint64_t a = d.startAddress + canonicalOffset(d, major, eb, r, k);
+        uint64_t a = elementAddress(d, major, bits, r, k).first;
         uint64_t rowBase = a & ~uint64_t((16u << B) - 1);
         lo = std::min(lo, rowBase);
         hi = std::max(hi, rowBase + (16u << B));
@@ -393,11 +621,11 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
     uint64_t lo = ~uint64_t(0), hi = 0, l2, h2;
     if (!op.aTmem) {
-      range(ad, op.f.aMajor, mPart, l2, h2);
+      range(ad, op.f.aMajor, abits, mPart, l2, h2);
       lo = std::min(lo, l2);
       hi = std::max(hi, h2);
     }
-    range(bd, op.f.bMajor, nPart, l2, h2);
+    range(bd, op.f.bMajor, bbits, nPart, l2, h2);
     lo = std::min(lo, l2);
     hi = std::max(hi, h2);
     if (hi > op.parts[q]->shared.size())
@@ -489,30 +717,37 @@ std::string Executor::runMma(const MmaOp &op) {
   auto aSd = umma::decodeSmemDesc(op.aDesc);
   auto bSd = umma::decodeSmemDesc(op.bDesc);
   const double negA = f.negateA ? -1.0 : 1.0, negB = f.negateB ? -1.0 : 1.0;
+  const bool isInt = f.kind == umma::MmaKind::I8;
 
-  auto load = [](const Cta &c, uint64_t a, unsigned bytes) {
+  // Reads element (mn, k) of an operand in shared memory.
+  auto smemElem = [](const Cta &c, const umma::SmemDescFields &d,
+                     umma::Major major, unsigned bits, uint32_t mn,
+                     uint32_t k) {
+    auto [addr, nib] = elementAddress(d, major, bits, mn, k);
+    addr = swizzle(addr, swizzleBits(d.swizzle));
     uint32_t v = 0;
-    std::memcpy(&v, c.shared.data() + a, bytes);
+    std::memcpy(&v, c.shared.data() + addr, bits >= 8 ? bits / 8 : 1);
+    if (bits == 4)
+      v = (v >> (4 * nib)) & 0xf;
     return v;
   };
   // B: all N rows (part q holds rows q*nPart ..).
   std::vector<double> B(size_t(f.n) * K);
-  for (int q = 0; q < nParts; ++q) {
-    const Cta &c = *op.parts[q];
-    unsigned sb = swizzleBits(bSd->swizzle);
+  for (int q = 0; q < nParts; ++q)
     for (uint32_t n = 0; n < nPart; ++n)
-      for (uint32_t k = 0; k < K; ++k) {
-        uint64_t a = swizzle(
-            bSd->startAddress + canonicalOffset(*bSd, f.bMajor, bbits / 8, n, k),
-            sb);
+      for (uint32_t k = 0; k < K; ++k)
         B[size_t(q * nPart + n) * K + k] =
-            negB * elementValue(f.b, load(c, a, bbits / 8));
-      }
-  }
+            negB * elementValue(f.b, smemElem(*op.parts[q], *bSd, f.bMajor,
+                                              bbits, n, k));
   std::vector<double> A(size_t(mPart) * K);
+  std::vector<double> sa, sb;
+  const unsigned blocks = op.scaled ? K / op.block : 0;
   for (int q = 0; q < nParts; ++q) {
     Cta &c = *op.parts[q];
     ensureTmem(c);
+    auto cellByte = [&](uint32_t lane, uint32_t col, unsigned byte) {
+      return (c.tmem[size_t(lane) * tmem::kColumns + col] >> (8 * byte)) & 0xff;
+    };
     // A rows of this part.
     for (uint32_t m = 0; m < mPart; ++m)
       for (uint32_t k = 0; k < K; ++k) {
@@ -528,45 +763,75 @@ std::string Executor::runMma(const MmaOp &op) {
           bits = (c.tmem[cell] >> ((k % per) * abits)) &
                  (abits == 32 ? 0xffffffffu : ((1u << abits) - 1));
         } else {
-          uint64_t a = swizzle(aSd->startAddress +
-                                   canonicalOffset(*aSd, f.aMajor, abits / 8,
-                                                   m, k),
-                               swizzleBits(aSd->swizzle));
-          bits = load(c, a, abits / 8);
+          bits = smemElem(c, *aSd, f.aMajor, abits, m, k);
         }
         A[size_t(m) * K + k] = negA * elementValue(f.a, bits);
       }
+    // Block scales (docs/Emulator.md, "Block scaling"): row m's scale for
+    // K block j is byte (sf id + j) of TMEM lane m, column sfa + m/32; column
+    // n's is byte (sf id + j) of lane 32 (m/32) + n%32, column sfb + n/32 in
+    // the subpartition of the row being computed (so scales must be
+    // duplicated across subpartitions, as the ISA requires).
+    if (op.scaled) {
+      sa.assign(size_t(mPart) * blocks, 0);
+      for (uint32_t m = 0; m < mPart; ++m)
+        for (unsigned j = 0; j < blocks; ++j)
+          sa[size_t(m) * blocks + j] = scaleValue(
+              f.scaleType, cellByte(m, op.sfaCol + m / 32, f.aScaleId + j));
+      sb.assign(size_t(4) * f.n * blocks, 0);
+      for (uint32_t sp = 0; sp < 4; ++sp)
+        for (uint32_t n = 0; n < f.n; ++n)
+          for (unsigned j = 0; j < blocks; ++j)
+            sb[(size_t(sp) * f.n + n) * blocks + j] = scaleValue(
+                f.scaleType, cellByte(32 * sp + n % 32, op.sfbCol + n / 32,
+                                      f.bScaleId + j));
+    }
+    const double dScale = std::ldexp(1.0, -int(op.scaleD));
     // D rows of this part.
     for (uint32_t m = 0; m < mPart; ++m) {
       uint32_t lane = f.m == 64 ? 32 * (m / 16) + m % 16 : m;
+      if ((op.disable[q * 4 + lane / 32] >> (lane % 32)) & 1)
+        continue; // disable-output-lane
       const double *ar = &A[size_t(m) * K];
       for (uint32_t n = 0; n < f.n; ++n) {
         const double *br = &B[size_t(n) * K];
         double s = 0;
-        for (uint32_t k = 0; k < K; ++k)
-          s += ar[k] * br[k];
+        if (op.scaled) {
+          for (unsigned j = 0; j < blocks; ++j) {
+            double part = 0;
+            for (uint32_t k = j * op.block; k < (j + 1) * op.block; ++k)
+              part += ar[k] * br[k];
+            s += part * sa[size_t(m) * blocks + j] *
+                 sb[(size_t(lane / 32) * f.n + n) * blocks + j];
+          }
+        } else {
+          for (uint32_t k = 0; k < K; ++k)
+            s += ar[k] * br[k];
+        }
         size_t cell = size_t(lane) * tmem::kColumns + op.dCol0 + n;
         uint32_t &d = c.tmem[cell];
-        if (f.d == umma::ElemType::F32) {
-          if (op.accumulate) {
-            if (!c.tmemWritten[cell])
-              return "the tcgen05.mma issued in " + op.origin +
-                     " accumulates into TMEM lane " + std::to_string(lane) +
-                     " column " + std::to_string(op.dCol0 + n) +
-                     ", which was never written (enable-input-d is true "
-                     "for the first MMA)";
-            s += double(f32FromBits(d));
-          }
+        if (op.accumulate && !c.tmemWritten[cell])
+          return "the tcgen05.mma issued in " + op.origin +
+                 " accumulates into TMEM lane " + std::to_string(lane) +
+                 " column " + std::to_string(op.dCol0 + n) +
+                 ", which was never written (enable-input-d is true for the "
+                 "first MMA)";
+        if (isInt) {
+          // s32: exact integer sum, wrapping (or saturating with .satfinite
+          // in the descriptor).
+          int64_t acc = static_cast<int64_t>(s);
+          if (op.accumulate)
+            acc += static_cast<int32_t>(d);
+          if (f.saturate)
+            acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
+          d = static_cast<uint32_t>(acc);
+        } else if (f.d == umma::ElemType::F32) {
+          if (op.accumulate)
+            s += double(f32FromBits(d)) * dScale;
           d = bitsOf(static_cast<float>(s));
         } else {
-          if (op.accumulate) {
-            if (!c.tmemWritten[cell])
-              return "the tcgen05.mma issued in " + op.origin +
-                     " accumulates into TMEM lane " + std::to_string(lane) +
-                     " column " + std::to_string(op.dCol0 + n) +
-                     ", which was never written";
-            s += toDouble(kF16, d & 0xffff);
-          }
+          if (op.accumulate)
+            s += toDouble(kF16, d & 0xffff) * dScale;
           EncodeOptions eo;
           d = static_cast<uint32_t>(encode(kF16, unpackDouble(s), eo));
         }

@@ -179,12 +179,19 @@ enum class XOp : uint16_t {
   /// tcgen05.mma (Mma.cpp): src[0] D address, src[1] A descriptor or A
   /// address (sub2 & XM_ATmem), src[2] B descriptor, src[3] idesc; target the
   /// enable-input-d predicate (negated when sub2 & XM_NegEnable); sub the
-  /// umma::MmaKind; imm the D address offset, lists[listBegin] a constant
-  /// row with the A address offset.
+  /// umma::MmaKind; vec the elements per scale factor (block-scaled kinds);
+  /// imm the D address offset; lists[listBegin..+6): A offset, SFA address
+  /// and offset, SFB address and offset, scale-input-d (constant rows or
+  /// registers), then listCount disable-output-lane registers.
   TmemMma,
   /// tcgen05.commit (Mma.cpp): src[0] mbarrier (shared::cluster, or
   /// generic when space is Generic), src[1] CTA mask; sub XT_* flags.
   TmemCommit,
+  /// tcgen05.cp (Mma.cpp): src[0] TMEM address, src[1] source descriptor;
+  /// sub the XCpShape, sub2 XT_CtaGroup2; imm the address offset.
+  TmemCp,
+  /// tcgen05.shift.down (Mma.cpp): src[0] TMEM address; sub2 XT_CtaGroup2.
+  TmemShift,
   TmaLoad,     ///< cp.async.bulk.tensor global -> shared::cluster
   TmaPrefetch, ///< prefetch.tensormap / cp.async.bulk.prefetch.tensor
   /// cp.async.bulk (Tma.cpp): sub XBulkDir, sub2 XT_Multicast; src[0] dst,
@@ -193,6 +200,15 @@ enum class XOp : uint16_t {
   BulkCopy,
   BulkCommit, ///< cp.async.bulk.commit_group
   BulkWait,   ///< cp.async.bulk.wait_group{.read} N (imm N)
+};
+
+/// XInst::sub of TmemCp: rows x bits and how rows map to lanes.
+enum XCpShape : uint8_t {
+  XC_128x256b,       ///< row r -> lane r, 8 columns
+  XC_128x128b,       ///< row r -> lane r, 4 columns
+  XC_64x128b_02_13,  ///< rows 0-31 -> subpartitions 0, 2; 32-63 -> 1, 3
+  XC_64x128b_01_23,  ///< rows 0-31 -> subpartitions 0, 1; 32-63 -> 2, 3
+  XC_32x128b_warpx4, ///< rows 0-31 -> every subpartition
 };
 
 /// XInst::sub of BulkCopy.

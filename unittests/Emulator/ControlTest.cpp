@@ -292,12 +292,12 @@ TEST(ErrorTest, UnknownAndUnimplementedInstructions) {
   EXPECT_EQ(f.kind, Fault::Kind::NotImplemented);
   EXPECT_EQ(runKernel(kern("  .shared .align 4 .b32 slot;\n"
                            "  mov.b32 %r1, 32;\n"
-                           "  tcgen05.shift.cta_group::1.down [%r1];\n"
+                           "  getctarank.shared::cluster.u32 %r2, %r1;\n"
                            "  ret;"),
                       "k", {}, out, &f),
-            "not implemented yet: tcgen05.shift.cta_group::1.down in CTA "
+            "not implemented yet: getctarank.shared::cluster.u32 in CTA "
             "(0,0,0) warp 0 lane 0 (thread (0,0,0)) at line 13: "
-            "tcgen05.shift.cta_group::1.down [%r1];");
+            "getctarank.shared::cluster.u32 %r2, %r1;");
   EXPECT_EQ(
       runKernel(kern("  add.s32.funky %r1, %r0, 1;\n  ret;"), "k", {}, out, &f),
       "unsupported modifier '.funky' in 'add.s32.funky' in CTA (0,0,0) "
