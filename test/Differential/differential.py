@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+"""Runs the differential corpus (docs/Differential.md).
+
+  differential.py run --nvfp4-run=BIN --backend=cuda|emulator --outdir=DIR [--only=SUBSTR]
+      runs every case of manifest.py and writes DIR/<case>.<buffer>.bin
+  differential.py compare --ref=DIR --test=DIR [--only=SUBSTR]
+      compares two such directories (REF: the H200's, TEST: the emulator's)
+  differential.py replay --nvfp4-run=BIN [--ref=DIR]
+      run --backend=emulator into a temporary directory, then compare with
+      REF (default: the committed H200 outputs, h200/ beside this file)
+
+Exit status of compare/replay: 0 when every comparison passed (mismatches
+listed in expected_mismatches.txt are reported but do not fail), 1
+otherwise. A mismatch prints the case, the operation, the first differing
+element with its inputs, and both values in hex.
+"""
+import argparse
+import math
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import manifest  # noqa: E402
+import tolerances  # noqa: E402
+
+# ---------------------------------------------------------------- operations
+
+OP_RE = re.compile(r'\b(OP[A-Z0-9]*)\(\s*"([^"]+)"(?:\s*,\s*([^)]+?))?\s*\)')
+TWO_WORD = {"OP2UW", "OPCVTL1F", "OP1D", "OP2D", "OP3D", "OPCVTDF", "OPCVTLD",
+            "OPCVTDL", "OP2L", "OP1L", "OP2LU"}
+F64_RESULT = {"OP1D", "OP2D", "OP3D", "OPCVTDF", "OPCVTDL"}
+_ops_cache = {}
+
+
+def kernel_ops(stem, kernel):
+    """[(name, words, kind)] of the OP* calls between '// BEGIN OPS kernel'
+    and '// END OPS' in STEM.cu, in order. kind: 'f64' for an f64 result
+    (two words), else 'w32'."""
+    key = (stem, kernel)
+    if key in _ops_cache:
+        return _ops_cache[key]
+    src = open(os.path.join(HERE, stem + ".cu")).read()
+    m = re.search(r"// BEGIN OPS %s\n(.*?)// END OPS" % re.escape(kernel), src, re.S)
+    if not m:
+        raise SystemExit("no '// BEGIN OPS %s' in %s.cu" % (kernel, stem))
+    ops = []
+    for mac, name, imm in OP_RE.findall(m.group(1)):
+        if mac == "OPNAME":
+            ops.append((name, 1, "w32"))
+            continue
+        full = name + (" " + imm.strip() if imm else "")
+        ops.append((full, 2 if mac in TWO_WORD else 1, "f64" if mac in F64_RESULT else "w32"))
+    _ops_cache[key] = ops
+    return ops
+
+
+def op_words(stem, kernel):
+    return sum(w for _, w, _ in kernel_ops(stem, kernel))
+
+
+def all_cases():
+    return manifest.cases(op_words)
+
+# -------------------------------------------------------------------- inputs
+
+
+class SplitMix64:
+    def __init__(self, seed):
+        self.s = seed & (2**64 - 1)
+
+    def next(self):
+        self.s = (self.s + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = self.s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        return z ^ (z >> 31)
+
+
+F32_EDGES = [0x00000000, 0x80000000, 0x00000001, 0x80000001, 0x007fffff, 0x00800000,
+             0x80800000, 0x00400000, 0x3f800000, 0xbf800000, 0x3fc00000, 0x3f800001,
+             0x40490fdb, 0x33800000, 0x4b800001, 0x7f7fffff, 0xff7fffff, 0x7f800000,
+             0xff800000, 0x7fc00000, 0x7fa00001, 0xffc12345, 0xc2fe0000, 0x43000000,
+             0x477fe000, 0x477ff000, 0x43e00000, 0x387fc000, 0x3f7fffff, 0x4f000000,
+             0xcf000000, 0x5f800000]
+F64_EDGES = [0x0, 0x8000000000000000, 0x1, 0x800fffffffffffff, 0x0010000000000000,
+             0x3ff0000000000000, 0xbff0000000000000, 0x3ff8000000000000, 0x3ff0000000000001,
+             0x400921fb54442d18, 0x7fefffffffffffff, 0xffefffffffffffff, 0x7ff0000000000000,
+             0xfff0000000000000, 0x7ff8000000000000, 0x7ff4000000000001, 0xfff8123456789abc,
+             0x36a0000000000000, 0x3810000000000000, 0x47efffffe0000000, 0x47efffff10000000,
+             0x41e0000000000000, 0xc3e0000000000000, 0x43f0000000000000, 0x3fe0000000000000,
+             0x3ca0000000000000]
+H16_EDGES = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x3e00, 0x3c01,
+             0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0xfe12, 0x0080, 0x007f, 0x3f80,
+             0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0x5bff, 0x5c00, 0x4b00]
+I32_EDGES = [0, 1, 2, 0xffffffff, 0x80000000, 0x7fffffff, 0x80000001, 31, 32, 33, 63, 64,
+             0xffff, 0x10000, 0x7fff, 0x8000, 0xff, 0x80, 0x12345678, 0xdeadbeef, 5,
+             0xfffffffb, 0x00ff00ff, 0x0f0f0f0f, 0xffffffe0, 0x3f800000]
+I64_EDGES = [0, 1, 0xffffffffffffffff, 0x8000000000000000, 0x7fffffffffffffff, 63, 64, 65,
+             0xffffffff, 0x100000000, 0x123456789abcdef0, 0xfedcba9876543210, 7,
+             0xfffffffffffffff9, 0x43e0000000000000, 0x0000000100000001]
+
+
+def cross(edges, n, rng, rand, extra=None):
+    """a, b, c lists: all pairs of edges, then random values from RAND;
+    c cycles through edges and random values."""
+    a, b = [], []
+    for x in edges:
+        for y in edges:
+            a.append(x)
+            b.append(y)
+    a, b = a[:n], b[:n]
+    while len(a) < n:
+        x, y = rand(rng), rand(rng)
+        if extra:
+            x, y = extra(rng, x, y, len(a))
+        a.append(x)
+        b.append(y)
+    c = []
+    for i in range(n):
+        c.append(edges[(i * 7 + 3) % len(edges)] if i % 3 == 0 else rand(rng))
+    return a, b, c
+
+
+def rand_f32(rng):
+    r = rng.next()
+    kind = r & 3
+    bits = (r >> 8) & 0xffffffff
+    if kind == 0:
+        return bits  # any pattern
+    exp = ((r >> 40) % 61) + 97  # 2^-30 .. 2^30
+    return (bits & 0x807fffff) | (exp << 23)
+
+
+def f32_extra(rng, x, y, i):
+    r = rng.next()
+    sel = r % 6
+    if sel == 0:  # y is exactly half an ulp of x: x + y ties
+        e = (x >> 23) & 0xff
+        if 25 < e < 250:
+            y = (x & 0x80000000) ^ (0x80000000 if r & 256 else 0) | ((e - 24) << 23)
+    elif sel == 1:  # ties for f16 / bf16 conversions
+        x = (x & ~0xffff) | 0x8000
+        y = (y & ~0x1fff) | 0x1000
+    return x, y
+
+
+def tie_values(rng, mant_bits, lo_exp, hi_exp, count):
+    out = []
+    for _ in range(count):
+        r = rng.next()
+        e = lo_exp + r % (hi_exp - lo_exp + 1)
+        j = (r >> 16) % (1 << mant_bits)
+        v = ((1 << mant_bits) + j + 0.5) * 2.0 ** (e - mant_bits)
+        if r & (1 << 40):
+            v = -v
+        out.append(struct.unpack("<I", struct.pack("<f", v))[0])
+    return out
+
+
+def gen_inputs(kind, n):
+    """{suffix: bytes} for input set KIND of N elements."""
+    rng = SplitMix64({"f32": 1, "f64": 2, "half": 3, "cvt": 4, "i32": 5, "i64": 6,
+                      "warp": 7, "atom": 8}[kind])
+    pack32 = lambda v: struct.pack("<%dI" % len(v), *v)
+    pack64 = lambda v: struct.pack("<%dQ" % len(v), *v)
+    if kind in ("f32", "cvt"):
+        a, b, c = cross(F32_EDGES, n, rng, rand_f32, f32_extra)
+        if kind == "cvt":
+            # Rounding ties of f16 (10 mantissa bits), e5m2 (2), e4m3 (3),
+            # bf16 (7) and the f16 / fp8 subnormal ranges.
+            ties = (tie_values(rng, 10, -24, 15, 48) + tie_values(rng, 2, -17, 15, 48)
+                    + tie_values(rng, 3, -10, 8, 48) + tie_values(rng, 7, -130, 127, 48))
+            a[n - len(ties):] = ties
+            b[n - len(ties):] = ties[::-1]
+        return {"a": pack32(a), "b": pack32(b), "c": pack32(c)}
+    if kind == "f64":
+        def rand_f64(rng):
+            r = rng.next()
+            if r & 1:
+                return r
+            e = 1023 - 60 + (r >> 52) % 121
+            return (r & 0x800fffffffffffff) | (e << 52)
+        a, b, c = cross(F64_EDGES, n, rng, rand_f64)
+        return {"a": pack64(a), "b": pack64(b), "c": pack64(c)}
+    if kind == "half":
+        def rand_h(rng):
+            r = rng.next()
+            return (r & 0xffff) | ((r >> 32) & 0xffff) << 16
+        a, b, c = cross(H16_EDGES, n, rng, rand_h)
+        # High halves: the edges again, in another order.
+        a = [(x & 0xffff) | (H16_EDGES[(i * 5) % len(H16_EDGES)] << 16 if i < 800 else x & 0xffff0000)
+             for i, x in enumerate(a)]
+        b = [(x & 0xffff) | (H16_EDGES[(i * 11 + 1) % len(H16_EDGES)] << 16 if i < 800 else x & 0xffff0000)
+             for i, x in enumerate(b)]
+        return {"a": pack32(a), "b": pack32(b), "c": pack32(c)}
+    if kind == "i32":
+        a, b, c = cross(I32_EDGES, n, rng, lambda r: r.next() & 0xffffffff)
+        return {"a": pack32(a), "b": pack32(b), "c": pack32(c)}
+    if kind == "i64":
+        a, b, _ = cross(I64_EDGES, n, rng, lambda r: r.next())
+        c = [rng.next() & 0xffffffff for _ in range(n)]
+        return {"a": pack64(a), "b": pack64(b), "c": pack32(c)}
+    if kind == "warp":
+        a = [rng.next() & 0xffffffff for _ in range(n)]
+        b = [rng.next() & 0xffffffff for _ in range(n)]
+        c = [rng.next() & 0xffffffff for _ in range(n)]
+        # Some warps with uniform predicates / values.
+        for w in range(0, n, 32):
+            if (w // 32) % 4 == 1:
+                for l in range(32):
+                    a[w + l] |= 1
+            if (w // 32) % 4 == 2:
+                for l in range(32):
+                    a[w + l] = (a[w + l] & ~0xff) | 0x11
+        return {"a": pack32(a), "b": pack32(b), "c": pack32(c)}
+    if kind == "atom":
+        a, b, c = cross(F32_EDGES[:16], n, rng, rand_f32)
+        return {"a": pack32(a), "b": pack32(b), "c": pack32(c)}
+    raise SystemExit("unknown input set " + kind)
+
+# ----------------------------------------------------------------------- run
+
+
+def expand(spec, inputs_dir, out_dir, case):
+    def sub(m):
+        what, name = m.group(1), m.group(2)
+        if what == "in":
+            return os.path.join(inputs_dir, name + ".bin")
+        return os.path.join(out_dir, "%s.%s.bin" % (case["name"], name))
+    return re.sub(r"\{(in|out):([A-Za-z0-9_.]+)\}", sub, spec)
+
+
+def run_cases(nvfp4_run, backend, outdir, only=None, timeout=120, verbose=False):
+    os.makedirs(outdir, exist_ok=True)
+    inputs_dir = os.path.join(outdir, "inputs")
+    os.makedirs(inputs_dir, exist_ok=True)
+    made = set()
+    failures = []
+    cases = [c for c in all_cases() if not only or only in c["name"]]
+    t0 = time.time()
+    for case in cases:
+        if "inputs" in case and case["inputs"] not in made:
+            kind, n = case["inputs"]
+            for suffix, data in gen_inputs(kind, n).items():
+                with open(os.path.join(inputs_dir, "%s.%s.bin" % (kind, suffix)), "wb") as f:
+                    f.write(data)
+            made.add(case["inputs"])
+        cmd = [nvfp4_run, "--backend=" + backend, os.path.join(HERE, case["ptx"]),
+               "--kernel=" + case["kernel"], "--grid=%s" % case["grid"],
+               "--block=%s" % case["block"], "--cluster=%s" % case["cluster"],
+               "--smem=%d" % case["smem"]]
+        cmd += ["--buf=" + expand(b, inputs_dir, outdir, case) for b in case["bufs"]]
+        cmd += ["--arg=" + expand(a, inputs_dir, outdir, case) for a in case["args"]]
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               timeout=timeout, universal_newlines=True)
+            ok, text = p.returncode == 0, p.stdout
+        except subprocess.TimeoutExpired:
+            ok, text = False, "timed out after %ds" % timeout
+        if verbose or not ok:
+            print("%s %s (%s)" % ("ran" if ok else "FAILED", case["name"], backend))
+            if not ok:
+                print("  $ " + " ".join(cmd))
+                print("  " + text.strip().replace("\n", "\n  "))
+        if not ok:
+            failures.append(case["name"])
+            with open(os.path.join(outdir, case["name"] + ".FAILED.txt"), "w") as f:
+                f.write(" ".join(cmd) + "\n" + text)
+    print("%s: ran %d cases in %.1f s, %d failed to run%s" % (
+        backend, len(cases), time.time() - t0, len(failures),
+        (": " + ", ".join(failures)) if failures else ""))
+    return failures
+
+# ------------------------------------------------------------------- compare
+
+
+def f32v(w):
+    return struct.unpack("<f", struct.pack("<I", w))[0]
+
+
+def f64v(w):
+    return struct.unpack("<d", struct.pack("<Q", w))[0]
+
+
+def h16v(w, bf16):
+    if bf16:
+        return f32v((w & 0xffff) << 16)
+    return struct.unpack("<e", struct.pack("<H", w & 0xffff))[0]
+
+
+def ordered(bits, nbits):
+    sign = 1 << (nbits - 1)
+    return -(bits & (sign - 1)) if bits & sign else bits
+
+
+def load_words(path, size=4):
+    data = open(path, "rb").read()
+    fmt = "<%d%s" % (len(data) // size, "I" if size == 4 else "Q")
+    return list(struct.unpack(fmt, data[: len(data) // size * size]))
+
+
+def expected_mismatches():
+    """{(case, op): reason} from expected_mismatches.txt."""
+    out = {}
+    path = os.path.join(HERE, "expected_mismatches.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                case, op, reason = [s.strip() for s in line.split("|", 2)]
+                out[(case, op)] = reason
+    return out
+
+
+class Report:
+    def __init__(self):
+        self.failed = 0
+        self.expected = 0
+        self.passed = 0
+        self.approx = []
+
+    def mismatch(self, expected_reason, case, what, index, ref, test, detail=""):
+        tag = "EXPECTED MISMATCH" if expected_reason is not None else "MISMATCH"
+        print("%s %s %s: first differing element %d: H200 %s, emulator %s%s%s" % (
+            tag, case, what, index, ref, test, detail,
+            (" [" + expected_reason + "]") if expected_reason else ""))
+        if expected_reason is not None:
+            self.expected += 1
+        else:
+            self.failed += 1
+
+
+def fmt_inputs(case, i):
+    return ""
+
+
+def compare_ops(case, spec, ref_path, test_path, rep, xm, input_words):
+    _, stem, kernel, n = spec.split(":")
+    n = int(n)
+    ref, test = load_words(ref_path), load_words(test_path)
+    if len(ref) != len(test):
+        rep.mismatch(None, case, "size", 0, "%d words" % len(ref), "%d words" % len(test))
+        return
+    k = 0
+    for name, words, kind in kernel_ops(stem, kernel):
+        parts = []
+        for w in range(words):
+            parts.append((ref[(k + w) * n:(k + w + 1) * n], test[(k + w) * n:(k + w + 1) * n]))
+        k += words
+        tol = tolerances.lookup(name)
+        reason = xm.get((case, name))
+        if kind == "f64":
+            r = [lo | hi << 32 for lo, hi in zip(parts[0][0], parts[1][0])]
+            t = [lo | hi << 32 for lo, hi in zip(parts[0][1], parts[1][1])]
+            width = 64
+        else:
+            r = [x for p in parts for x in p[0]]
+            t = [x for p in parts for x in p[1]]
+            width = 32
+        bad, worst = None, 0.0
+        for i, (x, y) in enumerate(zip(r, t)):
+            if x == y:
+                continue
+            ok, dist = (False, None) if tol is None else tolerances.within(tol, x, y, width)
+            if ok:
+                worst = max(worst, dist)
+                continue
+            bad = i
+            break
+        if tol is not None:
+            rep.approx.append((case, name, worst, tol))
+        if bad is None:
+            rep.passed += 1
+            if reason is not None:
+                print("NOTE %s %s: listed in expected_mismatches.txt but now agrees" % (case, name))
+            continue
+        elem = bad % n
+        ins = ""
+        if input_words:
+            ins = " (inputs a=%s b=%s c=%s)" % tuple(
+                "0x%0*x" % (16 if len(v[0]) else 8, v[elem]) if False else "0x%x" % v[elem]
+                for v in input_words)
+        hexw = 16 if width == 64 else 8
+        count = sum(1 for x, y in zip(r, t) if x != y and (tol is None or not tolerances.within(tol, x, y, width)[0]))
+        rep.mismatch(reason, case, "op '%s'" % name, elem,
+                     "0x%0*x" % (hexw, r[bad]), "0x%0*x" % (hexw, t[bad]),
+                     "%s; %d of %d elements differ" % (ins, count, len(r)))
+
+
+def compare_dirs(ref_dir, test_dir, only=None):
+    rep = Report()
+    xm = expected_mismatches()
+    for case in all_cases():
+        if only and only not in case["name"]:
+            continue
+        name = case["name"]
+        for buf, spec in case["outputs"].items():
+            rp = os.path.join(ref_dir, "%s.%s.bin" % (name, buf))
+            tp = os.path.join(test_dir, "%s.%s.bin" % (name, buf))
+            reason = xm.get((name, buf))
+            if not os.path.exists(rp):
+                rep.mismatch(reason, name, "buffer '%s'" % buf, 0, "missing", "-")
+                continue
+            if not os.path.exists(tp):
+                rep.mismatch(reason, name, "buffer '%s'" % buf, 0, "present", "missing (the run failed)")
+                continue
+            if spec.startswith("ops:"):
+                input_words = None
+                if "inputs" in case:
+                    kind, n = case["inputs"]
+                    d = os.path.join(test_dir, "inputs")
+                    try:
+                        input_words = [load_words(os.path.join(d, "%s.%s.bin" % (kind, s)),
+                                                  8 if kind in ("f64", "i64") and s != "c" else 4)
+                                       for s in "abc"]
+                    except OSError:
+                        input_words = None
+                compare_ops(name, spec, rp, tp, rep, xm, input_words)
+                continue
+            r, t = open(rp, "rb").read(), open(tp, "rb").read()
+            if r == t:
+                rep.passed += 1
+                if reason is not None:
+                    print("NOTE %s %s: listed in expected_mismatches.txt but now agrees" % (name, buf))
+                continue
+            i = next((j for j in range(min(len(r), len(t))) if r[j] != t[j]), min(len(r), len(t)))
+            w = i // 4 * 4
+            count = sum(1 for x, y in zip(r, t) if x != y)
+            rep.mismatch(reason, name, "buffer '%s'" % buf, i,
+                         "byte 0x%02x (word 0x%s)" % (r[i], r[w:w + 4][::-1].hex()) if i < len(r) else "end",
+                         "byte 0x%02x (word 0x%s)" % (t[i], t[w:w + 4][::-1].hex()) if i < len(t) else "end",
+                         "; %d of %d bytes differ" % (count, len(r)))
+    for case, name, worst, tol in rep.approx:
+        print("approx %-12s %-28s max deviation %-10.4g (tolerance %s)" % (case, name, worst, tol))
+    print("%d comparisons passed, %d failed, %d expected mismatches" % (
+        rep.passed, rep.failed, rep.expected))
+    return rep.failed == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["run", "compare", "replay", "list"])
+    ap.add_argument("--nvfp4-run")
+    ap.add_argument("--backend", default="emulator")
+    ap.add_argument("--outdir")
+    ap.add_argument("--ref", default=os.path.join(HERE, "h200"))
+    ap.add_argument("--test")
+    ap.add_argument("--only")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.mode == "list":
+        for c in all_cases():
+            print(c["name"])
+        return 0
+    if args.mode == "run":
+        return 1 if run_cases(args.nvfp4_run, args.backend, args.outdir, args.only,
+                              verbose=args.verbose) else 0
+    if args.mode == "compare":
+        return 0 if compare_dirs(args.ref, args.test, args.only) else 1
+    tmp = tempfile.mkdtemp(prefix="nvfp4-differential.")
+    try:
+        run_cases(args.nvfp4_run, "emulator", tmp, args.only, verbose=args.verbose)
+        return 0 if compare_dirs(args.ref, tmp, args.only) else 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
