@@ -48,12 +48,13 @@ flags=(-std=c++17 -O1 -g -fno-exceptions -fno-omit-frame-pointer
 
 # Compile each source when it is newer than its object.
 objs=()
-for src in "$root"/lib/Emulator/*.cpp "$root/fuzz/ptx_parser_fuzzer.cpp"; do
+for src in "$root"/lib/Emulator/*.cpp "$root"/lib/Support/*.cpp \
+  "$root/fuzz/ptx_parser_fuzzer.cpp"; do
   obj="$work/obj/$(basename "${src%.cpp}").o"
   extra=()
   [[ "$(basename "$src")" == FloatFormats.cpp ]] && extra=(-frounding-math)
   if [[ ! -f "$obj" || "$src" -nt "$obj" ||
-    -n "$(find "$root/include/nvfp4/Emulator" "$root/lib/Emulator" -name '*.h' -newer "$obj" 2>/dev/null)" ]]; then
+    -n "$(find "$root/include/nvfp4" "$root/lib/Emulator" -name '*.h' -newer "$obj" 2>/dev/null)" ]]; then
     printf '==> compiling %s\n' "${src#"$root"/}"
     "$cxx" "${flags[@]}" "${extra[@]}" -c "$src" -o "$obj"
   fi
@@ -62,9 +63,15 @@ done
 printf '==> linking %s\n' "$work/ptx_parser_fuzzer"
 "$cxx" "-fsanitize=fuzzer,$sanitizers" "${objs[@]}" -o "$work/ptx_parser_fuzzer"
 
-# Seeds: every PTX input of the tests (copied fresh, so edits are picked up).
+# Seeds: every PTX input of the tests (copied fresh, so edits are picked up)
+# and the GEMM examples' PTX a build generated (NVFP4_BUILD_DIR, default
+# build), which holds the tcgen05 forms.
 rm -f "$work/seed"/*
 cp "$root"/test/Emulator/Inputs/*.ptx "$work/seed/"
+gen="${NVFP4_BUILD_DIR:-$root/build}/unittests/Emulator/Inputs"
+if compgen -G "$gen/*.ptx" >/dev/null; then
+  cp "$gen"/*.ptx "$work/seed/"
+fi
 
 printf '==> fuzzing for %s seconds (corpus: %s)\n' "$seconds" "$work/corpus"
 parallel=()

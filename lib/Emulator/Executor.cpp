@@ -448,6 +448,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   else
     w.local.clear();
   w.pendingLd.clear();
+  w.pendingSt.clear();
   w.bulkStores.clear();
   std::fill(std::begin(w.bulkGroups), std::end(w.bulkGroups), 0u);
   const Dim3 &b = cfg_.block, &g = cfg_.grid;
@@ -578,6 +579,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
       b = Barrier();
     cta.tmem.clear();
     cta.tmemWritten.clear();
+    cta.tmemStPending.clear();
     cta.tmemAllocs.clear();
     cta.tmemRelinquished = false;
     cta.liveWarps = warpsPerCta_;

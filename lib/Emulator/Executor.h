@@ -105,6 +105,9 @@ public:
     // flagged in tmemWritten.
     std::vector<uint32_t> tmem;
     std::vector<uint8_t> tmemWritten;
+    /// Per cell: 1 + the warp whose tcgen05.st wrote it and has not yet
+    /// executed tcgen05.wait::st (0: none).
+    std::vector<uint8_t> tmemStPending;
     struct TmemAlloc {
       uint32_t column = 0, columns = 0, line = 0;
     };
@@ -152,6 +155,8 @@ public:
       uint32_t value;
     };
     std::vector<PendingLd> pendingLd;
+    /// TMEM cells this warp's tcgen05.st wrote since its last wait::st.
+    std::vector<uint32_t> pendingSt;
     /// cp.async.bulk shared -> global copies not yet written (Tma.cpp).
     static constexpr uint32_t kUncommitted = 0xffffffffu;
     struct BulkStore {

@@ -760,6 +760,13 @@ std::string Executor::runMma(const MmaOp &op) {
                    " reads its A operand from TMEM lane " + std::to_string(m) +
                    " column " + std::to_string(op.aCol0 + k / per) +
                    ", which was never written";
+          if (c.tmemStPending[cell])
+            return "race: the tcgen05.mma issued in " + op.origin +
+                   " reads its A operand from TMEM lane " + std::to_string(m) +
+                   " column " + std::to_string(op.aCol0 + k / per) +
+                   ", which warp " + std::to_string(c.tmemStPending[cell] - 1) +
+                   " stored with tcgen05.st and has not waited for "
+                   "(tcgen05.wait::st)";
           bits = (c.tmem[cell] >> ((k % per) * abits)) &
                  (abits == 32 ? 0xffffffffu : ((1u << abits) - 1));
         } else {
@@ -810,6 +817,13 @@ std::string Executor::runMma(const MmaOp &op) {
         }
         size_t cell = size_t(lane) * tmem::kColumns + op.dCol0 + n;
         uint32_t &d = c.tmem[cell];
+        if (op.accumulate && c.tmemStPending[cell])
+          return "race: the tcgen05.mma issued in " + op.origin +
+                 " accumulates into TMEM lane " + std::to_string(lane) +
+                 " column " + std::to_string(op.dCol0 + n) + ", which warp " +
+                 std::to_string(c.tmemStPending[cell] - 1) +
+                 " stored with tcgen05.st and has not waited for "
+                 "(tcgen05.wait::st)";
         if (op.accumulate && !c.tmemWritten[cell])
           return "the tcgen05.mma issued in " + op.origin +
                  " accumulates into TMEM lane " + std::to_string(lane) +

@@ -69,6 +69,14 @@ bool Executor::execTmem(Warp &w, const XInst &I, uint32_t mask) {
     // until then their destination registers hold kLdPending. A register
     // that the program overwrote meanwhile keeps its new value. tcgen05.st
     // writes tensor memory at once (wait::st has nothing to do).
+    if (I.sub == 1) {
+      // wait::st: this warp's stores become visible to other warps and to
+      // the tensor core.
+      for (uint32_t cell : w.pendingSt)
+        if (cta.tmemStPending[cell] == w.id + 1)
+          cta.tmemStPending[cell] = 0;
+      w.pendingSt.clear();
+    }
     if (I.sub == 0) {
       for (const Warp::PendingLd &p : w.pendingLd) {
         uint64_t &r = row(w, p.row)[p.lane];
@@ -158,6 +166,7 @@ void Executor::ensureTmem(Cta &cta) {
   if (cta.tmem.empty()) {
     cta.tmem.assign(size_t(tmem::kLanes) * tmem::kColumns, kTmemPoison);
     cta.tmemWritten.assign(size_t(tmem::kLanes) * tmem::kColumns, 0);
+    cta.tmemStPending.assign(size_t(tmem::kLanes) * tmem::kColumns, 0);
   }
 }
 
@@ -235,12 +244,21 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
           // but a value that reaches the output is caught there.
           if (!cta.tmemWritten[cell])
             ++stats_.tmemPoisonReads;
+          if (cta.tmemStPending[cell] && cta.tmemStPending[cell] != w.id + 1)
+            return fault(Fault::Kind::Invalid, w, t, I,
+                         "race: tcgen05.ld of TMEM lane " + std::to_string(ln) +
+                             " column " + std::to_string(c) + ", which warp " +
+                             std::to_string(cta.tmemStPending[cell] - 1) +
+                             " stored with tcgen05.st and has not waited for "
+                             "(tcgen05.wait::st, then a thread sync)");
           uint32_t v = cta.tmem[cell];
           val |= pack ? (v & 0xffffu) << (16 * h) : v;
         } else {
           uint32_t v = static_cast<uint32_t>(sv);
           cta.tmem[cell] = pack ? (v >> (16 * h)) & 0xffffu : v;
           cta.tmemWritten[cell] = 1;
+          cta.tmemStPending[cell] = static_cast<uint8_t>(w.id + 1);
+          w.pendingSt.push_back(static_cast<uint32_t>(cell));
         }
       }
       if (isLd) {

@@ -907,3 +907,21 @@ TEST(TcgenCpTest, DecompressionIsNotImplementedYet) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(MmaTest, TsWithoutWaitStIsARace) {
+  // The A operand stored with tcgen05.st must be waited for
+  // (tcgen05.wait::st) before the MMA reads it.
+  MmaCase c = mk("ts", Major::K, Major::K, Swizzle::B128);
+  c.ts = true;
+  std::string r = runCase(
+      c, nullptr, nullptr,
+      std::string("  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before") +
+          '\x01' + "  tcgen05.fence::before");
+  EXPECT_NE(r.find("race: the tcgen05.mma"), std::string::npos) << r;
+  EXPECT_NE(r.find("has not waited for (tcgen05.wait::st)"), std::string::npos)
+      << r;
+}
+
+} // namespace
