@@ -1493,7 +1493,8 @@ bool isIntType(Type t) { return isIntegral(t) && t != Type::Pred; }
 
 bool isArithFloat(Type t) {
   return t == Type::F32 || t == Type::F64 || t == Type::F16 ||
-         t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2;
+         t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2 ||
+         t == Type::F32x2;
 }
 
 void applyCommonFlags(const Instruction &in, XInst &x) {

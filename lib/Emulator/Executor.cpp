@@ -2555,8 +2555,59 @@ bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
                         d[l] = canonNanF32(f32Bits(f32Of(uint32_t(a[l])) *
                                                    f32Of(uint32_t(b[l])))));
       } else {
+/// add/sub/mul/fma .f32x2 (sm_100): two independent f32 operations on the
+/// low and high halves of .b64 registers, with the f32 rules.
+bool Executor::execF32x2(Warp &w, const XInst &I, uint32_t mask) {
+  if (I.op != XOp::FAdd && I.op != XOp::FSub && I.op != XOp::FMul &&
+      I.op != XOp::FFma)
+    return fault(Fault::Kind::NotImplemented, w, firstLane(mask), I,
+                 "not implemented yet: '" +
+                     (I.inst ? I.inst->mnemonic : std::string("f32x2")) +
+                     "' (f32x2 supports add, sub, mul and fma)");
+  uint64_t *d = row(w, I.dst);
+  const uint64_t *a = src(w, I.src[0]);
+  const uint64_t *b = src(w, I.src[1]);
+  const uint64_t *c = I.src[2] != kNone ? src(w, I.src[2]) : nullptr;
+  bool ftz = I.flags & XF_Ftz, sat = I.flags & XF_Sat;
+  fp::Round r = toRound(I.rnd);
+  auto in = [&](uint64_t v, unsigned h) {
+    uint32_t x = uint32_t(v >> (32 * h));
+    return ftz ? flushF32(x) : x;
+  };
+  NVFP4_FOR_LANES(mask, {
+    uint64_t res = 0;
+    for (unsigned h = 0; h < 2; ++h) {
+      uint32_t x = in(a[l], h), y = in(b[l], h), v;
+      switch (I.op) {
+      case XOp::FAdd:
+        v = fp::addF32(x, y, r);
+        break;
+      case XOp::FSub:
+        v = fp::addF32(x, y ^ 0x80000000u, r);
+        break;
+      case XOp::FMul:
+        v = fp::mulF32(x, y, r);
+        break;
+      default:
+        v = fp::fmaF32(x, y, in(c[l], h), r);
+        break;
+      }
+      v = canonNanF32(v);
+      if (ftz)
+        v = flushF32(v);
+      if (sat)
+        v = satF32(v);
+      res |= uint64_t(v) << (32 * h);
+    }
+    d[l] = res;
+  });
+  return true;
+}
+
         NVFP4_FOR_LANES(mask, d[l] = out(fp::mulF32(in(a, l), in(b, l), r)));
       }
+  if (t == Type::F32x2)
+    return execF32x2(w, I, mask);
       return true;
     case XOp::FFma:
       if (!directed) {

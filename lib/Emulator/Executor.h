@@ -212,6 +212,7 @@ private:
   bool exec(Warp &w, const XInst &I, uint32_t mask, bool &yield);
   bool execInt(Warp &w, const XInst &I, uint32_t mask);
   bool execFloat(Warp &w, const XInst &I, uint32_t mask);
+  bool execF32x2(Warp &w, const XInst &I, uint32_t mask);
   bool execHalf(Warp &w, const XInst &I, uint32_t mask);
   bool execCvt(Warp &w, const XInst &I, uint32_t mask);
   bool execSetp(Warp &w, const XInst &I, uint32_t mask);

@@ -63,6 +63,7 @@ enum class TypeClass : uint8_t { None, Pred, Bits, Unsigned, Signed, Float };
   X(BF16x2, "bf16x2", 32, Float)                                               \
   X(TF32, "tf32", 32, Float)                                                   \
   X(F32, "f32", 32, Float)                                                     \
+  X(F32x2, "f32x2", 64, Float)                                                 \
   X(F64, "f64", 64, Float)                                                     \
   X(E4M3, "e4m3", 8, Float)                                                    \
   X(E5M2, "e5m2", 8, Float)                                                    \
