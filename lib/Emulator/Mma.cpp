@@ -148,6 +148,24 @@ std::pair<uint64_t, unsigned> elementAddress(const umma::SmemDescFields &d,
   return {d.startAddress + canonicalOffset(d, major, bits / 8, mn, k), 0};
 }
 
+/// The byte range [lo, hi) of shared memory that a rows x k box of
+/// `bits`-wide elements described by `d` occupies: the corners of the box
+/// bound it, widened to whole swizzle rows (the swizzle permutes bytes
+/// within 2^(B+4)-byte rows of a 1024-byte-aligned pattern).
+void footprint(const umma::SmemDescFields &d, umma::Major major, unsigned bits,
+               uint32_t rows, uint32_t k, uint64_t &lo, uint64_t &hi) {
+  lo = ~uint64_t(0);
+  hi = 0;
+  const uint64_t width = 16u << swizzleBits(d.swizzle);
+  for (uint32_t r : {0u, rows - 1})
+    for (uint32_t kk : {0u, k - 1}) {
+      uint64_t a = elementAddress(d, major, bits, r, kk).first;
+      uint64_t rowBase = a & ~(width - 1);
+      lo = std::min(lo, rowBase);
+      hi = std::max(hi, rowBase + width);
+    }
+}
+
 } // namespace
 
 namespace nvfp4::emu {
@@ -366,17 +384,9 @@ bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
                    "not implemented yet: '" + mnem +
                        "' with a base offset, absolute LBO or the "
                        "128B-base32B swizzle");
-    // Footprint: rows x (4 * cols) bytes as a K-major matrix of bytes.
-    uint64_t lo = ~uint64_t(0), hi = 0;
-    unsigned B = swizzleBits(d->swizzle);
-    for (uint32_t r : {0u, rows - 1})
-      for (uint32_t b : {0u, 4 * cols - 1}) {
-        uint64_t a = d->startAddress + canonicalOffset(*d, umma::Major::K, 1,
-                                                       r, b);
-        uint64_t base = a & ~uint64_t((16u << B) - 1);
-        lo = std::min(lo, base);
-        hi = std::max(hi, base + (16u << B));
-      }
+    // The source: rows x (4 * cols) bytes as a K-major matrix of bytes.
+    uint64_t lo, hi;
+    footprint(*d, umma::Major::K, 8, rows, 4 * cols, lo, hi);
     for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
       if (hi > op.parts[q]->shared.size())
         return fault(Fault::Kind::Memory, w, lane, I,
@@ -605,18 +615,7 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   const uint32_t nPart = op.ctaGroup2 ? op.f.n / 2 : op.f.n;
   auto range = [&](const umma::SmemDescFields &d, umma::Major major,
                    unsigned bits, uint32_t rows, uint64_t &lo, uint64_t &hi) {
-    lo = ~uint64_t(0);
-    hi = 0;
-    unsigned B = swizzleBits(d.swizzle);
-    // Corners of the (row, k) box bound the footprint; swizzling permutes
-    // bytes within 2^(B+4)-byte rows of a 1024-byte-aligned pattern.
-    for (uint32_t r : {0u, rows - 1})
-      for (uint32_t k : {0u, K - 1}) {
-        uint64_t a = elementAddress(d, major, bits, r, k).first;
-        uint64_t rowBase = a & ~uint64_t((16u << B) - 1);
-        lo = std::min(lo, rowBase);
-        hi = std::max(hi, rowBase + (16u << B));
-      }
+    footprint(d, major, bits, rows, K, lo, hi);
   };
   for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
     uint64_t lo = ~uint64_t(0), hi = 0, l2, h2;
