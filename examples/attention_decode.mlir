@@ -50,6 +50,23 @@ module attributes {gpu.container_module} {
   gpu.module @attention {
     memref.global "private" @tmem_slot : !slot
 
+    // scale_log2 * s for keys kb + i < len, -inf beyond (the KV length).
+    func.func @masked_logits(%s: vector<32xf32>, %kb: index, %len: index,
+                             %scale_log2: f32) -> vector<32xf32> {
+      %step = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]> : vector<32xi32>
+      %kb_i = arith.index_cast %kb : index to i32
+      %len_i = arith.index_cast %len : index to i32
+      %kbv = vector.broadcast %kb_i : i32 to vector<32xi32>
+      %keys = arith.addi %step, %kbv : vector<32xi32>
+      %lenv = vector.broadcast %len_i : i32 to vector<32xi32>
+      %ok = arith.cmpi ult, %keys, %lenv : vector<32xi32>
+      %scv = vector.broadcast %scale_log2 : f32 to vector<32xf32>
+      %x = arith.mulf %s, %scv : vector<32xf32>
+      %ninf = arith.constant dense<0xFF800000> : vector<32xf32>
+      %r = arith.select %ok, %x, %ninf : vector<32xi1>, vector<32xf32>
+      return %r : vector<32xf32>
+    }
+
     gpu.func @attention_decode_h128_d128(
         %tmap_q: !llvm.ptr, %tmap_k: !llvm.ptr, %tmap_v: !llvm.ptr,
         %o: memref<4x128x128xbf16>, %lse: memref<4x128xf32>,
@@ -159,20 +176,14 @@ module attributes {gpu.container_module} {
             nvgpu.mbarrier.try_wait.parity %s_full[%c0], %par, %ticks : !one
             sm100.fence after_thread_sync
             %key0 = arith.muli %t, %c128 : index
-            // Pass 1: the tile's max of the scaled, masked logits.
+            // Pass 1: the tile's max of the scaled, masked logits (vector
+            // ops on 32 columns at a time; no dynamic indexing).
             %mt = scf.for %ch = %c0 to %c128 step %c32
                 iter_args(%acc = %ninf) -> (f32) {
               %sv = sm100.tmem_load %s_acc[%ch] shape_32x32b x 32 : !s_t -> vector<32xf32>
-              %r = scf.for %j = %c0 to %c32 step %c1 iter_args(%a2 = %acc) -> (f32) {
-                %k1 = arith.addi %key0, %ch : index
-                %key = arith.addi %k1, %j : index
-                %ok = arith.cmpi ult, %key, %len : index
-                %sx = vector.extract %sv[%j] : f32 from vector<32xf32>
-                %sc = arith.mulf %sx, %scale_log2 : f32
-                %x = arith.select %ok, %sc, %ninf : f32
-                %mx = arith.maximumf %a2, %x : f32
-                scf.yield %mx : f32
-              }
+              %kb = arith.addi %key0, %ch : index
+              %x = func.call @masked_logits(%sv, %kb, %len, %scale_log2) : (vector<32xf32>, index, index, f32) -> vector<32xf32>
+              %r = vector.reduction <maximumf>, %x, %acc : vector<32xf32> into f32
               scf.yield %r : f32
             }
             %m_new = arith.maximumf %m, %mt : f32
@@ -197,65 +208,32 @@ module attributes {gpu.container_module} {
               }
             }
             %lsum = scf.for %pc = %c0 to %c2 step %c1 iter_args(%ls = %zero) -> (f32) {
-              // 64 keys -> 32 registers of bf16 pairs.
+              // 64 keys -> 32 registers of bf16 pairs (key 2j low, 2j+1
+              // high: the ts A-operand packing).
               %ch0 = arith.muli %pc, %c64 : index
               %ch1 = arith.addi %ch0, %c32 : index
               %sv0 = sm100.tmem_load %s_acc[%ch0] shape_32x32b x 32 : !s_t -> vector<32xf32>
               %sv1 = sm100.tmem_load %s_acc[%ch1] shape_32x32b x 32 : !s_t -> vector<32xf32>
-              %init = arith.constant dense<0> : vector<32xi32>
-              %pr:2 = scf.for %j = %c0 to %c32 step %c1
-                  iter_args(%vec = %init, %s2 = %ls) -> (vector<32xi32>, f32) {
-                // Keys 2j and 2j+1 of this 64-key half.
-                %j2 = arith.muli %j, %c2 : index
-                %j21 = arith.addi %j2, %c1 : index
-                %e0 = scf.execute_region -> f32 {
-                  %key = arith.addi %key0, %ch0 : index
-                  %k2 = arith.addi %key, %j2 : index
-                  %ok = arith.cmpi ult, %k2, %len : index
-                  %lo = arith.cmpi ult, %j2, %c32 : index
-                  %jm = arith.remui %j2, %c32 : index
-                  %a0 = vector.extract %sv0[%jm] : f32 from vector<32xf32>
-                  %a1 = vector.extract %sv1[%jm] : f32 from vector<32xf32>
-                  %sx = arith.select %lo, %a0, %a1 : f32
-                  %sc = arith.mulf %sx, %scale_log2 : f32
-                  %x = arith.select %ok, %sc, %ninf : f32
-                  %d = arith.subf %x, %m_new : f32
-                  %e = nvvm.inline_ptx "ex2.approx.ftz.f32 $0, $1;" ro(%d : f32) -> f32
-                  scf.yield %e : f32
-                }
-                %e1 = scf.execute_region -> f32 {
-                  %key = arith.addi %key0, %ch0 : index
-                  %k2 = arith.addi %key, %j21 : index
-                  %ok = arith.cmpi ult, %k2, %len : index
-                  %lo = arith.cmpi ult, %j21, %c32 : index
-                  %jm = arith.remui %j21, %c32 : index
-                  %a0 = vector.extract %sv0[%jm] : f32 from vector<32xf32>
-                  %a1 = vector.extract %sv1[%jm] : f32 from vector<32xf32>
-                  %sx = arith.select %lo, %a0, %a1 : f32
-                  %sc = arith.mulf %sx, %scale_log2 : f32
-                  %x = arith.select %ok, %sc, %ninf : f32
-                  %d = arith.subf %x, %m_new : f32
-                  %e = nvvm.inline_ptx "ex2.approx.ftz.f32 $0, $1;" ro(%d : f32) -> f32
-                  scf.yield %e : f32
-                }
-                %b0 = arith.truncf %e0 : f32 to bf16
-                %b1 = arith.truncf %e1 : f32 to bf16
-                // The row sum of the f32 probabilities (the MMA multiplies
-                // their bf16 roundings).
-                %s3 = arith.addf %s2, %e0 : f32
-                %s4 = arith.addf %s3, %e1 : f32
-                %i0 = arith.bitcast %b0 : bf16 to i16
-                %i1 = arith.bitcast %b1 : bf16 to i16
-                %w0 = arith.extui %i0 : i16 to i32
-                %w1 = arith.extui %i1 : i16 to i32
-                %hi = arith.shli %w1, %i16 : i32
-                %w = arith.ori %w0, %hi : i32
-                %nv = vector.insert %w, %vec[%j] : i32 into vector<32xi32>
-                scf.yield %nv, %s4 : vector<32xi32>, f32
-              }
+              %kb0 = arith.addi %key0, %ch0 : index
+              %kb1 = arith.addi %key0, %ch1 : index
+              %x0 = func.call @masked_logits(%sv0, %kb0, %len, %scale_log2) : (vector<32xf32>, index, index, f32) -> vector<32xf32>
+              %x1 = func.call @masked_logits(%sv1, %kb1, %len, %scale_log2) : (vector<32xf32>, index, index, f32) -> vector<32xf32>
+              %mv = vector.broadcast %m_new : f32 to vector<32xf32>
+              %d0 = arith.subf %x0, %mv : vector<32xf32>
+              %d1 = arith.subf %x1, %mv : vector<32xf32>
+              %e0 = math.exp2 %d0 fastmath<afn> : vector<32xf32>
+              %e1 = math.exp2 %d1 fastmath<afn> : vector<32xf32>
+              // The row sum of the f32 probabilities (the MMA multiplies
+              // their bf16 roundings).
+              %s0 = vector.reduction <add>, %e0, %ls : vector<32xf32> into f32
+              %s1 = vector.reduction <add>, %e1, %s0 : vector<32xf32> into f32
+              %b0 = arith.truncf %e0 : vector<32xf32> to vector<32xbf16>
+              %b1 = arith.truncf %e1 : vector<32xf32> to vector<32xbf16>
+              %cat = vector.shuffle %b0, %b1 [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63] : vector<32xbf16>, vector<32xbf16>
+              %packed = vector.bitcast %cat : vector<64xbf16> to vector<32xi32>
               %pcol = arith.muli %pc, %c32 : index
-              sm100.tmem_store %pr#0, %p_tm[%pcol] shape_32x32b x 32 : vector<32xi32>, !p_t
-              scf.yield %pr#1 : f32
+              sm100.tmem_store %packed, %p_tm[%pcol] shape_32x32b x 32 : vector<32xi32>, !p_t
+              scf.yield %s1 : f32
             }
             sm100.wait store
             sm100.fence before_thread_sync
