@@ -3,6 +3,7 @@
 #include "nvfp4/InitAll.h"
 
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 #include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
 #include "nvfp4/Dialect/SM100/Transforms/Passes.h"
 #include "nvfp4/Pipelines/Pipelines.h"
@@ -10,7 +11,7 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void nvfp4::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<nvfp4::sm100::SM100Dialect>();
+  registry.insert<nvfp4::NVFP4Dialect, nvfp4::sm100::SM100Dialect>();
 }
 
 void nvfp4::registerAllPasses() {

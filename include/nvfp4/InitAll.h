@@ -8,7 +8,7 @@ class DialectRegistry;
 } // namespace mlir
 
 namespace nvfp4 {
-/// Adds the nvfp4 dialects (sm100) to `registry`.
+/// Adds the nvfp4 dialects (nvfp4, sm100) to `registry`.
 void registerAllDialects(mlir::DialectRegistry &registry);
 /// Registers every nvfp4 pass and the named pipelines.
 void registerAllPasses();

@@ -13,5 +13,6 @@
 // RUN: nvfp4-opt --show-dialects | FileCheck %s --check-prefix=DIALECTS
 // DIALECTS: Available Dialects:
 // DIALECTS-SAME: {{[ ,]}}gpu,
+// DIALECTS-SAME: {{[ ,]}}nvfp4,
 // DIALECTS-SAME: {{[ ,]}}nvvm,
 // DIALECTS-SAME: {{[ ,]}}sm100{{(,|$)}}

@@ -1,0 +1,109 @@
+//===- NVFP4Ops.td - nvfp4 operations ----------------------*- tablegen -*-===//
+//
+// Operations of the nvfp4 dialect. Each description states the op's tensor
+// semantics (in full in docs/Attention.md for attention) and numbers every
+// verifier rule; each rule is broken by one case in
+// test/Dialect/NVFP4/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD
+#define NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD
+
+include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def NVFP4_AttentionOp : NVFP4_Op<"attention",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "scaled dot-product attention with masks, a sink and the LSE";
+  let description = [{
+    Computes `O = softmax(softmax_scale * Q K^T + mask [+ sink]) V` per
+    sequence and query head, and the natural-log log-sum-exp `LSE` of each
+    softmax row, for multi-head, grouped-query and multi-query attention.
+    The exact semantics (masks, the sink in the denominator, the values of a
+    row that sees no key, precision) are in docs/Attention.md.
+
+    Operands and results (B = batch, Sq = queries per sequence, Skv = keys
+    per sequence, Hq / Hkv = query / key-value heads, D = the Q·K head dim,
+    Dv = the V head dim):
+
+    | value     | type                            | |
+    |-----------|---------------------------------|-|
+    | `q`       | `tensor<B x Sq x Hq x D x T>`   | T = bf16 or f16 |
+    | `k`       | `tensor<B x Skv x Hkv x D x T>` | |
+    | `v`       | `tensor<B x Skv x Hkv x Dv x T>`| may be the same value as `k` (then Dv = D) |
+    | `sink`    | `tensor<Hq x f32>`              | optional: one logit per query head, in the denominator only |
+    | `kv_lens` | `tensor<B x i32>`               | optional: valid keys of each sequence, L_b ≤ Skv (absent: Skv) |
+    | `o`       | `tensor<B x Sq x Hq x Dv x T'>` | T' = bf16 or f16 |
+    | `lse`     | `tensor<B x Hq x Sq x f32>`     | natural log |
+
+    Query head `h` reads key-value head `h / (Hq / Hkv)`. Query `i` of
+    sequence `b` sits at position `p = L_b - Sq + i` (bottom-right
+    alignment). Key `j < L_b` is visible to it iff
+    (`causal` is absent or `j <= p`) and (`window` is absent or
+    `p - j < window`). `softmax_scale` multiplies Q·K before the softmax.
+    A row with no visible key gives `O = 0` and `LSE = -inf` (`sink_h` with
+    a sink).
+
+    The optional parts are introduced by keywords: `sink(%s)`,
+    `kv_lens(%l)`, `causal`, `window(N)`; `softmax_scale(x)` is required.
+
+    B, Sq and Skv may be dynamic; head counts and head dims may not (the
+    kernel is specialised on them). Where two sizes must agree and one of
+    them is dynamic, the verifier accepts them.
+
+    - Rule 1: `q`, `k` and `v` are 4-D tensors.
+    - Rule 2: Q's element type is bf16 or f16.
+    - Rule 3: K and V have Q's element type.
+    - Rule 4: Hq (Q dim 2), Hkv (K and V dim 2), D (Q and K dim 3) and Dv
+      (V dim 3) are static.
+    - Rule 5: D and Dv are 64, 128, 256 or 512.
+    - Rule 6: K's batch (dim 0) and head dim (dim 3) equal Q's.
+    - Rule 7: V's batch (dim 0), key length (dim 1) and head count (dim 2)
+      equal K's.
+    - Rule 8: Hkv is positive and Hq is a positive multiple of Hkv.
+    - Rule 9: `sink`, when present, is `tensor<Hq x f32>`.
+    - Rule 10: `kv_lens`, when present, is `tensor<B x i32>`.
+    - Rule 11: `o` is 4-D with shape [B, Sq, Hq, Dv] (Hq and Dv static).
+    - Rule 12: O's element type is bf16 or f16.
+    - Rule 13: `lse` is 3-D with shape [B, Hq, Sq] (Hq static).
+    - Rule 14: LSE's element type is f32.
+    - Rule 15: `softmax_scale` is finite and positive.
+    - Rule 16: `window`, when present, is at least 1.
+
+    The verifier cannot check what depends on values: `0 <= kv_lens[b] <=
+    Skv` (outside it the result is undefined), and `L_b >= Sq` (when
+    `L_b < Sq` the first queries have negative positions and, with
+    `causal`, see no key).
+
+    Example (DeepSeek-V4 sliding-window decode: 128 query heads over one
+    512-wide latent that is both K and V, a sink, per-sequence lengths):
+
+    ```mlir
+    %o, %lse = nvfp4.attention %q, %kv, %kv sink(%sink) kv_lens(%lens)
+        softmax_scale(0.0441941738) causal window(128)
+        : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>,
+           tensor<4x4096x1x512xbf16>, tensor<128xf32>, tensor<4xi32>)
+        -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                   AnyRankedTensor:$v,
+                   Optional<AnyRankedTensor>:$sink,
+                   Optional<AnyRankedTensor>:$kv_lens,
+                   F32Attr:$softmax_scale, UnitAttr:$causal,
+                   OptionalAttr<I64Attr>:$window);
+  let results = (outs AnyRankedTensor:$o, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $q `,` $k `,` $v (`sink` `(` $sink^ `)`)? (`kv_lens` `(` $kv_lens^ `)`)?
+    `softmax_scale` `(` $softmax_scale `)` (`causal` $causal^)?
+    (`window` `(` $window^ `)`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

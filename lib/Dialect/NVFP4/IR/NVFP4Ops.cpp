@@ -1,0 +1,212 @@
+//===- NVFP4Ops.cpp - nvfp4 operation verifiers ---------------------------===//
+//
+// Each rule checked here is numbered in the op's description in NVFP4Ops.td
+// and broken by one case in test/Dialect/NVFP4/invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <cmath>
+#include <string>
+
+using namespace mlir;
+using namespace nvfp4;
+
+#define GET_OP_CLASSES
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Dimension names of the 4-D operands, by dim.
+constexpr const char *kQueryDims[] = {"batch", "query length", "head count",
+                                      "head dim"};
+constexpr const char *kKeyDims[] = {"batch", "key length", "head count",
+                                    "head dim"};
+/// Dimension names of the LSE, by dim.
+constexpr const char *kLseDims[] = {"batch", "head count", "query length"};
+
+std::string sizeStr(int64_t size) {
+  return ShapedType::isDynamic(size) ? "?" : std::to_string(size);
+}
+
+bool isAttentionElemType(Type t) { return t.isBF16() || t.isF16(); }
+
+/// A tensor of the op as the diagnostics name it ("Q", "K", ...).
+struct Named {
+  const char *name;
+  RankedTensorType type;
+  const char *const *dims;
+};
+
+/// Checks that dim `dim` of `t` equals `expected`, which is dim `refDim` of
+/// `ref`. With `dynamicAgrees`, a dynamic size on either side agrees with
+/// anything; without it, the sizes must be equal (a dynamic one prints "?").
+LogicalResult expectDim(AttentionOp op, const Named &t, unsigned dim,
+                        const Named &ref, unsigned refDim, bool dynamicAgrees) {
+  int64_t found = t.type.getDimSize(dim);
+  int64_t expected = ref.type.getDimSize(refDim);
+  if (dynamicAgrees &&
+      (ShapedType::isDynamic(found) || ShapedType::isDynamic(expected)))
+    return success();
+  if (found == expected)
+    return success();
+  return op.emitOpError("expects ")
+         << t.name << "'s " << t.dims[dim] << " (dim " << dim << ") to equal "
+         << ref.name << "'s (" << sizeStr(expected) << "), found "
+         << sizeStr(found);
+}
+
+LogicalResult expectRank(AttentionOp op, const Named &t, int64_t rank,
+                         StringRef shape) {
+  if (t.type.getRank() == rank)
+    return success();
+  return op.emitOpError("expects ")
+         << t.name << " to be a " << rank << "-D tensor " << shape << ", found "
+         << t.type;
+}
+
+LogicalResult expectStatic(AttentionOp op, const Named &t, unsigned dim) {
+  if (!t.type.isDynamicDim(dim))
+    return success();
+  return op.emitOpError("expects ")
+         << t.name << "'s " << t.dims[dim] << " (dim " << dim
+         << ") to be static, found a dynamic size";
+}
+
+LogicalResult expectHeadDim(AttentionOp op, const Named &t) {
+  int64_t d = t.type.getDimSize(3);
+  if (d == 64 || d == 128 || d == 256 || d == 512)
+    return success();
+  return op.emitOpError("expects ")
+         << t.name << "'s head dim (dim 3) to be 64, 128, 256 or 512, found "
+         << d;
+}
+
+} // namespace
+
+LogicalResult AttentionOp::verify() {
+  Named q{"Q", getQ().getType(), kQueryDims};
+  Named k{"K", getK().getType(), kKeyDims};
+  Named v{"V", getV().getType(), kKeyDims};
+
+  // Rule 1: Q, K and V are 4-D.
+  if (failed(expectRank(*this, q, 4, "[B, Sq, Hq, D]")) ||
+      failed(expectRank(*this, k, 4, "[B, Skv, Hkv, D]")) ||
+      failed(expectRank(*this, v, 4, "[B, Skv, Hkv, Dv]")))
+    return failure();
+
+  // Rule 2: Q is bf16 or f16.
+  Type elem = q.type.getElementType();
+  if (!isAttentionElemType(elem))
+    return emitOpError("expects Q's element type to be bf16 or f16, found ")
+           << elem;
+
+  // Rule 3: K and V have Q's element type.
+  for (const Named *t : {&k, &v})
+    if (t->type.getElementType() != elem)
+      return emitOpError("expects ")
+             << t->name << "'s element type to equal Q's (" << elem
+             << "), found " << t->type.getElementType();
+
+  // Rule 4: head counts and head dims are static.
+  for (const Named *t : {&q, &k, &v})
+    for (unsigned dim : {2u, 3u})
+      if (failed(expectStatic(*this, *t, dim)))
+        return failure();
+
+  // Rule 5: D and Dv are supported head dims.
+  if (failed(expectHeadDim(*this, q)) || failed(expectHeadDim(*this, v)))
+    return failure();
+
+  // Rule 6: K's batch and head dim equal Q's.
+  if (failed(expectDim(*this, k, 0, q, 0, /*dynamicAgrees=*/true)) ||
+      failed(expectDim(*this, k, 3, q, 3, /*dynamicAgrees=*/false)))
+    return failure();
+
+  // Rule 7: V's batch, key length and head count equal K's.
+  if (failed(expectDim(*this, v, 0, k, 0, /*dynamicAgrees=*/true)) ||
+      failed(expectDim(*this, v, 1, k, 1, /*dynamicAgrees=*/true)) ||
+      failed(expectDim(*this, v, 2, k, 2, /*dynamicAgrees=*/false)))
+    return failure();
+
+  // Rule 8: Hkv > 0 and Hq is a positive multiple of Hkv.
+  int64_t hq = q.type.getDimSize(2), hkv = k.type.getDimSize(2);
+  if (hkv <= 0)
+    return emitOpError("expects K's head count (dim 2) to be positive, found ")
+           << hkv;
+  if (hq <= 0 || hq % hkv != 0)
+    return emitOpError("expects Q's head count (dim 2) to be a positive "
+                       "multiple of K's (")
+           << hkv << "), found " << hq;
+
+  // Rule 9: sink is tensor<Hq x f32>.
+  Builder b(getContext());
+  if (Value sink = getSink()) {
+    auto type = cast<RankedTensorType>(sink.getType());
+    auto expected = RankedTensorType::get({hq}, b.getF32Type());
+    if (type != expected)
+      return emitOpError("expects sink to be ")
+             << expected << " (one f32 logit per query head), found " << type;
+  }
+
+  // Rule 10: kv_lens is tensor<B x i32>.
+  int64_t batch = q.type.getDimSize(0);
+  if (Value lens = getKvLens()) {
+    auto type = cast<RankedTensorType>(lens.getType());
+    auto expected = RankedTensorType::get({batch}, b.getI32Type());
+    bool ok = type.getRank() == 1 &&
+              type.getElementType().isSignlessInteger(32) &&
+              (ShapedType::isDynamic(batch) || type.isDynamicDim(0) ||
+               type.getDimSize(0) == batch);
+    if (!ok)
+      return emitOpError("expects kv_lens to be ")
+             << expected << " (one i32 length per sequence), found " << type;
+  }
+
+  // Rule 11: O is [B, Sq, Hq, Dv].
+  Named o{"O", getO().getType(), kQueryDims};
+  if (failed(expectRank(*this, o, 4, "[B, Sq, Hq, Dv]")) ||
+      failed(expectDim(*this, o, 0, q, 0, /*dynamicAgrees=*/true)) ||
+      failed(expectDim(*this, o, 1, q, 1, /*dynamicAgrees=*/true)) ||
+      failed(expectDim(*this, o, 2, q, 2, /*dynamicAgrees=*/false)) ||
+      failed(expectDim(*this, o, 3, v, 3, /*dynamicAgrees=*/false)))
+    return failure();
+
+  // Rule 12: O is bf16 or f16.
+  if (!isAttentionElemType(o.type.getElementType()))
+    return emitOpError("expects O's element type to be bf16 or f16, found ")
+           << o.type.getElementType();
+
+  // Rule 13: LSE is [B, Hq, Sq].
+  Named lse{"LSE", getLse().getType(), kLseDims};
+  if (failed(expectRank(*this, lse, 3, "[B, Hq, Sq]")) ||
+      failed(expectDim(*this, lse, 0, q, 0, /*dynamicAgrees=*/true)) ||
+      failed(expectDim(*this, lse, 1, q, 2, /*dynamicAgrees=*/false)) ||
+      failed(expectDim(*this, lse, 2, q, 1, /*dynamicAgrees=*/true)))
+    return failure();
+
+  // Rule 14: LSE is f32.
+  if (!lse.type.getElementType().isF32())
+    return emitOpError("expects LSE's element type to be f32, found ")
+           << lse.type.getElementType();
+
+  // Rule 15: softmax_scale is finite and positive.
+  APFloat scale = getSoftmaxScaleAttr().getValue();
+  if (!scale.isFinite() || scale.isNegative() || scale.isZero())
+    return emitOpError("expects softmax_scale to be finite and positive, "
+                       "found ")
+           << getSoftmaxScaleAttr();
+
+  // Rule 16: window >= 1.
+  if (std::optional<int64_t> window = getWindow(); window && *window < 1)
+    return emitOpError("expects window to be at least 1, found ") << *window;
+
+  return success();
+}

@@ -1,0 +1,489 @@
+// Every verifier rule of nvfp4.attention (numbered in NVFP4Ops.td), broken
+// once; a rule with several diagnostics gets one case per diagnostic. Each
+// case breaks exactly the rule named in the comment above it; the other
+// operands are a valid GQA configuration (B = 2, Sq = 16, Skv = 64, Hq = 8,
+// Hkv = 2, D = Dv = 128). "Constraint:" marks the ODS operand constraints
+// and "Parser:" the assembly format.
+
+// RUN: nvfp4-opt %s -split-input-file -verify-diagnostics
+
+// Rule: nvfp4.attention 1 — Q is 4-D
+func.func @rule1_0(%q: tensor<16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q to be a 4-D tensor [B, Sq, Hq, D], found 'tensor<16x8x128xbf16>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 1 — K is 4-D
+func.func @rule1_1(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x1x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K to be a 4-D tensor [B, Skv, Hkv, D], found 'tensor<2x64x2x1x128xbf16>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x1x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 1 — V is 4-D
+func.func @rule1_2(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V to be a 4-D tensor [B, Skv, Hkv, Dv], found 'tensor<128xbf16>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 2 — Q is bf16 or f16
+func.func @rule2_3(%q: tensor<2x16x8x128xf32>, %k: tensor<2x64x2x128xf32>, %v: tensor<2x64x2x128xf32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's element type to be bf16 or f16, found 'f32'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xf32>, tensor<2x64x2x128xf32>, tensor<2x64x2x128xf32>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 3 — K has Q's element type
+func.func @rule3_4(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's element type to equal Q's ('bf16'), found 'f16'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 3 — V has Q's element type
+func.func @rule3_5(%q: tensor<2x16x8x128xf16>, %k: tensor<2x64x2x128xf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's element type to equal Q's ('f16'), found 'bf16'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xf16>, tensor<2x64x2x128xf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 4 — Hq is static
+func.func @rule4_6(%q: tensor<2x16x?x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's head count (dim 2) to be static, found a dynamic size}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x?x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 4 — D is static in Q
+func.func @rule4_7(%q: tensor<2x16x8x?xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's head dim (dim 3) to be static, found a dynamic size}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x?xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 4 — Hkv is static in K
+func.func @rule4_8(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x?x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's head count (dim 2) to be static, found a dynamic size}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x?x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 4 — D is static in K
+func.func @rule4_9(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x?xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's head dim (dim 3) to be static, found a dynamic size}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x?xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 4 — Hkv is static in V
+func.func @rule4_10(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x?x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's head count (dim 2) to be static, found a dynamic size}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x?x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 4 — Dv is static
+func.func @rule4_11(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x?xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's head dim (dim 3) to be static, found a dynamic size}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x?xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 5 — D is 64, 128, 256 or 512
+func.func @rule5_12(%q: tensor<2x16x8x96xbf16>, %k: tensor<2x64x2x96xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's head dim (dim 3) to be 64, 128, 256 or 512, found 96}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x96xbf16>, tensor<2x64x2x96xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 5 — Dv is 64, 128, 256 or 512
+func.func @rule5_13(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x1024xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's head dim (dim 3) to be 64, 128, 256 or 512, found 1024}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x1024xbf16>) -> (tensor<2x16x8x1024xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 6 — K's batch equals Q's
+func.func @rule6_14(%q: tensor<2x16x8x128xbf16>, %k: tensor<3x64x2x128xbf16>, %v: tensor<3x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's batch (dim 0) to equal Q's (2), found 3}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<3x64x2x128xbf16>, tensor<3x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 6 — K's head dim equals Q's
+func.func @rule6_15(%q: tensor<2x16x8x512xbf16>, %k: tensor<2x64x2x256xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's head dim (dim 3) to equal Q's (512), found 256}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x512xbf16>, tensor<2x64x2x256xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 7 — V's batch equals K's
+func.func @rule7_16(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<1x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's batch (dim 0) to equal K's (2), found 1}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<1x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 7 — V's key length equals K's
+func.func @rule7_17(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x32x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's key length (dim 1) to equal K's (64), found 32}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x32x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 7 — V's head count equals K's
+func.func @rule7_18(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x4x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's head count (dim 2) to equal K's (2), found 4}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x4x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 8 — Hkv is positive
+func.func @rule8_19(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x0x128xbf16>, %v: tensor<2x64x0x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's head count (dim 2) to be positive, found 0}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x0x128xbf16>, tensor<2x64x0x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 8 — Hq is a multiple of Hkv
+func.func @rule8_20(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x3x128xbf16>, %v: tensor<2x64x3x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's head count (dim 2) to be a positive multiple of K's (3), found 8}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x3x128xbf16>, tensor<2x64x3x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 8 — Hq is positive
+func.func @rule8_21(%q: tensor<2x16x0x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's head count (dim 2) to be a positive multiple of K's (2), found 0}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x0x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x0x128xbf16>, tensor<2x0x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 9 — sink has Hq elements
+func.func @rule9_22(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects sink to be 'tensor<8xf32>' (one f32 logit per query head), found 'tensor<2xf32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v sink(%s) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2xf32>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 9 — sink is f32
+func.func @rule9_23(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %s: tensor<8xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects sink to be 'tensor<8xf32>' (one f32 logit per query head), found 'tensor<8xbf16>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v sink(%s) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<8xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 9 — sink is static 1-D
+func.func @rule9_24(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %s: tensor<?xf32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects sink to be 'tensor<8xf32>' (one f32 logit per query head), found 'tensor<?xf32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v sink(%s) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<?xf32>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 10 — kv_lens has B elements
+func.func @rule10_25(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %l: tensor<4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects kv_lens to be 'tensor<2xi32>' (one i32 length per sequence), found 'tensor<4xi32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%l) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<4xi32>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 10 — kv_lens is i32
+func.func @rule10_26(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %l: tensor<2xi64>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects kv_lens to be 'tensor<2xi32>' (one i32 length per sequence), found 'tensor<2xi64>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%l) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2xi64>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 10 — kv_lens is 1-D (dynamic batch)
+func.func @rule10_27(%q: tensor<?x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %l: tensor<2x1xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects kv_lens to be 'tensor<?xi32>' (one i32 length per sequence), found 'tensor<2x1xi32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%l) softmax_scale(0.125)
+      : (tensor<?x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x1xi32>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 11 — O is 4-D
+func.func @rule11_28(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O to be a 4-D tensor [B, Sq, Hq, Dv], found 'tensor<2x16x1024xbf16>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x1024xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 11 — O's batch is B
+func.func @rule11_29(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's batch (dim 0) to equal Q's (2), found 1}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<1x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 11 — O's query length is Sq
+func.func @rule11_30(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's query length (dim 1) to equal Q's (16), found 1}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x1x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 11 — O's head count is Hq
+func.func @rule11_31(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's head count (dim 2) to equal Q's (8), found 2}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x2x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 11 — O's head dim is Dv
+func.func @rule11_32(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's head dim (dim 3) to equal V's (64), found 128}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x64xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 11 — O's head count is static
+func.func @rule11_33(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's head count (dim 2) to equal Q's (8), found ?}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x?x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 12 — O is bf16 or f16
+func.func @rule12_34(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's element type to be bf16 or f16, found 'f32'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xf32>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 13 — LSE is 3-D
+func.func @rule13_35(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects LSE to be a 3-D tensor [B, Hq, Sq], found 'tensor<2x16x8x1xf32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x16x8x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 13 — LSE's batch is B
+func.func @rule13_36(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects LSE's batch (dim 0) to equal Q's (2), found 4}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<4x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 13 — LSE's head count is Hq (LSE is [B, Hq, Sq], not [B, Sq, Hq])
+func.func @rule13_37(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects LSE's head count (dim 1) to equal Q's (8), found 16}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x16x8xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 13 — LSE's query length is Sq
+func.func @rule13_38(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects LSE's query length (dim 2) to equal Q's (16), found 15}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x15xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 14 — LSE is f32
+func.func @rule14_39(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects LSE's element type to be f32, found 'bf16'}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xbf16>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 15 — softmax_scale is positive (zero)
+func.func @rule15_40(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects softmax_scale to be finite and positive, found 0.000000e+00 : f32}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 15 — softmax_scale is positive (negative)
+func.func @rule15_41(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects softmax_scale to be finite and positive, found -1.250000e-01 : f32}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(-0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 15 — softmax_scale is finite (inf)
+func.func @rule15_42(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects softmax_scale to be finite and positive, found 0x7F800000 : f32}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0x7F800000)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 15 — softmax_scale is finite (NaN)
+func.func @rule15_43(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects softmax_scale to be finite and positive, found 0x7FC00000 : f32}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0x7FC00000)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 16 — window is at least 1
+func.func @rule16_44(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects window to be at least 1, found 0}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125) causal window(0)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Constraint: Q is a ranked tensor
+func.func @constraint_memref(%q: memref<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op operand #0 must be ranked tensor of any type values, but got 'memref<2x16x8x128xbf16>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k softmax_scale(0.125)
+      : (memref<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>)
+      -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Constraint: LSE is a ranked tensor
+func.func @constraint_unranked(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op result #1 must be ranked tensor of any type values, but got 'tensor<*xf32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>)
+      -> (tensor<2x16x8x128xbf16>, tensor<*xf32>)
+  return
+}
+
+// -----
+
+// Parser: softmax_scale is required
+func.func @parser_no_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{expected 'softmax_scale'}}
+  %o, %lse = nvfp4.attention %q, %k, %k causal
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>)
+      -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}

@@ -1,0 +1,110 @@
+// Round trip of nvfp4.attention in the custom and in the generic form: with
+// and without each optional part, K and V as one value, MHA / GQA / MQA,
+// every head dim, f16, dynamic batch and lengths.
+
+// RUN: nvfp4-opt %s | nvfp4-opt | FileCheck %s
+// RUN: nvfp4-opt %s --mlir-print-op-generic | nvfp4-opt | FileCheck %s
+// RUN: nvfp4-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// The DeepSeek-V4 decode shape: 128 query heads, one 512-wide latent that
+// is both K and V, a sink, per-sequence lengths, a causal sliding window.
+// CHECK-LABEL: func.func @dsv4_decode
+// CHECK-SAME: (%[[Q:.+]]: tensor<4x1x128x512xbf16>, %[[KV:.+]]: tensor<4x4096x1x512xbf16>, %[[S:.+]]: tensor<128xf32>, %[[L:.+]]: tensor<4xi32>)
+// CHECK: %[[O:.+]], %[[LSE:.+]] = nvfp4.attention %[[Q]], %[[KV]], %[[KV]] sink(%[[S]]) kv_lens(%[[L]]) softmax_scale(0.0441941731) causal window(128) : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>, tensor<4x4096x1x512xbf16>, tensor<128xf32>, tensor<4xi32>) -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
+// CHECK: return %[[O]], %[[LSE]]
+// GENERIC-LABEL: sym_name = "dsv4_decode"
+// GENERIC: "nvfp4.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, softmax_scale = 0.0441941731 : f32, window = 128 : i64}>
+func.func @dsv4_decode(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,
+                       %sink: tensor<128xf32>, %lens: tensor<4xi32>)
+    -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv sink(%sink) kv_lens(%lens)
+      softmax_scale(0.0441941738) causal window(128)
+      : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>,
+         tensor<4x4096x1x512xbf16>, tensor<128xf32>, tensor<4xi32>)
+      -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
+  return %o, %lse : tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>
+}
+
+// No optional part: plain MHA prefill, distinct K and V.
+// CHECK-LABEL: func.func @mha_plain
+// CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} softmax_scale(1.250000e-01) : (tensor<2x256x8x64xbf16>, tensor<2x256x8x64xbf16>, tensor<2x256x8x64xbf16>) -> (tensor<2x256x8x64xbf16>, tensor<2x8x256xf32>)
+// GENERIC-LABEL: sym_name = "mha_plain"
+// GENERIC: "nvfp4.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, softmax_scale = 1.250000e-01 : f32}>
+func.func @mha_plain(%q: tensor<2x256x8x64xbf16>, %k: tensor<2x256x8x64xbf16>,
+                     %v: tensor<2x256x8x64xbf16>) {
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x256x8x64xbf16>, tensor<2x256x8x64xbf16>, tensor<2x256x8x64xbf16>)
+      -> (tensor<2x256x8x64xbf16>, tensor<2x8x256xf32>)
+  return
+}
+
+// Only a sink; GQA (8 query heads per KV head), D != Dv, f16 in and out.
+// CHECK-LABEL: func.func @gqa_sink_only
+// CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} sink(%{{.+}}) softmax_scale(1.000000e+00) : (tensor<1x16x32x128xf16>, tensor<1x64x4x128xf16>, tensor<1x64x4x256xf16>, tensor<32xf32>) -> (tensor<1x16x32x256xf16>, tensor<1x32x16xf32>)
+// GENERIC-LABEL: sym_name = "gqa_sink_only"
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>
+func.func @gqa_sink_only(%q: tensor<1x16x32x128xf16>, %k: tensor<1x64x4x128xf16>,
+                         %v: tensor<1x64x4x256xf16>, %sink: tensor<32xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v sink(%sink) softmax_scale(1.0)
+      : (tensor<1x16x32x128xf16>, tensor<1x64x4x128xf16>, tensor<1x64x4x256xf16>,
+         tensor<32xf32>)
+      -> (tensor<1x16x32x256xf16>, tensor<1x32x16xf32>)
+  return
+}
+
+// Only kv_lens and causal; dynamic B, Sq and Skv; f16 inputs, bf16 output;
+// head dim 256.
+// CHECK-LABEL: func.func @dynamic_lens_causal
+// CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} kv_lens(%{{.+}}) softmax_scale(6.250000e-02) causal : (tensor<?x?x16x256xf16>, tensor<?x?x2x256xf16>, tensor<?x?x2x256xf16>, tensor<?xi32>) -> (tensor<?x?x16x256xbf16>, tensor<?x16x?xf32>)
+// GENERIC-LABEL: sym_name = "dynamic_lens_causal"
+// GENERIC: <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>, softmax_scale = 6.250000e-02 : f32}>
+func.func @dynamic_lens_causal(%q: tensor<?x?x16x256xf16>, %k: tensor<?x?x2x256xf16>,
+                               %v: tensor<?x?x2x256xf16>, %lens: tensor<?xi32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%lens) softmax_scale(0.0625) causal
+      : (tensor<?x?x16x256xf16>, tensor<?x?x2x256xf16>, tensor<?x?x2x256xf16>,
+         tensor<?xi32>)
+      -> (tensor<?x?x16x256xbf16>, tensor<?x16x?xf32>)
+  return
+}
+
+// A window without causal (it bounds only the past); static and dynamic
+// sizes mixed between operands and results; K = V at head dim 128.
+// CHECK-LABEL: func.func @window_only_mixed_dynamic
+// CHECK: nvfp4.attention %[[KV:.+]], %[[KV2:.+]], %[[KV2]] softmax_scale(5.000000e-01) window(1) : (tensor<3x?x4x128xbf16>, tensor<?x512x1x128xbf16>, tensor<?x512x1x128xbf16>) -> (tensor<?x7x4x128xbf16>, tensor<3x4x?xf32>)
+// GENERIC-LABEL: sym_name = "window_only_mixed_dynamic"
+// GENERIC: <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>, softmax_scale = 5.000000e-01 : f32, window = 1 : i64}>
+func.func @window_only_mixed_dynamic(%q: tensor<3x?x4x128xbf16>,
+                                     %kv: tensor<?x512x1x128xbf16>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv softmax_scale(0.5) window(1)
+      : (tensor<3x?x4x128xbf16>, tensor<?x512x1x128xbf16>, tensor<?x512x1x128xbf16>)
+      -> (tensor<?x7x4x128xbf16>, tensor<3x4x?xf32>)
+  return
+}
+
+// Everything present with a dynamic batch: kv_lens may have a static size.
+// CHECK-LABEL: func.func @all_parts_dynamic_batch
+// CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} sink(%{{.+}}) kv_lens(%{{.+}}) softmax_scale(2.500000e-01) causal window(4096) : (tensor<?x2x64x512xbf16>, tensor<?x8192x1x512xbf16>, tensor<?x8192x1x512xbf16>, tensor<64xf32>, tensor<2xi32>) -> (tensor<2x2x64x512xf16>, tensor<?x64x2xf32>)
+func.func @all_parts_dynamic_batch(%q: tensor<?x2x64x512xbf16>,
+                                   %k: tensor<?x8192x1x512xbf16>,
+                                   %v: tensor<?x8192x1x512xbf16>,
+                                   %sink: tensor<64xf32>, %lens: tensor<2xi32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v sink(%sink) kv_lens(%lens)
+      softmax_scale(0.25) causal window(4096)
+      : (tensor<?x2x64x512xbf16>, tensor<?x8192x1x512xbf16>,
+         tensor<?x8192x1x512xbf16>, tensor<64xf32>, tensor<2xi32>)
+      -> (tensor<2x2x64x512xf16>, tensor<?x64x2xf32>)
+  return
+}
+
+// The generic form parses too (and prints back in the custom form).
+// CHECK-LABEL: func.func @from_generic
+// CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} kv_lens(%{{.+}}) softmax_scale(1.000000e+00) causal : (tensor<1x1x4x64xbf16>, tensor<1x8x4x64xbf16>, tensor<1x8x4x64xbf16>, tensor<1xi32>) -> (tensor<1x1x4x64xbf16>, tensor<1x4x1xf32>)
+func.func @from_generic(%q: tensor<1x1x4x64xbf16>, %k: tensor<1x8x4x64xbf16>,
+                        %lens: tensor<1xi32>) {
+  %0:2 = "nvfp4.attention"(%q, %k, %k, %lens)
+      <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1>,
+        softmax_scale = 1.0 : f32}>
+      : (tensor<1x1x4x64xbf16>, tensor<1x8x4x64xbf16>, tensor<1x8x4x64xbf16>,
+         tensor<1xi32>) -> (tensor<1x1x4x64xbf16>, tensor<1x4x1xf32>)
+  return
+}
