@@ -8,13 +8,18 @@
 # then with --backend=emulator, and prints the comparison (the same one the
 # CI replay makes against the committed outputs). docs/Differential.md.
 #
-# Usage: scripts/device/differential.sh [OUTDIR]
+# Usage: scripts/device/differential.sh [--only=LIST] [OUTDIR]
+#   --only=LIST runs only the cases whose names contain one of LIST's
+#   comma-separated substrings (e.g. --only=wgmma_ for the wgmma cases,
+#   whose outputs are also checked against A B + C computed on the host).
 #   OUTDIR defaults to $OUT, else ./build-device-differential. Written
 #   there: differential.tar.gz holding h200/<case>.<buffer>.bin (copy into
 #   test/Differential/ and extract), compare.txt and run logs.
 #
 #===----------------------------------------------------------------------===#
 set -u -o pipefail
+ONLY=()
+case "${1:-}" in --only=*) ONLY=("$1"); shift ;; esac
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUTDIR="${1:-${OUT:-$ROOT/build-device-differential}}"
 mkdir -p "$OUTDIR"
@@ -40,13 +45,16 @@ if ! { cmake -S "$ROOT/scripts/device" -B "$WORK/build" "${generator[@]}" \
 fi
 RUN="$WORK/build/bin/nvfp4-run"
 
-python3 "$DRIVER" run --nvfp4-run="$RUN" --backend=cuda --outdir="$WORK/h200" 2>&1 | tee "$WORK/run-cuda.txt"
-python3 "$DRIVER" run --nvfp4-run="$RUN" --backend=emulator --outdir="$WORK/emulator" 2>&1 | tee "$WORK/run-emulator.txt"
-python3 "$DRIVER" compare --ref="$WORK/h200" --test="$WORK/emulator" >"$WORK/compare.txt" 2>&1
+python3 "$DRIVER" run "${ONLY[@]}" --nvfp4-run="$RUN" --backend=cuda --outdir="$WORK/h200" 2>&1 | tee "$WORK/run-cuda.txt"
+python3 "$DRIVER" run "${ONLY[@]}" --nvfp4-run="$RUN" --backend=emulator --outdir="$WORK/emulator" 2>&1 | tee "$WORK/run-emulator.txt"
+python3 "$DRIVER" compare "${ONLY[@]}" --ref="$WORK/h200" --test="$WORK/emulator" >"$WORK/compare.txt" 2>&1
 status=$?
+# The wgmma cases' H200 outputs against A B + C (the layouts and fragments).
+python3 "$DRIVER" wgmma-reference "${ONLY[@]}" --ref="$WORK/h200" >>"$WORK/compare.txt" 2>&1 || status=1
 rm -rf "$WORK/h200/inputs"
 (cd "$WORK" && tar czf "$OUTDIR/differential.tar.gz" h200 environment.txt run-cuda.txt \
    run-emulator.txt compare.txt)
+cp "$WORK/compare.txt" "$OUTDIR/compare.txt"
 grep -v '^approx' "$WORK/compare.txt" | head -150
 grep '^approx' "$WORK/compare.txt"
 ls -l "$OUTDIR"

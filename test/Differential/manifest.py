@@ -180,11 +180,122 @@ def other_cases():
     ]
 
 
-# ===== WGMMA (not replayed yet) =====
-# wgmma cases (every smem-descriptor swizzle, both majors, bf16 and fp8)
-# join here once the emulator implements wgmma: kernels in wgmma.cu, cases
-# appended to WGMMA_CASES, captured on the H200 with differential.sh.
-WGMMA_CASES = []
+# ===== WGMMA =====
+# wgmma.mma_async (wgmma.cu, written by gen_wgmma.py from WGMMA_VARIANTS):
+# two chained MMAs of one warpgroup (K = 2 x the instruction's K), A and B
+# placed by the kernel in the canonical shared-memory layout the case gives
+# (every swizzle, K-major and MN-major, two stride arrangements), or A from
+# registers; the raw accumulator fragment is compared bit for bit (the
+# inputs are small integers and halves: every sum is exact in f32).
+# A variant: instruction form. ta/tb element types, n, k (the instruction's
+# K), areg (A from registers), ta_trans/tb_trans (imm-trans: 1 = MN-major),
+# sa/sb (imm-scale-a/b).
+def _v(name, ta, tb, n, areg=False, ta_trans=0, tb_trans=0, sa=1, sb=1):
+    return dict(name=name, ta=ta, tb=tb, n=n, k=16 if ta == "bf16" else 32, areg=areg,
+                ta_trans=ta_trans, tb_trans=tb_trans, sa=sa, sb=sb)
+
+
+WGMMA_VARIANTS = [
+    _v("bf16_n64_ss_kk", "bf16", "bf16", 64),
+    _v("bf16_n64_ss_mm", "bf16", "bf16", 64, ta_trans=1, tb_trans=1),
+    _v("bf16_n8_ss_km_nega", "bf16", "bf16", 8, tb_trans=1, sa=-1),
+    _v("bf16_n256_ss_mk_negb", "bf16", "bf16", 256, ta_trans=1, sb=-1),
+    _v("bf16_n64_rs_k_nega", "bf16", "bf16", 64, areg=True, sa=-1),
+    _v("bf16_n256_rs_m", "bf16", "bf16", 256, areg=True, tb_trans=1),
+    _v("e4m3_n64_ss", "e4m3", "e4m3", 64),
+    _v("e5m2_n64_ss", "e5m2", "e5m2", 64),
+    _v("e4m3_e5m2_n256_ss_nega", "e4m3", "e5m2", 256, sa=-1),
+    _v("e5m2_e4m3_n8_rs", "e5m2", "e4m3", 8, areg=True),
+]
+WGMMA_SWIZZLES = {"none": 0, "32B": 1, "64B": 2, "128B": 3}
+WGMMA_A_BYTES, WGMMA_B_BYTES = 8192, 32768  # the kernel's shared regions
+
+
+def wgmma_layout(major, swizzle, rows, kt, e, alt=False):
+    """(mode, lbo, sbo, katom, bytes) of a canonical layout of ROWS x KT
+    elements of E bytes: dense, MN groups outside K groups, or (ALT) the
+    other way round."""
+    s = WGMMA_SWIZZLES[swizzle]
+    mode = s | (4 if major == "mn" else 0)
+    if major == "k":
+        kb = kt * e
+        if s == 0:
+            cores = kb // 16
+            lbo, sbo = (128, cores * 128) if not alt else (rows // 8 * 128, 128)
+            return mode, lbo, sbo, 0, rows // 8 * cores * 128
+        w = 16 << s
+        atoms = max(1, kb // w)
+        if not alt:  # K atoms after all rows
+            sbo, katom = 8 * w, rows // 8 * 8 * w
+        else:        # K atoms side by side, then the next 8 rows
+            sbo, katom = atoms * 8 * w, 8 * w
+        return mode, 16, sbo, katom, atoms * rows // 8 * 8 * w
+    rb = rows * e
+    kgroups = kt // 8
+    if s == 0:
+        groups = rb // 16
+        lbo, sbo = (groups * 128, 128) if not alt else (128, kgroups * 128)
+        return mode, lbo, sbo, 0, groups * kgroups * 128
+    w = 16 << s
+    assert rb % w == 0, "an MN-major swizzled operand narrower than its swizzle row"
+    atoms = rb // w
+    lbo, sbo = (8 * w, atoms * 8 * w) if not alt else (kgroups * 8 * w, 8 * w)
+    return mode, lbo, sbo, 0, atoms * kgroups * 8 * w
+
+
+def wgmma_case(variant, a, b, scale_d):
+    """A case of VARIANT (a name in WGMMA_VARIANTS). A, B: (swizzle, alt)
+    (the major follows the variant's imm-trans); A is ignored with areg."""
+    v = next(x for x in WGMMA_VARIANTS if x["name"] == variant)
+    e = 2 if v["ta"] == "bf16" else 1
+    kt, n = 2 * v["k"], v["n"]
+    if v["areg"]:
+        la, aname = (0, 0, 0, 0, 0), "reg"
+    else:
+        la = wgmma_layout("mn" if v["ta_trans"] else "k", a[0], 64, kt, e, a[1])
+        aname = a[0] + ("alt" if a[1] else "")
+    lb = wgmma_layout("mn" if v["tb_trans"] else "k", b[0], n, kt, e, b[1])
+    assert la[4] <= WGMMA_A_BYTES and lb[4] <= WGMMA_B_BYTES, variant
+    name = "wgmma_%s_a%s_b%s_d%d" % (variant, aname, b[0] + ("alt" if b[1] else ""), scale_d)
+    return dict(
+        name=name, ptx="wgmma.ptx", kernel="wgmma_" + variant,
+        grid=1, block=128, cluster=1, smem=0, bufs=[], inputs=("wgmma", 0),
+        wgmma=dict(variant=v, scale_d=scale_d),
+        args=["buf:a:%d:file={in:wgmma.a_%s}" % (64 * 64, v["ta"]),
+              "buf:b:%d:file={in:wgmma.b_%s}" % (256 * 64, v["tb"]),
+              "buf:c:%d:file={in:wgmma.c}" % (128 * 128 * 4),
+              "buf:out:%d:poison:out={out:d}" % (128 * n // 2 * 4)]
+        + ["u32:%d" % x for x in la[:4] + lb[:4]] + ["u32:%d" % scale_d],
+        outputs={"d": "bits"})
+
+
+def wgmma_cases():
+    out = []
+    for i, s in enumerate(("none", "32B", "64B", "128B")):
+        # Both K-major, then both MN-major, every swizzle; scale-d 0 and 1.
+        out.append(wgmma_case("bf16_n64_ss_kk", (s, False), (s, True), i % 2))
+        out.append(wgmma_case("bf16_n64_ss_mm", (s, True), (s, False), (i + 1) % 2))
+        out.append(wgmma_case("e4m3_n64_ss", (s, i % 2 == 1), (s, i % 2 == 0), i % 2))
+    out += [
+        wgmma_case("bf16_n64_ss_kk", ("128B", False), ("none", False), 1),
+        wgmma_case("bf16_n64_ss_mm", ("none", False), ("64B", True), 0),
+        wgmma_case("bf16_n8_ss_km_nega", ("32B", False), ("none", True), 1),
+        wgmma_case("bf16_n8_ss_km_nega", ("128B", True), ("none", False), 0),
+        wgmma_case("bf16_n256_ss_mk_negb", ("64B", False), ("128B", False), 1),
+        wgmma_case("bf16_n256_ss_mk_negb", ("none", True), ("32B", True), 0),
+        wgmma_case("bf16_n64_rs_k_nega", None, ("64B", False), 1),
+        wgmma_case("bf16_n64_rs_k_nega", None, ("none", True), 0),
+        wgmma_case("bf16_n256_rs_m", None, ("128B", False), 1),
+        wgmma_case("bf16_n256_rs_m", None, ("32B", True), 0),
+        wgmma_case("e5m2_n64_ss", ("128B", False), ("32B", True), 1),
+        wgmma_case("e5m2_n64_ss", ("none", True), ("64B", False), 0),
+        wgmma_case("e4m3_e5m2_n256_ss_nega", ("64B", True), ("32B", False), 1),
+        wgmma_case("e5m2_e4m3_n8_rs", None, ("128B", False), 1),
+    ]
+    return out
+
+
+WGMMA_CASES = wgmma_cases()
 
 
 def cases(op_count):

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 NVCC="${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}"
+# wgmma.cu is written from manifest.WGMMA_VARIANTS.
+python3 gen_wgmma.py
 for cu in *.cu; do
   "$NVCC" -gencode=arch=compute_90a,code=compute_90a -O3 -ptx "$cu" -o "${cu%.cu}.ptx"
   # ptxas must accept it for the H200 (the driver JIT-compiles the PTX).
