@@ -2,7 +2,10 @@
 
 #include "nvfp4/Runtime/Check.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -155,6 +158,102 @@ const std::vector<Reference> &nvfp4::rt::references() {
        gemmABt},
   };
   return refs;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention (docs/Attention.md)
+//===----------------------------------------------------------------------===//
+
+Expected<AttentionResult>
+nvfp4::rt::attentionReference(const AttentionProblem &p) {
+  if (p.type != ElemType::BF16 && p.type != ElemType::F16)
+    return makeError("expected bf16 or f16 attention inputs, got ",
+                     stringify(p.type));
+  if (!p.q || !p.k || !p.v)
+    return makeError("expected q, k and v data");
+  if (p.headsKv == 0 || p.headsQ == 0 || p.headsQ % p.headsKv != 0)
+    return makeError("expected Hq (", p.headsQ,
+                     ") to be a positive multiple of Hkv (", p.headsKv, ")");
+  if (p.headDim == 0 || p.headDimV == 0)
+    return makeError("expected positive head dims, got D = ", p.headDim,
+                     ", Dv = ", p.headDimV);
+  if (!std::isfinite(p.softmaxScale) || p.softmaxScale <= 0)
+    return makeError("expected softmax_scale to be finite and positive, got ",
+                     p.softmaxScale);
+  if (p.window && *p.window < 1)
+    return makeError("expected window to be at least 1, got ", *p.window);
+  if (p.seqKv > uint64_t(INT32_MAX) || p.seqQ > uint64_t(INT32_MAX))
+    return makeError("expected Sq and Skv below 2^31, got Sq = ", p.seqQ,
+                     ", Skv = ", p.seqKv);
+  for (uint64_t b = 0; p.kvLens && b < p.batch; ++b)
+    if (p.kvLens[b] < 0 || uint64_t(p.kvLens[b]) > p.seqKv)
+      return makeError("expected kv_lens[", b, "] in [0, Skv = ", p.seqKv,
+                       "], got ", p.kvLens[b]);
+
+  const uint64_t B = p.batch, Sq = p.seqQ, Skv = p.seqKv, Hq = p.headsQ,
+                 Hkv = p.headsKv, D = p.headDim, Dv = p.headDimV;
+  std::vector<double> q = decode(p.q, B * Sq * Hq * D, p.type);
+  std::vector<double> k = decode(p.k, B * Skv * Hkv * D, p.type);
+  std::vector<double> v = decode(p.v, B * Skv * Hkv * Dv, p.type);
+
+  AttentionResult r;
+  r.o.assign(B * Sq * Hq * Dv, 0.0);
+  r.lse.assign(B * Hq * Sq, 0.0);
+  const uint64_t group = Hq / Hkv;
+  std::vector<double> s(Skv);
+  std::vector<char> visible(Skv);
+  for (uint64_t b = 0; b < B; ++b) {
+    // L_b: the valid keys of sequence b.
+    const int64_t L = p.kvLens ? p.kvLens[b] : int64_t(Skv);
+    for (uint64_t h = 0; h < Hq; ++h) {
+      const uint64_t hk = h / group; // the KV head of query head h
+      for (uint64_t i = 0; i < Sq; ++i) {
+        // Bottom-right alignment: the last query sits at position L - 1.
+        const int64_t pos = L - int64_t(Sq) + int64_t(i);
+        const double *qi = &q[((b * Sq + i) * Hq + h) * D];
+        // m = max(max over visible j of s_ij, sink_h).
+        double m = -INFINITY;
+        if (p.sink)
+          m = p.sink[h];
+        bool any = false;
+        for (int64_t j = 0; j < L; ++j) {
+          visible[j] =
+              (!p.causal || j <= pos) && (!p.window || pos - j < *p.window);
+          if (!visible[j])
+            continue;
+          const double *kj = &k[((b * Skv + j) * Hkv + hk) * D];
+          double dot = 0;
+          for (uint64_t d = 0; d < D; ++d)
+            dot += qi[d] * kj[d];
+          s[j] = p.softmaxScale * dot;
+          m = std::max(m, s[j]);
+          any = true;
+        }
+        double *oi = &r.o[((b * Sq + i) * Hq + h) * Dv];
+        double &lse = r.lse[(b * Hq + h) * Sq + i];
+        if (m == -INFINITY) {
+          // No visible key and no (finite) sink: O = 0, LSE = -inf.
+          lse = -INFINITY;
+          continue;
+        }
+        // Z = sum over visible j of exp(s_ij - m) [+ exp(sink_h - m)].
+        double z = p.sink ? std::exp(p.sink[h] - m) : 0.0;
+        for (int64_t j = 0; any && j < L; ++j) {
+          if (!visible[j])
+            continue;
+          const double w = std::exp(s[j] - m);
+          z += w;
+          const double *vj = &v[((b * Skv + j) * Hkv + hk) * Dv];
+          for (uint64_t d = 0; d < Dv; ++d)
+            oi[d] += w * vj[d];
+        }
+        for (uint64_t d = 0; d < Dv; ++d)
+          oi[d] /= z;
+        lse = m + std::log(z);
+      }
+    }
+  }
+  return r;
 }
 
 Expected<const Reference *> nvfp4::rt::findReference(const std::string &name) {

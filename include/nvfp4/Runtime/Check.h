@@ -2,8 +2,10 @@
 //
 // What nvfp4-run's MLIR-input mode compares with: float64 reference
 // computations (by name, so that a kernel's nvfp4.harness attribute can
-// name one) and the metrics of an output against its reference. Plain C++;
-// the attention reference will join the registry here.
+// name one) and the metrics of an output against its reference. Plain C++.
+// The attention reference (attentionReference, the exact semantics of
+// nvfp4.attention in docs/Attention.md) takes options beyond sizes, so it is
+// a function of its own rather than an entry of the registry.
 //
 //   cos      cosine similarity of out and ref (1 when both are zero)
 //   rel_l2   ||out - ref||_2 / ||ref||_2 (||out - ref||_2 when ref is 0)
@@ -20,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +73,48 @@ struct Reference {
   void (*compute)(const std::map<std::string, uint64_t> &sizes,
                   std::vector<std::vector<double>> &operands) = nullptr;
 };
+
+/// One nvfp4.attention problem (docs/Attention.md): sizes, inputs and
+/// options. Tensors are row-major with the op's shapes: q [B, Sq, Hq, D],
+/// k [B, Skv, Hkv, D], v [B, Skv, Hkv, Dv] (k and v may point to the same
+/// bytes), sink [Hq], kvLens [B].
+struct AttentionProblem {
+  uint64_t batch = 1;             ///< B
+  uint64_t seqQ = 1;              ///< Sq
+  uint64_t seqKv = 1;             ///< Skv
+  uint64_t headsQ = 1;            ///< Hq
+  uint64_t headsKv = 1;           ///< Hkv; Hq must be a multiple of it
+  uint64_t headDim = 64;          ///< D
+  uint64_t headDimV = 64;         ///< Dv
+  ElemType type = ElemType::BF16; ///< of q, k and v: bf16 or f16
+  const uint8_t *q = nullptr;
+  const uint8_t *k = nullptr;
+  const uint8_t *v = nullptr;
+  const float *sink = nullptr;     ///< optional: one logit per query head
+  const int32_t *kvLens = nullptr; ///< optional: valid keys per sequence
+  double softmaxScale = 1;         ///< finite and > 0
+  bool causal = false;
+  /// Optional: the number of most recent keys a query sees, itself
+  /// included (>= 1).
+  std::optional<int64_t> window;
+};
+
+/// The float64 outputs of nvfp4.attention: o [B, Sq, Hq, Dv] and the
+/// natural-log lse [B, Hq, Sq]. A row with no visible key has o = 0 and
+/// lse = -inf (sink_h with a sink).
+struct AttentionResult {
+  std::vector<double> o;
+  std::vector<double> lse;
+};
+
+/// Computes nvfp4.attention in float64 from the exact input values, with
+/// every option, following docs/Attention.md formula by formula. Any
+/// positive D and Dv are accepted (the op allows 64, 128, 256 and 512 only;
+/// small ones make hand-computed tests possible). Fails, naming the field,
+/// on what the op excludes otherwise (an input type other than bf16/f16, Hq
+/// not a positive multiple of Hkv, a scale that is not finite and > 0, a
+/// window below 1) and on a kv_lens value outside [0, Skv].
+Expected<AttentionResult> attentionReference(const AttentionProblem &p);
 
 /// The reference named `name`, or an error listing the known ones.
 Expected<const Reference *> findReference(const std::string &name);
