@@ -1868,6 +1868,18 @@ bool Decoder::decodeMov(const Instruction &in, XInst &x) {
   x.type = t;
   const Operand &d = in.operands[0], &s = in.operands[1];
   if (t == Type::Pred) {
+    if (s.kind == Operand::Kind::Special &&
+        s.sreg == SpecialReg::IsExplicitCluster) {
+      // %is_explicit_cluster is a predicate in the ISA; it is kept as a
+      // 0/1 row, so the move is a comparison with 0.
+      x.op = XOp::Setp;
+      x.type2 = Type::U32;
+      x.sub = XS_Ne;
+      x.sub2 = XB_None;
+      x.src[0] = specialRow(s.sreg, 0);
+      x.src[1] = constRow(0);
+      return dstPred(in, 0, x.dst, false);
+    }
     x.op = XOp::MovPred;
     return dstPred(in, 0, x.dst) && predSrc(in, 1, x, 0);
   }

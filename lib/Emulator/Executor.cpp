@@ -141,9 +141,59 @@ inline uint32_t canonNanF32(uint32_t b) {
 inline uint64_t canonNanF64(uint64_t b) {
   return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? kNanF64 : b;
 }
+
+// f64 NaN results, measured on an H200 (docs/Emulator.md "Semantic choices
+// where the ISA leaves room", corpus case f64_ops): an operation with NaN
+// operands returns the last NaN operand in operand order (b over a, c over
+// both; div.f64 the first: a over b), quieted (bit 51 set) with its sign
+// and payload; an operation that generates a NaN from non-NaN operands
+// (Inf - Inf, 0 * Inf, sqrt of a negative number) returns
+// 0xfff8000000000000.
+constexpr uint64_t kDefaultNanF64 = 0xfff8000000000000ull;
+
+inline bool isNanF64(uint64_t b) {
+  return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+}
+inline uint64_t quietF64(uint64_t b) { return b | 0x0008000000000000ull; }
+/// The NaN an f64 operation with operands x, y, z returns, or 0 when none
+/// of them is a NaN (pass 0, a number, for missing operands).
+inline uint64_t nanOperandF64(uint64_t x, uint64_t y = 0, uint64_t z = 0) {
+  if (isNanF64(z))
+    return quietF64(z);
+  if (isNanF64(y))
+    return quietF64(y);
+  if (isNanF64(x))
+    return quietF64(x);
+  return 0;
+}
+/// A computed f64 result with generated NaNs replaced by the default NaN.
+inline uint64_t defaultNanF64(uint64_t b) {
+  return isNanF64(b) ? kDefaultNanF64 : b;
+}
+/// cvt between f32 and f64 of a NaN: quieted, sign kept, payload shifted
+/// (the low 29 bits dropped / zero-filled).
+inline uint32_t nanF64ToF32(uint64_t b) {
+  return uint32_t(b >> 32 & 0x80000000u) | 0x7fc00000u |
+         uint32_t(b >> 29 & 0x7fffffu);
+}
+inline uint64_t nanF32ToF64(uint32_t b) {
+  return uint64_t(b & 0x80000000u) << 32 | 0x7ff8000000000000ull |
+         uint64_t(b & 0x7fffffu) << 29;
+}
 /// Flushes an f32 subnormal to a zero of the same sign.
 inline uint32_t flushF32(uint32_t b) {
   return (b & 0x7f800000u) == 0 ? (b & 0x80000000u) : b;
+}
+/// .ftz of mul.f32 flushes a result whose exact (unrounded) magnitude is
+/// below 2^-126, even when it rounds up to 2^-126 (H200, corpus case
+/// f32_exact: 0x00800000 * 0x3f7fffff -> +0). `v` is the rounded result,
+/// `towardZero` computes it rounded toward zero, which is below 2^-126
+/// exactly when the exact value is.
+template <typename Fn>
+inline uint32_t ftzBeforeRounding(uint32_t v, Fn towardZero) {
+  if ((v & 0x7f800000u) > 0x00800000u)
+    return v;
+  return (towardZero() & 0x7f800000u) == 0 ? (v & 0x80000000u) : v;
 }
 /// .sat for f32: clamp to [0, 1]; NaN -> +0.
 inline uint32_t satF32(uint32_t b) {
@@ -2004,9 +2054,9 @@ bool Executor::execInt(Warp &w, const XInst &I, uint32_t mask) {
         T x = T(a[l]), y = T(b[l]);
         uint64_t r;
         if (y == 0) {
-          // Machine-specific in PTX; the emulator returns all ones for
-          // division and the dividend for the remainder.
-          r = isDiv ? ~uint64_t(0) : uint64_t(UnsignedOf<T>(x));
+          // Machine-specific in PTX; all ones for both division and
+          // remainder, as the H200 gives (corpus cases int_ops, int64_ops).
+          r = ~uint64_t(0);
         } else if (std::is_signed_v<T> && y == T(-1)) {
           r = isDiv ? uint64_t(UnsignedOf<T>(0) - UnsignedOf<T>(x)) : 0;
         } else {
@@ -2505,56 +2555,6 @@ inline float approxF32(XOp op, float x) {
 
 } // namespace
 
-bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
-  Type t = I.type;
-  if (t != Type::F32 && t != Type::F64)
-    return execHalf(w, I, mask);
-  uint64_t *d = I.dst != kNone ? row(w, I.dst) : nullptr;
-  const uint64_t *a = src(w, I.src[0]);
-  const uint64_t *b = I.src[1] != kNone ? src(w, I.src[1]) : nullptr;
-  const uint64_t *c = I.src[2] != kNone ? src(w, I.src[2]) : nullptr;
-  bool ftz = I.flags & XF_Ftz, sat = I.flags & XF_Sat;
-  bool directed = I.rnd == XR_Rz || I.rnd == XR_Rm || I.rnd == XR_Rp;
-  fp::Round r = toRound(I.rnd);
-
-  if (t == Type::F32) {
-    auto in = [&](const uint64_t *p, uint32_t l) {
-      uint32_t v = uint32_t(p[l]);
-      return ftz ? flushF32(v) : v;
-    };
-    auto out = [&](uint32_t v) {
-      v = canonNanF32(v);
-      if (ftz)
-        v = flushF32(v);
-      if (sat)
-        v = satF32(v);
-      return uint64_t(v);
-    };
-    switch (I.op) {
-    case XOp::FAdd:
-    case XOp::FSub: {
-      bool sub = I.op == XOp::FSub;
-      if (!directed && !ftz && !sat) {
-        NVFP4_FOR_LANES(mask, {
-          float x = f32Of(uint32_t(a[l])), y = f32Of(uint32_t(b[l]));
-          d[l] = canonNanF32(f32Bits(sub ? x - y : x + y));
-        });
-      } else {
-        NVFP4_FOR_LANES(mask, {
-          uint32_t y = in(b, l);
-          if (sub)
-            y ^= 0x80000000u;
-          d[l] = out(fp::addF32(in(a, l), y, r));
-        });
-      }
-      return true;
-    }
-    case XOp::FMul:
-      if (!directed && !ftz && !sat) {
-        NVFP4_FOR_LANES(mask,
-                        d[l] = canonNanF32(f32Bits(f32Of(uint32_t(a[l])) *
-                                                   f32Of(uint32_t(b[l])))));
-      } else {
 /// add/sub/mul/fma .f32x2 (sm_100): two independent f32 operations on the
 /// low and high halves of .b64 registers, with the f32 rules.
 bool Executor::execF32x2(Warp &w, const XInst &I, uint32_t mask) {
@@ -2604,20 +2604,77 @@ bool Executor::execF32x2(Warp &w, const XInst &I, uint32_t mask) {
   return true;
 }
 
-        NVFP4_FOR_LANES(mask, d[l] = out(fp::mulF32(in(a, l), in(b, l), r)));
-      }
+bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
+  Type t = I.type;
   if (t == Type::F32x2)
     return execF32x2(w, I, mask);
+  if (t != Type::F32 && t != Type::F64)
+    return execHalf(w, I, mask);
+  uint64_t *d = I.dst != kNone ? row(w, I.dst) : nullptr;
+  const uint64_t *a = src(w, I.src[0]);
+  const uint64_t *b = I.src[1] != kNone ? src(w, I.src[1]) : nullptr;
+  const uint64_t *c = I.src[2] != kNone ? src(w, I.src[2]) : nullptr;
+  bool ftz = I.flags & XF_Ftz, sat = I.flags & XF_Sat;
+  bool directed = I.rnd == XR_Rz || I.rnd == XR_Rm || I.rnd == XR_Rp;
+  fp::Round r = toRound(I.rnd);
+
+  if (t == Type::F32) {
+    auto in = [&](const uint64_t *p, uint32_t l) {
+      uint32_t v = uint32_t(p[l]);
+      return ftz ? flushF32(v) : v;
+    };
+    auto out = [&](uint32_t v) {
+      v = canonNanF32(v);
+      if (ftz)
+        v = flushF32(v);
+      if (sat)
+        v = satF32(v);
+      return uint64_t(v);
+    };
+    switch (I.op) {
+    case XOp::FAdd:
+    case XOp::FSub: {
+      bool sub = I.op == XOp::FSub;
+      if (!directed && !ftz && !sat) {
+        NVFP4_FOR_LANES(mask, {
+          float x = f32Of(uint32_t(a[l])), y = f32Of(uint32_t(b[l]));
+          d[l] = canonNanF32(f32Bits(sub ? x - y : x + y));
+        });
+      } else {
+        NVFP4_FOR_LANES(mask, {
+          uint32_t y = in(b, l);
+          if (sub)
+            y ^= 0x80000000u;
+          d[l] = out(fp::addF32(in(a, l), y, r));
+        });
+      }
+      return true;
+    }
+    case XOp::FMul:
+      if (!directed && !ftz && !sat) {
+        NVFP4_FOR_LANES(mask,
+                        d[l] = canonNanF32(f32Bits(f32Of(uint32_t(a[l])) *
+                                                   f32Of(uint32_t(b[l])))));
+      } else {
+        NVFP4_FOR_LANES(mask, {
+          uint32_t x = in(a, l), y = in(b, l);
+          uint32_t v = fp::mulF32(x, y, r);
+          if (ftz)
+            v = ftzBeforeRounding(
+                v, [&] { return fp::mulF32(x, y, fp::Round::TowardZero); });
+          d[l] = out(v);
+        });
+      }
       return true;
     case XOp::FFma:
-      if (!directed) {
-        NVFP4_FOR_LANES(
-            mask, d[l] = out(f32Bits(std::fma(f32Of(in(a, l)), f32Of(in(b, l)),
-                                              f32Of(in(c, l))))));
-      } else {
-        NVFP4_FOR_LANES(
-            mask, d[l] = out(fp::fmaF32(in(a, l), in(b, l), in(c, l), r)));
-      }
+      NVFP4_FOR_LANES(mask, {
+        uint32_t x = in(a, l), y = in(b, l), z = in(c, l);
+        // fma.ftz flushes after rounding: 2^-126 * 2^-126 - 2^-126 gives
+        // -2^-126 on the H200 (corpus case f32_exact), unlike mul.ftz.
+        uint32_t v = !directed ? f32Bits(std::fma(f32Of(x), f32Of(y), f32Of(z)))
+                               : fp::fmaF32(x, y, z, r);
+        d[l] = out(v);
+      });
       if (I.flags & XF_Relu) {
         NVFP4_FOR_LANES(mask, {
           uint32_t v = uint32_t(d[l]);
@@ -2636,6 +2693,13 @@ bool Executor::execF32x2(Warp &w, const XInst &I, uint32_t mask) {
           float res;
           if (std::isfinite(fy) && std::fabs(fy) > 0x1p126f)
             res = std::isinf(f32Of(x)) ? NAN : 0.0f * f32Of(x) * fy;
+          else if (fp::isSubnormal(fp::kF32, y))
+            // A subnormal divisor (no .ftz) is scaled into the normal range
+            // first: 0 / b = 0, a / b exact where representable (H200,
+            // corpus case f32_approx: 0x1 / 0x1 = 1, 0x00400000 / 0x1 =
+            // 2^22); the ISA leaves this range open.
+            res = static_cast<float>(double(f32Of(x)) *
+                                     double(1.0f / (fy * 0x1p24f)) * 0x1p24);
           else
             res = f32Of(x) * (1.0f / fy);
           d[l] = out(f32Bits(res));
@@ -2728,7 +2792,9 @@ bool Executor::execF32x2(Warp &w, const XInst &I, uint32_t mask) {
           v = std::isnan(x);
           break;
         case 4:
-          v = std::isnormal(x);
+          // testp.normal.f32 is true for +-0 too (H200, corpus case
+          // f32_exact); false for subnormals, Inf and NaN.
+          v = std::isnormal(x) || x == 0.0f;
           break;
         case 5:
           v = std::fpclassify(x) == FP_SUBNORMAL;
@@ -2747,69 +2813,98 @@ bool Executor::execF32x2(Warp &w, const XInst &I, uint32_t mask) {
                  "internal error: unexpected f32 operation");
   }
 
-  // f64.
+  // f64. NaN operands propagate (nanOperandF64), generated NaNs are
+  // kDefaultNanF64. The .approx.ftz forms (rcp, rsqrt) flush subnormal
+  // operands and results to signed zeros and return 0x7fffffff00000000 for
+  // every NaN result (H200, corpus case f64_approx).
+  bool approxFtz = ftz && (I.op == XOp::FRcp || I.op == XOp::FRsqrt);
+  auto flushF64 = [](uint64_t v) {
+    return (v & 0x7ff0000000000000ull) == 0 ? (v & 0x8000000000000000ull) : v;
+  };
+  // div (a subroutine on the hardware) prefers its first NaN operand.
+  auto nanIn = [&](uint32_t l) -> uint64_t {
+    if (I.op == XOp::FDiv)
+      return nanOperandF64(b[l], a[l]);
+    return nanOperandF64(a[l], b ? b[l] : 0, c ? c[l] : 0);
+  };
   auto out = [&](uint64_t v) {
-    v = canonNanF64(v);
+    v = defaultNanF64(v);
     if (sat)
       v = satF64(v);
     return v;
+  };
+  // Runs `compute` for lanes without NaN operands; the others get the NaN.
+  auto each = [&](auto compute) {
+    NVFP4_FOR_LANES(mask, {
+      uint64_t n = nanIn(l);
+      d[l] = n ? (sat ? 0 : n) : out(compute(l));
+    });
   };
   switch (I.op) {
   case XOp::FAdd:
   case XOp::FSub: {
     bool sub = I.op == XOp::FSub;
     if (!directed) {
-      NVFP4_FOR_LANES(mask, {
+      each([&](uint32_t l) {
         double x = f64Of(a[l]), y = f64Of(b[l]);
-        d[l] = out(f64Bits(sub ? x - y : x + y));
+        return f64Bits(sub ? x - y : x + y);
       });
     } else {
-      NVFP4_FOR_LANES(mask,
-                      d[l] = out(fp::addF64(
-                          a[l], sub ? b[l] ^ 0x8000000000000000ull : b[l], r)));
+      each([&](uint32_t l) {
+        return fp::addF64(a[l], sub ? b[l] ^ 0x8000000000000000ull : b[l], r);
+      });
     }
     return true;
   }
   case XOp::FMul:
     if (!directed) {
-      NVFP4_FOR_LANES(mask, d[l] = out(f64Bits(f64Of(a[l]) * f64Of(b[l]))));
+      each([&](uint32_t l) { return f64Bits(f64Of(a[l]) * f64Of(b[l])); });
     } else {
-      NVFP4_FOR_LANES(mask, d[l] = out(fp::mulF64(a[l], b[l], r)));
+      each([&](uint32_t l) { return fp::mulF64(a[l], b[l], r); });
     }
     return true;
   case XOp::FFma:
     if (!directed) {
-      NVFP4_FOR_LANES(
-          mask,
-          d[l] = out(f64Bits(std::fma(f64Of(a[l]), f64Of(b[l]), f64Of(c[l])))));
+      each([&](uint32_t l) {
+        return f64Bits(std::fma(f64Of(a[l]), f64Of(b[l]), f64Of(c[l])));
+      });
     } else {
-      NVFP4_FOR_LANES(mask, d[l] = out(fp::fmaF64(a[l], b[l], c[l], r)));
+      each([&](uint32_t l) { return fp::fmaF64(a[l], b[l], c[l], r); });
     }
     return true;
   case XOp::FDiv:
     if (!directed) {
-      NVFP4_FOR_LANES(mask, d[l] = out(f64Bits(f64Of(a[l]) / f64Of(b[l]))));
+      each([&](uint32_t l) { return f64Bits(f64Of(a[l]) / f64Of(b[l])); });
     } else {
-      NVFP4_FOR_LANES(mask, d[l] = out(fp::divF64(a[l], b[l], r)));
+      each([&](uint32_t l) { return fp::divF64(a[l], b[l], r); });
     }
     return true;
   case XOp::FRcp:
-    if (!directed) {
-      NVFP4_FOR_LANES(mask, d[l] = out(f64Bits(1.0 / f64Of(a[l]))));
+  case XOp::FRsqrt:
+    if (approxFtz) {
+      bool rs = I.op == XOp::FRsqrt;
+      NVFP4_FOR_LANES(mask, {
+        double x = f64Of(flushF64(a[l]));
+        double res = rs ? 1.0 / std::sqrt(x) : 1.0 / x;
+        d[l] = std::isnan(res) ? 0x7fffffff00000000ull
+                               : flushF64(f64Bits(res));
+      });
+    } else if (I.op == XOp::FRsqrt) {
+      each([&](uint32_t l) { return f64Bits(1.0 / std::sqrt(f64Of(a[l]))); });
+    } else if (!directed) {
+      each([&](uint32_t l) { return f64Bits(1.0 / f64Of(a[l])); });
     } else {
-      NVFP4_FOR_LANES(mask,
-                      d[l] = out(fp::divF64(0x3ff0000000000000ull, a[l], r)));
+      each([&](uint32_t l) {
+        return fp::divF64(0x3ff0000000000000ull, a[l], r);
+      });
     }
     return true;
   case XOp::FSqrt:
     if (!directed) {
-      NVFP4_FOR_LANES(mask, d[l] = out(f64Bits(std::sqrt(f64Of(a[l])))));
+      each([&](uint32_t l) { return f64Bits(std::sqrt(f64Of(a[l]))); });
     } else {
-      NVFP4_FOR_LANES(mask, d[l] = out(fp::sqrtF64(a[l], r)));
+      each([&](uint32_t l) { return fp::sqrtF64(a[l], r); });
     }
-    return true;
-  case XOp::FRsqrt:
-    NVFP4_FOR_LANES(mask, d[l] = out(f64Bits(1.0 / std::sqrt(f64Of(a[l])))));
     return true;
   case XOp::FMin:
   case XOp::FMax: {
@@ -2819,15 +2914,18 @@ bool Executor::execF32x2(Warp &w, const XInst &I, uint32_t mask) {
       double res = fminmax(f64Of(a[l]), f64Of(b[l]), isMax, nanProp, isNan);
       if (c && !isNan)
         res = fminmax(res, f64Of(c[l]), isMax, nanProp, isNan);
-      d[l] = isNan ? kNanF64 : f64Bits(res);
+      d[l] = isNan ? nanIn(l) : f64Bits(res);
     });
     return true;
   }
+  // abs and neg of a NaN return the NaN quieted, sign unchanged (H200).
   case XOp::FAbs:
-    NVFP4_FOR_LANES(mask, d[l] = a[l] & 0x7fffffffffffffffull);
+    NVFP4_FOR_LANES(mask, d[l] = isNanF64(a[l]) ? quietF64(a[l])
+                                                : a[l] & 0x7fffffffffffffffull);
     return true;
   case XOp::FNeg:
-    NVFP4_FOR_LANES(mask, d[l] = a[l] ^ 0x8000000000000000ull);
+    NVFP4_FOR_LANES(mask, d[l] = isNanF64(a[l]) ? quietF64(a[l])
+                                                : a[l] ^ 0x8000000000000000ull);
     return true;
   case XOp::FCopysign:
     NVFP4_FOR_LANES(mask, d[l] = (b[l] & 0x7fffffffffffffffull) |
@@ -2888,8 +2986,9 @@ bool Executor::execHalf(Warp &w, const XInst &I, uint32_t mask) {
   };
   auto finish = [&](uint64_t h) {
     h = flush(h);
+    // .sat turns a NaN into +0, as for f32 (H200, corpus case half_ops).
     if (fp::unpack(f, h).kind == fp::Unpacked::NaN)
-      return nan;
+      return sat ? uint64_t(0) : nan;
     if (sat) {
       if (h & 0x8000)
         return uint64_t(0);
@@ -2913,10 +3012,11 @@ bool Executor::execHalf(Warp &w, const XInst &I, uint32_t mask) {
       return finish(fp::mulFormat(f, x, y, r));
     case XOp::FFma:
       return finish(fp::fmaFormat(f, x, y, z, r));
+    // neg and abs of a NaN give the canonical NaN, like f32 (H200).
     case XOp::FNeg:
-      return x ^ 0x8000;
+      return fp::unpack(f, x).kind == fp::Unpacked::NaN ? nan : x ^ 0x8000;
     case XOp::FAbs:
-      return x & 0x7fff;
+      return fp::unpack(f, x).kind == fp::Unpacked::NaN ? nan : x & 0x7fff;
     case XOp::FMin:
     case XOp::FMax: {
       bool isMax = I.op == XOp::FMax, nanProp = I.flags & XF_NaN;
@@ -3093,8 +3193,19 @@ bool Executor::execCvt(Warp &w, const XInst &I, uint32_t mask) {
   case Type::TF32: {
     NVFP4_FOR_LANES(mask, {
       uint32_t x = uint32_t(a[l]);
-      uint64_t r = fp::encode(fp::kTF32, fp::unpack(fp::kF32, x), c.opts);
-      d[l] = canon(I, r << 13);
+      if (c.rnd == XR_Rna && (x & 0x7fffffffu) > 0x7f800000u) {
+        // .rna of a NaN rounds its bit pattern like a number (add half a
+        // tf32 ulp, clear the low 13 bits), which keeps sign and payload;
+        // .satfinite then steps an all-ones exponent down by one tf32 ulp,
+        // as it does for Inf (H200, corpus case cvt_f32).
+        uint32_t v = (x + 0x1000u) & 0xffffe000u;
+        if (c.opts.satFinite && (v & 0x7f800000u) == 0x7f800000u)
+          v -= 0x2000u;
+        d[l] = canon(I, v);
+      } else {
+        uint64_t r = fp::encode(fp::kTF32, fp::unpack(fp::kF32, x), c.opts);
+        d[l] = canon(I, r << 13);
+      }
     });
     return true;
   }
@@ -3134,14 +3245,18 @@ bool Executor::execCvt(Warp &w, const XInst &I, uint32_t mask) {
     }
     if (dt == Type::F32 && st == Type::F64) {
       NVFP4_FOR_LANES(
-          mask, d[l] = canon(
-                    I, canonNanF32(f32Bits(static_cast<float>(f64Of(a[l]))))));
+          mask, d[l] = canon(I, isNanF64(a[l]) ? nanF64ToF32(a[l])
+                                               : f32Bits(static_cast<float>(
+                                                     f64Of(a[l])))));
       return true;
     }
     if (dt == Type::F64 && st == Type::F32) {
-      NVFP4_FOR_LANES(mask,
-                      d[l] = canon(I, canonNanF64(f64Bits(static_cast<double>(
-                                          f32Of(uint32_t(a[l])))))));
+      NVFP4_FOR_LANES(mask, {
+        uint32_t x = uint32_t(a[l]);
+        d[l] = canon(I, (x & 0x7fffffffu) > 0x7f800000u
+                            ? nanF32ToF64(x)
+                            : f64Bits(static_cast<double>(f32Of(x))));
+      });
       return true;
     }
     if (dt == Type::BF16 && st == Type::F32) {
@@ -3155,8 +3270,9 @@ bool Executor::execCvt(Warp &w, const XInst &I, uint32_t mask) {
       return true;
     }
     if (dt == Type::F32 && st == Type::BF16) {
-      NVFP4_FOR_LANES(
-          mask, d[l] = canon(I, canonNanF32(uint32_t(a[l] & 0xffff) << 16)));
+      // A NaN keeps its bits, signalling or not (H200, corpus cvt.f32.bf16).
+      NVFP4_FOR_LANES(mask,
+                      d[l] = canon(I, uint32_t(a[l] & 0xffff) << 16));
       return true;
     }
   }
@@ -3184,7 +3300,8 @@ bool Executor::execCvt(Warp &w, const XInst &I, uint32_t mask) {
         fp::Unpacked u = fp::unpack(*sf, x);
         uint64_t res;
         if (u.kind == fp::Unpacked::NaN) {
-          res = fp::canonicalNaN(*df);
+          // f64 NaNs are quieted with sign and payload kept (H200).
+          res = dt == Type::F64 ? quietF64(x) : fp::canonicalNaN(*df);
         } else if (c.rnd >= XR_Rni) {
           double v = roundInt(fp::toDouble(*sf, x), c.rnd);
           res = fp::encode(*df, fp::unpackDouble(v), fp::EncodeOptions());
@@ -3215,6 +3332,12 @@ bool Executor::execCvt(Warp &w, const XInst &I, uint32_t mask) {
       if (c.ftz && st == Type::F32)
         x = flushF32(uint32_t(x));
       uint64_t res = fp::encode(*df, fp::unpack(*sf, x), o);
+      // NaNs between f32 and f64 keep sign and payload, quieted; .ftz
+      // f32 -> f64 gives the canonical f32 NaN widened (H200).
+      if (st == Type::F64 && dt == Type::F32 && isNanF64(x))
+        res = nanF64ToF32(x);
+      if (st == Type::F32 && dt == Type::F64 && (x & 0x7fffffffu) > 0x7f800000u)
+        res = c.ftz ? 0x7fffffffe0000000ull : nanF32ToF64(uint32_t(x));
       if (c.sat) {
         double v = fp::toDouble(*df, res);
         if (std::isnan(v) || v <= 0)
@@ -3277,7 +3400,10 @@ bool Executor::execCvt(Warp &w, const XInst &I, uint32_t mask) {
 //===----------------------------------------------------------------------===//
 
 uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
-                           uint32_t bytes, bool write, const XInst &I) {
+                           uint32_t bytes, bool write, const XInst &I,
+                           uint32_t align) {
+  if (align == 0)
+    align = bytes;
   const char *kind = write ? "store" : "load";
   if (I.op == XOp::Atom)
     kind = "atomic";
@@ -3288,9 +3414,9 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
   };
   std::string what = std::string(spaceStr(space)) + " " + kind + " of " +
                      std::to_string(bytes) + " bytes at ";
-  if (addr % bytes != 0)
+  if (addr % align != 0)
     return fail("misaligned " + what + hex(addr) + " (needs " +
-                std::to_string(bytes) + "-byte alignment)");
+                std::to_string(align) + "-byte alignment)");
   // Generic addresses: find the window.
   if (space == XSpace::Generic) {
     if (addr >= addrspace::kSharedWindow &&
@@ -3721,8 +3847,10 @@ bool Executor::execWarpOp(Warp &w, const XInst &I, uint32_t mask) {
     return true;
   }
   case XOp::Elect: {
-    uint32_t mm = uint32_t(src(w, I.src[0])[firstLane(mask)]);
-    uint32_t cand = mask & mm;
+    // The leader is the lowest executing lane. Executing lanes outside the
+    // member mask (undefined in the ISA) take part: the H200 elects lane 0
+    // of a full warp for member mask 0xb9d0eaa4 (corpus case warp_full).
+    uint32_t cand = mask;
     uint32_t leader = firstLane(cand);
     if (I.dst != kNone) {
       uint64_t *d = row(w, I.dst);

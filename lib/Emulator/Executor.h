@@ -264,8 +264,11 @@ private:
   bool gatherAligned(Warp &w, const XInst &I);
 
   // Memory.
+  /// The host pointer of `bytes` bytes at `addr`, which must be aligned to
+  /// `align` bytes (0: to `bytes`, as for ordinary accesses).
   uint8_t *resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
-                   uint32_t bytes, bool write, const XInst &I);
+                   uint32_t bytes, bool write, const XInst &I,
+                   uint32_t align = 0);
 
   // Operands.
   const uint64_t *src(const Warp &w, uint32_t enc) const {

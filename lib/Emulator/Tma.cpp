@@ -42,21 +42,11 @@ uint64_t swizzleAddress(uint64_t a, unsigned bits) {
   return a ^ (((a >> 7) & ((uint64_t(1) << bits) - 1)) << 4);
 }
 
-/// The NaN an out-of-bounds element gets with OOB fill nan (the emulator's
-/// choice: the canonical NaN of the element type).
-uint64_t nanPattern(nvfp4::rt::TmaDataType t) {
-  using nvfp4::rt::TmaDataType;
-  switch (t) {
-  case TmaDataType::F16:
-    return 0x7fff;
-  case TmaDataType::BF16:
-    return 0x7fff;
-  case TmaDataType::F64:
-    return 0x7fffffffffffffffull;
-  default:
-    return 0x7fffffff;
-  }
-}
+/// The bytes an out-of-bounds element gets with OOB fill nan: 0x7ff7 in
+/// every 16 bits, whatever the element type (an H200 writes 0x7ff7 for
+/// bf16 and f16, 0x7ff77ff7 for f32, 0x7ff77ff77ff77ff7 for f64: corpus
+/// cases tma_*_nan).
+constexpr uint64_t kNanFill = 0x7ff77ff77ff77ff7ull;
 
 } // namespace
 
@@ -66,6 +56,8 @@ struct TmaCopy {
   Executor::Cta *cta = nullptr;
   uint32_t off = 0;
   std::vector<uint8_t> image;
+  /// Which bytes of image the copy writes (empty: all of them).
+  std::vector<uint8_t> written;
   Executor::Cta *mbCta = nullptr;
   uint32_t mbOff = 0;
   uint32_t txBytes = 0;
@@ -100,7 +92,14 @@ public:
         pending_.clear();
         return true;
       }
-      std::memcpy(c.cta->shared.data() + c.off, c.image.data(), c.image.size());
+      if (c.written.empty()) {
+        std::memcpy(c.cta->shared.data() + c.off, c.image.data(),
+                    c.image.size());
+      } else {
+        for (size_t i = 0; i < c.image.size(); ++i)
+          if (c.written[i])
+            c.cta->shared[c.off + i] = c.image[i];
+      }
       std::string e = ex.mbarrierUpdate(*c.mbCta, c.mbOff, 0,
                                         -static_cast<int64_t>(c.txBytes), 0);
       changed = true;
@@ -262,7 +261,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
   int64_t coord[rt::kTmaMaxRank] = {};
   for (unsigned i = 0; i < dims; ++i)
     coord[i] = static_cast<int32_t>(src(w, list[i])[lane]);
-  uint64_t fill = d.oobFill == rt::TmaOobFill::NaN ? nanPattern(d.dataType) : 0;
+  uint64_t fill = d.oobFill == rt::TmaOobFill::NaN ? kNanFill : 0;
   uint32_t idx[rt::kTmaMaxRank] = {};
   for (uint64_t e = 0; e < boxElems; ++e) {
     bool inside = true;
@@ -291,20 +290,35 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     }
   }
   // Swizzle into the image (relative to dstOff; dstOff is 128-aligned, so
-  // every byte stays within its 128-byte row).
-  uint64_t imageBytes = (total + 127) / 128 * 128;
-  std::vector<uint8_t> image(imageBytes);
+  // every byte stays within its 128-byte row). Under a swizzle, a box row
+  // narrower than the swizzle span (32, 64 or 128 bytes) still occupies a
+  // whole span: box row r starts at r * span and the bytes after it are
+  // left untouched (an H200 with a 64-byte row under the 128B swizzle:
+  // corpus case tma_2d_bf16_128B_b64_8_3).
+  std::vector<uint8_t> image, written;
   if (swz == 0) {
-    std::memcpy(image.data(), dense.data(), total);
-    image.resize(total);
+    image = std::move(dense);
   } else {
-    if (total % 128 != 0)
+    const uint64_t inner = uint64_t(d.boxDims[0]) * eb;
+    const uint64_t span = uint64_t(16) << swz;
+    const uint64_t pitch = inner < span ? span : inner;
+    const uint64_t rows = total / inner;
+    const uint64_t imageBytes = rows * pitch;
+    if (imageBytes % 128 != 0)
       return fault(Fault::Kind::NotImplemented, w, lane, I,
                    "not implemented yet: a swizzled TMA box of " +
-                       std::to_string(total) +
+                       std::to_string(imageBytes) +
                        " bytes (not a multiple of 128)");
-    for (uint64_t l = 0; l < total; ++l)
-      image[swizzleAddress(dstOff + l, swz) - dstOff] = dense[l];
+    image.assign(imageBytes, 0);
+    if (pitch != inner)
+      written.assign(imageBytes, 0);
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t b = 0; b < inner; ++b) {
+        uint64_t at = swizzleAddress(dstOff + r * pitch + b, swz) - dstOff;
+        image[at] = dense[r * inner + b];
+        if (!written.empty())
+          written[at] = 1;
+      }
   }
 
   // Targets.
@@ -350,6 +364,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     c.cta = t.first;
     c.off = dstOff;
     c.image = image;
+    c.written = written;
     c.mbCta = t.second;
     c.mbOff = mbOff;
     c.txBytes = static_cast<uint32_t>(total);
@@ -411,12 +426,13 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
                        "16");
     XSpace srcSpace = I.sub == XB_GlobalToShared ? XSpace::Global
                                                   : XSpace::Shared;
-    uint8_t *sp = resolve(w, lane, srcSpace, from, size, false, I);
+    // The ISA requires 16-byte alignment (checked above), not the size's.
+    uint8_t *sp = resolve(w, lane, srcSpace, from, size, false, I, 16);
     if (!sp)
       return false;
     std::vector<uint8_t> bytes(sp, sp + size);
     if (I.sub == XB_SharedToGlobal) {
-      if (!resolve(w, lane, XSpace::Global, dst, size, true, I))
+      if (!resolve(w, lane, XSpace::Global, dst, size, true, I, 16))
         return false;
       w.bulkStores.push_back(
           {lane, Warp::kUncommitted, dst, std::move(bytes)});
