@@ -73,7 +73,36 @@ module attributes {gpu.container_module} {
         %kv_lens: memref<4xi32>, %sink: memref<128xf32>, %seq: index,
         %scale_log2: f32) kernel
         attributes {known_block_size = array<i32: 256, 1, 1>,
-                    nvvm.maxnreg = 128 : i32} {
+                    nvvm.maxnreg = 128 : i32,
+                    nvfp4.harness = {reference = "attention",
+                      types = {q = "bf16", k = "bf16", v = "bf16",
+                               sink = "f32", kv_lens = "i32",
+                               o = "bf16", lse = "f32"},
+                      sizes = {b = 4 : i64, sq = 1 : i64, hq = 128 : i64,
+                               skv = 512 : i64, hkv = 1 : i64,
+                               d = 128 : i64, dv = 128 : i64},
+                      settable = ["skv"], multiple_of = {skv = 128 : i64},
+                      options = {softmax_scale = 0.0883883476 : f32,
+                                 causal = false},
+                      tolerances = {o = {cos = 0.99999 : f64,
+                                         rel_l2 = 5.0e-3 : f64},
+                                    lse = {rel_l2 = 1.0e-4 : f64}},
+                      grid = array<i32: 4, 1, 1>,
+                      block = array<i32: 256, 1, 1>,
+                      dynamic_smem = 99328 : i64,
+                      args = [{tmap = "q", view = ["b*sq*hq", "d"],
+                               box = array<i64: 64, 128>, swizzle = "128B"},
+                              {tmap = "k", view = ["b*skv*hkv", "d"],
+                               box = array<i64: 64, 128>, swizzle = "128B"},
+                              {tmap = "v", view = ["b*skv*hkv", "dv"],
+                               box = array<i64: 64, 128>, swizzle = "128B"},
+                              {buffer = "o", view = ["b", "sq*hq", "dv"]},
+                              {buffer = "lse", view = ["b", "hq*sq"]},
+                              {buffer = "kv_lens"},
+                              {buffer = "sink"},
+                              {scalar = "i64", value = "skv"},
+                              {scalar = "f32",
+                               value = "softmax_scale*log2e"}]}} {
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c2 = arith.constant 2 : index

@@ -19,6 +19,8 @@ const char *nvfp4::rt::stringify(ElemType t) {
     return "bf16";
   case ElemType::F16:
     return "f16";
+  case ElemType::I32:
+    return "i32";
   }
   return "?";
 }
@@ -30,10 +32,15 @@ Expected<ElemType> nvfp4::rt::parseElemType(const std::string &s) {
     return ElemType::BF16;
   if (s == "f16")
     return ElemType::F16;
-  return makeError("unknown element type '", s, "' (expected f32, bf16 or f16)");
+  if (s == "i32")
+    return ElemType::I32;
+  return makeError("unknown element type '", s,
+                   "' (expected f32, bf16, f16 or i32)");
 }
 
-unsigned nvfp4::rt::elemBytes(ElemType t) { return t == ElemType::F32 ? 4 : 2; }
+unsigned nvfp4::rt::elemBytes(ElemType t) {
+  return t == ElemType::F32 || t == ElemType::I32 ? 4 : 2;
+}
 
 namespace {
 
@@ -76,6 +83,12 @@ std::vector<double> nvfp4::rt::decode(const uint8_t *data, size_t count,
       out[i] = halfToDouble(h);
       break;
     }
+    case ElemType::I32: {
+      int32_t v;
+      std::memcpy(&v, data + 4 * i, 4);
+      out[i] = v;
+      break;
+    }
     }
   }
   return out;
@@ -87,8 +100,14 @@ Metrics nvfp4::rt::compare(const std::vector<double> &out,
   m.count = out.size();
   double dot = 0, nOut = 0, nRef = 0, nDiff = 0;
   for (size_t i = 0; i < out.size() && i < ref.size(); ++i) {
-    if (!std::isfinite(out[i])) {
-      ++m.nonFinite;
+    if (!std::isfinite(out[i]) || !std::isfinite(ref[i])) {
+      // The same infinity as the reference matches (an attention row with
+      // no visible key has lse = -inf); any other non-finite value on
+      // either side fails.
+      if (std::isinf(ref[i]) && out[i] == ref[i])
+        ++m.equalInfinities;
+      else
+        ++m.nonFinite;
       continue;
     }
     double d = out[i] - ref[i];
@@ -114,15 +133,45 @@ Metrics nvfp4::rt::compare(const std::vector<double> &out,
 }
 
 bool nvfp4::rt::passes(const Metrics &m, double relL2Tolerance) {
-  return m.nonFinite == 0 && m.relL2 <= relL2Tolerance;
+  Tolerance t;
+  t.relL2 = relL2Tolerance;
+  return passes(m, t);
+}
+
+bool nvfp4::rt::passes(const Metrics &m, const Tolerance &t) {
+  return m.nonFinite == 0 && m.relL2 <= t.relL2 &&
+         (!t.minCos || m.cos >= *t.minCos) &&
+         (!t.maxAbs || m.maxAbs <= *t.maxAbs);
 }
 
 std::string nvfp4::rt::verdictLine(const Metrics &m, double relL2Tolerance) {
+  Tolerance t;
+  t.relL2 = relL2Tolerance;
+  return verdictLine(m, t);
+}
+
+std::string nvfp4::rt::verdictLine(const Metrics &m, const Tolerance &t) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s cos=%.8f rel_l2=%.3g max_abs=%.3g nan=%llu",
-                passes(m, relL2Tolerance) ? "PASS" : "FAIL", m.cos, m.relL2,
-                m.maxAbs, static_cast<unsigned long long>(m.nonFinite));
+                passes(m, t) ? "PASS" : "FAIL", m.cos, m.relL2, m.maxAbs,
+                static_cast<unsigned long long>(m.nonFinite));
   return buf;
+}
+
+std::string nvfp4::rt::describe(const Tolerance &t) {
+  char buf[160];
+  std::string s;
+  if (t.minCos) {
+    std::snprintf(buf, sizeof buf, "cos >= %.8g, ", *t.minCos);
+    s += buf;
+  }
+  std::snprintf(buf, sizeof buf, "rel_l2 <= %.3g", t.relL2);
+  s += buf;
+  if (t.maxAbs) {
+    std::snprintf(buf, sizeof buf, ", max_abs <= %.3g", *t.maxAbs);
+    s += buf;
+  }
+  return s;
 }
 
 //===----------------------------------------------------------------------===//
@@ -132,8 +181,9 @@ std::string nvfp4::rt::verdictLine(const Metrics &m, double relL2Tolerance) {
 namespace {
 
 /// D[m, n] = sum_k A[m, k] * B[n, k] (D = A B^T; A and B K-contiguous).
-void gemmABt(const std::map<std::string, uint64_t> &sizes,
-             std::vector<std::vector<double>> &ops) {
+Error gemmABt(const std::map<std::string, uint64_t> &sizes,
+              const ReferenceOptions &,
+              std::vector<std::vector<double>> &ops) {
   uint64_t M = sizes.at("m"), N = sizes.at("n"), K = sizes.at("k");
   const std::vector<double> &a = ops[0], &b = ops[1];
   std::vector<double> &d = ops[2];
@@ -145,6 +195,26 @@ void gemmABt(const std::map<std::string, uint64_t> &sizes,
         s += ar[k] * br[k];
       d[i * N + j] = s;
     }
+  return Error::success();
+}
+
+Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
+                       const ReferenceOptions &options,
+                       std::vector<std::vector<double>> &ops);
+
+/// The thresholds of a bf16/f16 attention output and of its f32 LSE
+/// (shared/DESIGN.md, "Numerics acceptance"; docs/Attention.md).
+Tolerance attentionOTolerance() {
+  Tolerance t;
+  t.relL2 = 5e-3;
+  t.minCos = 0.99999;
+  return t;
+}
+Tolerance attentionLseTolerance() {
+  Tolerance t;
+  t.relL2 = 1e-4;
+  t.maxAbs = 1e-3;
+  return t;
 }
 
 } // namespace
@@ -155,7 +225,21 @@ const std::vector<Reference> &nvfp4::rt::references() {
        "D[m,n] = A[m,k] * B[n,k]^T",
        {{"a", {"m", "k"}, false}, {"b", {"n", "k"}, false},
         {"d", {"m", "n"}, true}},
-       gemmABt},
+       gemmABt,
+       {}},
+      {"attention",
+       "nvfp4.attention with sink and kv_lens, docs/Attention.md",
+       {{"q", {"b", "sq", "hq", "d"}, false},
+        {"k", {"b", "skv", "hkv", "d"}, false},
+        {"v", {"b", "skv", "hkv", "dv"}, false},
+        {"sink", {"hq"}, false},
+        {"kv_lens", {"b"}, false, "skv"},
+        {"o", {"b", "sq", "hq", "dv"}, true, "", attentionOTolerance()},
+        {"lse", {"b", "hq", "sq"}, true, "", attentionLseTolerance()}},
+       attentionCompute,
+       {{"softmax_scale", true, "finite and > 0"},
+        {"causal", false, "0 or 1 (false/true), default 0"},
+        {"window", false, "an integer >= 1, default none"}}},
   };
   return refs;
 }
@@ -164,13 +248,10 @@ const std::vector<Reference> &nvfp4::rt::references() {
 // Attention (docs/Attention.md)
 //===----------------------------------------------------------------------===//
 
-Expected<AttentionResult>
-nvfp4::rt::attentionReference(const AttentionProblem &p) {
-  if (p.type != ElemType::BF16 && p.type != ElemType::F16)
-    return makeError("expected bf16 or f16 attention inputs, got ",
-                     stringify(p.type));
-  if (!p.q || !p.k || !p.v)
-    return makeError("expected q, k and v data");
+namespace {
+
+/// The checks of attentionReference that do not look at q, k and v.
+Error checkAttention(const AttentionProblem &p) {
   if (p.headsKv == 0 || p.headsQ == 0 || p.headsQ % p.headsKv != 0)
     return makeError("expected Hq (", p.headsQ,
                      ") to be a positive multiple of Hkv (", p.headsKv, ")");
@@ -189,13 +270,17 @@ nvfp4::rt::attentionReference(const AttentionProblem &p) {
     if (p.kvLens[b] < 0 || uint64_t(p.kvLens[b]) > p.seqKv)
       return makeError("expected kv_lens[", b, "] in [0, Skv = ", p.seqKv,
                        "], got ", p.kvLens[b]);
+  return Error::success();
+}
 
+/// The formulas of docs/Attention.md on the exact input values (p.q, p.k
+/// and p.v are not read).
+AttentionResult attentionF64(const AttentionProblem &p,
+                             const std::vector<double> &q,
+                             const std::vector<double> &k,
+                             const std::vector<double> &v) {
   const uint64_t B = p.batch, Sq = p.seqQ, Skv = p.seqKv, Hq = p.headsQ,
                  Hkv = p.headsKv, D = p.headDim, Dv = p.headDimV;
-  std::vector<double> q = decode(p.q, B * Sq * Hq * D, p.type);
-  std::vector<double> k = decode(p.k, B * Skv * Hkv * D, p.type);
-  std::vector<double> v = decode(p.v, B * Skv * Hkv * Dv, p.type);
-
   AttentionResult r;
   r.o.assign(B * Sq * Hq * Dv, 0.0);
   r.lse.assign(B * Hq * Sq, 0.0);
@@ -255,6 +340,75 @@ nvfp4::rt::attentionReference(const AttentionProblem &p) {
   }
   return r;
 }
+
+} // namespace
+
+Expected<AttentionResult>
+nvfp4::rt::attentionReference(const AttentionProblem &p) {
+  if (p.type != ElemType::BF16 && p.type != ElemType::F16)
+    return makeError("expected bf16 or f16 attention inputs, got ",
+                     stringify(p.type));
+  if (!p.q || !p.k || !p.v)
+    return makeError("expected q, k and v data");
+  if (Error e = checkAttention(p))
+    return std::move(e);
+  const uint64_t B = p.batch, Sq = p.seqQ, Skv = p.seqKv, Hq = p.headsQ,
+                 Hkv = p.headsKv, D = p.headDim, Dv = p.headDimV;
+  return attentionF64(p, decode(p.q, B * Sq * Hq * D, p.type),
+                      decode(p.k, B * Skv * Hkv * D, p.type),
+                      decode(p.v, B * Skv * Hkv * Dv, p.type));
+}
+
+namespace {
+
+/// The registry entry "attention": operands q, k, v, sink, kv_lens, o, lse
+/// (Check.h's shapes), options softmax_scale, causal, window.
+Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
+                       const ReferenceOptions &options,
+                       std::vector<std::vector<double>> &ops) {
+  AttentionProblem p;
+  p.batch = sizes.at("b");
+  p.seqQ = sizes.at("sq");
+  p.seqKv = sizes.at("skv");
+  p.headsQ = sizes.at("hq");
+  p.headsKv = sizes.at("hkv");
+  p.headDim = sizes.at("d");
+  p.headDimV = sizes.at("dv");
+  auto scale = options.find("softmax_scale");
+  if (scale == options.end())
+    return makeError("attention: option softmax_scale is required");
+  p.softmaxScale = scale->second;
+  auto causal = options.find("causal");
+  p.causal = causal != options.end() && causal->second != 0;
+  auto window = options.find("window");
+  if (window != options.end()) {
+    double w = window->second;
+    if (!(w >= 1) || w != std::floor(w) || w > double(INT64_MAX / 2))
+      return makeError("attention: expected window to be an integer >= 1, "
+                       "got ",
+                       w);
+    p.window = int64_t(w);
+  }
+  std::vector<float> sink(ops[3].begin(), ops[3].end());
+  std::vector<int32_t> lens(ops[4].size());
+  for (size_t b = 0; b < lens.size(); ++b) {
+    double l = ops[4][b];
+    if (!(l >= 0) || l > double(INT32_MAX) || l != std::floor(l))
+      return makeError("attention: expected kv_lens[", b,
+                       "] to be a length, got ", l);
+    lens[b] = int32_t(l);
+  }
+  p.sink = sink.data();
+  p.kvLens = lens.data();
+  if (Error e = checkAttention(p))
+    return std::move(e).withContext("attention");
+  AttentionResult r = attentionF64(p, ops[0], ops[1], ops[2]);
+  ops[5] = std::move(r.o);
+  ops[6] = std::move(r.lse);
+  return Error::success();
+}
+
+} // namespace
 
 Expected<const Reference *> nvfp4::rt::findReference(const std::string &name) {
   std::string known;

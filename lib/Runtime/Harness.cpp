@@ -3,6 +3,8 @@
 #include "nvfp4/Runtime/Harness.h"
 #include "nvfp4/Runtime/Fill.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iomanip>
 
@@ -42,6 +44,54 @@ uint64_t elements(const HarnessTensor &t,
   for (const std::string &d : t.shape)
     n *= sizes.at(d);
   return n;
+}
+
+bool isFloatKind(KernelArg::Kind k) {
+  return k == KernelArg::Kind::F32 || k == KernelArg::Kind::F64;
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t at = s.find(sep, start);
+    parts.push_back(s.substr(start, at == std::string::npos ? at : at - start));
+    if (at == std::string::npos)
+      return parts;
+    start = at + 1;
+  }
+}
+
+/// SplitMix64 (Steele, Lea, Flood, OOPSLA 2014).
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+TmaDataType tmaType(ElemType t) {
+  switch (t) {
+  case ElemType::F32:
+    return TmaDataType::F32;
+  case ElemType::BF16:
+    return TmaDataType::BF16;
+  case ElemType::F16:
+    return TmaDataType::F16;
+  case ElemType::I32:
+    return TmaDataType::I32;
+  }
+  return TmaDataType::F32;
+}
+
+std::string joinValues(const std::vector<int32_t> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
 }
 
 Expected<KernelArg> scalarArg(KernelArg::Kind kind, uint64_t v) {
@@ -84,6 +134,35 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
                          joinShape(t.shape), " but size '", d,
                          "' is not declared in sizes");
   }
+  for (const auto &[name, value] : spec.options) {
+    bool known = false;
+    for (const ReferenceOption &o : r.options)
+      known = known || o.name == name;
+    if (!known) {
+      std::string names;
+      for (const ReferenceOption &o : r.options)
+        names += (names.empty() ? "" : ", ") + o.name;
+      return makeError("reference '", r.name, "' has no option '", name,
+                       "' (options: ", names.empty() ? "none" : names, ")");
+    }
+    if (spec.sizes.count(name))
+      return makeError("option '", name, "' has the name of a size");
+  }
+  for (const ReferenceOption &o : r.options)
+    if (o.required && !spec.options.count(o.name))
+      return makeError("reference '", r.name, "' needs option '", o.name,
+                       "' (", o.description, ")");
+  for (const HarnessTensor &t : spec.tensors) {
+    if (t.lengthsOf.empty())
+      continue;
+    if (!spec.sizes.count(t.lengthsOf))
+      return makeError("tensor '", t.name, "' holds lengths up to size '",
+                       t.lengthsOf, "', which is not declared in sizes");
+    if (t.type != ElemType::I32)
+      return makeError("tensor '", t.name, "' holds lengths: its type must "
+                       "be i32, found ",
+                       stringify(t.type));
+  }
   for (const std::string &s : spec.settable)
     if (!spec.sizes.count(s))
       return makeError("settable size '", s, "' is not declared in sizes");
@@ -98,7 +177,10 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
     const HarnessArg &a = spec.args[i];
     std::string where = "argument " + std::to_string(i) + ": ";
     if (a.kind == HarnessArg::Kind::Scalar) {
-      if (Error e = evalScalar(a.value, spec.sizes).takeError())
+      Error e = isFloatKind(a.scalarType)
+                    ? evalFloat(a.value, spec.sizes, spec.options).takeError()
+                    : evalScalar(a.value, spec.sizes).takeError();
+      if (e)
         return std::move(e).withContext(where.substr(0, where.size() - 2));
       continue;
     }
@@ -112,10 +194,14 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
                          return n;
                        }(),
                        ")");
+    auto dims = viewDims(*t, a.view, spec.sizes);
+    if (!dims)
+      return std::move(dims.takeError())
+          .withContext(where.substr(0, where.size() - 2));
     if (a.kind == HarnessArg::Kind::TensorMap) {
-      if (a.box.size() != t->shape.size())
+      if (a.box.size() != dims->size())
         return makeError(where, "the tensor map of '", t->name, "' (rank ",
-                         t->shape.size(), ") needs ", t->shape.size(),
+                         dims->size(), ") needs ", dims->size(),
                          " box sizes, found ", a.box.size());
       if (t->output)
         return makeError(where, "a tensor map over output '", t->name,
@@ -176,6 +262,113 @@ nvfp4::rt::evalScalar(const std::string &value,
   return n / d;
 }
 
+Expected<double>
+nvfp4::rt::evalFloat(const std::string &value,
+                     const std::map<std::string, uint64_t> &sizes,
+                     const ReferenceOptions &options) {
+  double result = 1;
+  char op = '*';
+  size_t start = 0;
+  while (true) {
+    size_t at = value.find_first_of("*/", start);
+    std::string f = value.substr(start, at == std::string::npos ? at
+                                                                 : at - start);
+    if (f.empty())
+      return makeError("scalar value '", value,
+                       "': expected factors joined by '*' or '/'");
+    double v;
+    if (f == "log2e") {
+      v = 1.4426950408889634;
+    } else if (f == "ln2") {
+      v = 0.6931471805599453;
+    } else if (options.count(f)) {
+      v = options.at(f);
+    } else if (sizes.count(f)) {
+      v = double(sizes.at(f));
+    } else {
+      // A decimal number: a digit or '.' first, all characters consumed.
+      char *end = nullptr;
+      bool number = f[0] == '.' || (f[0] >= '0' && f[0] <= '9');
+      v = number ? std::strtod(f.c_str(), &end) : 0;
+      if (!number || !end || *end != 0)
+        return makeError("scalar value '", value, "': '", f,
+                         "' is not a number, an option, a size, log2e or "
+                         "ln2");
+    }
+    result = op == '*' ? result * v : result / v;
+    if (at == std::string::npos)
+      break;
+    op = value[at];
+    start = at + 1;
+  }
+  if (!std::isfinite(result))
+    return makeError("scalar value '", value, "' = ", result,
+                     " is not finite");
+  return result;
+}
+
+Expected<std::vector<uint64_t>>
+nvfp4::rt::viewDims(const HarnessTensor &t,
+                    const std::vector<std::string> &view,
+                    const std::map<std::string, uint64_t> &sizes) {
+  std::vector<uint64_t> dims;
+  if (view.empty()) {
+    for (const std::string &d : t.shape)
+      dims.push_back(sizes.count(d) ? sizes.at(d) : 0);
+    return dims;
+  }
+  std::vector<std::string> names;
+  for (const std::string &v : view) {
+    uint64_t n = 1;
+    for (const std::string &d : split(v, '*')) {
+      names.push_back(d);
+      n *= sizes.count(d) ? sizes.at(d) : 0;
+    }
+    dims.push_back(n);
+  }
+  if (names != t.shape) {
+    std::string shown = "[";
+    for (size_t i = 0; i < view.size(); ++i)
+      shown += (i ? "," : "") + view[i];
+    return makeError("view ", shown + "]", " of tensor '", t.name,
+                     "' must group its dimensions ", joinShape(t.shape),
+                     " in order");
+  }
+  return dims;
+}
+
+Tolerance nvfp4::rt::toleranceOf(const HarnessSpec &spec,
+                                 const HarnessTensor &t,
+                                 std::optional<double> relL2Override) {
+  Tolerance tol;
+  tol.relL2 = spec.relL2Tolerance;
+  if (t.tolerance)
+    tol = *t.tolerance;
+  if (relL2Override)
+    tol.relL2 = *relL2Override;
+  return tol;
+}
+
+std::vector<int32_t> nvfp4::rt::fillLengths(size_t n, uint64_t bound,
+                                            uint64_t seed) {
+  SplitMix64 rng{seed};
+  std::vector<int32_t> out(n);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = int32_t(1 + rng.next() % bound);
+  if (n >= 2) {
+    out[0] = int32_t(bound);
+    out[n - 1] = 1;
+  }
+  if (n >= 3 && bound >= 4) {
+    uint64_t lo = bound / 2 + 1, hi = bound - 1;
+    uint64_t v = lo + rng.next() % (hi - lo + 1);
+    if (v % 2 == 0)
+      --v;
+    out[1] = int32_t(v);
+  }
+  return out;
+}
+
 void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
                                  const HarnessRunOptions &o,
                                  std::ostream &os) {
@@ -185,8 +378,21 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
   os << "nvfp4-run: sizes";
   for (const auto &[n, v] : o.sizes)
     os << " " << n << "=" << v;
-  os << ", seed " << o.seed << ", rel_l2 tolerance "
-     << o.relL2Tolerance.value_or(spec.relL2Tolerance) << "\n";
+  os << ", seed " << o.seed;
+  // The default threshold, when an output uses it.
+  bool usesDefault = o.relL2Tolerance.has_value();
+  for (const HarnessTensor &t : spec.tensors)
+    usesDefault = usesDefault || (t.output && !t.tolerance);
+  if (usesDefault)
+    os << ", rel_l2 tolerance "
+       << o.relL2Tolerance.value_or(spec.relL2Tolerance);
+  os << "\n";
+  if (!spec.options.empty()) {
+    os << "nvfp4-run: options";
+    for (const auto &[n, v] : spec.options)
+      os << " " << n << "=" << std::setprecision(9) << v;
+    os << std::setprecision(6) << "\n";
+  }
   const LaunchConfig &l = spec.launch;
   os << "nvfp4-run: grid=" << l.grid.str() << " block=" << l.block.str()
      << " cluster=" << l.cluster.str() << " smem=" << l.dynamicSmemBytes
@@ -196,24 +402,47 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
     os << "  tensor " << t.name << ": " << stringify(t.type) << " [";
     for (size_t d = 0; d < t.shape.size(); ++d)
       os << (d ? "," : "") << o.sizes.at(t.shape[d]);
-    os << "] " << (t.output ? "output, poisoned" : "input, seed ")
-       << (t.output ? "" : std::to_string(o.seed + i)) << "\n";
+    os << "] ";
+    if (t.output) {
+      os << "output, poisoned";
+      if (t.tolerance || o.relL2Tolerance)
+        os << ", PASS if " << describe(toleranceOf(spec, t, o.relL2Tolerance));
+    } else if (!t.lengthsOf.empty()) {
+      os << "input, lengths in [1," << t.lengthsOf << "] from seed "
+         << o.seed + i << ": "
+         << joinValues(fillLengths(elements(t, o.sizes),
+                                   o.sizes.at(t.lengthsOf), o.seed + i));
+    } else {
+      os << "input, seed " << o.seed + i;
+    }
+    os << "\n";
   }
   for (size_t i = 0; i < spec.args.size(); ++i) {
     const HarnessArg &a = spec.args[i];
     os << "  arg " << i << ": ";
     switch (a.kind) {
     case HarnessArg::Kind::TensorMap:
-      os << "tmap " << a.tensor << " box=";
+      os << "tmap " << a.tensor << (a.view.empty() ? "" : " as ")
+         << (a.view.empty() ? "" : joinShape(a.view)) << " box=";
       for (size_t d = 0; d < a.box.size(); ++d)
         os << (d ? "," : "") << a.box[d];
       os << " swizzle=" << stringify(a.swizzle)
          << (a.byPointer ? ", by pointer" : ", by value");
       break;
     case HarnessArg::Kind::Buffer:
-      os << "buf " << a.tensor;
+      os << "buf " << a.tensor << (a.view.empty() ? "" : " as ")
+         << (a.view.empty() ? "" : joinShape(a.view));
       break;
     case HarnessArg::Kind::Scalar: {
+      if (isFloatKind(a.scalarType)) {
+        auto v = evalFloat(a.value, o.sizes, spec.options);
+        double x = v ? *v : 0;
+        if (a.scalarType == KernelArg::Kind::F32)
+          x = float(x);
+        os << KernelArg::stringify(a.scalarType) << " " << a.value << " = "
+           << std::setprecision(9) << x << std::setprecision(6);
+        break;
+      }
       auto v = evalScalar(a.value, o.sizes);
       os << KernelArg::stringify(a.scalarType) << " " << a.value << " = "
          << (v ? *v : 0);
@@ -252,14 +481,19 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     bytes.resize(n * elemBytes(t.type));
     if (t.output) {
       for (uint64_t e = 0; e < n; ++e) {
-        if (t.type == ElemType::F32)
+        if (elemBytes(t.type) == 4)
           std::memcpy(&bytes[e * 4], &kPoison32, 4);
         else
           std::memcpy(&bytes[e * 2], &kPoison16, 2);
       }
+    } else if (!t.lengthsOf.empty()) {
+      std::vector<int32_t> lens =
+          fillLengths(n, sizes.at(t.lengthsOf), o.seed + i);
+      std::memcpy(bytes.data(), lens.data(), bytes.size());
     } else {
       FillType ft = t.type == ElemType::F32    ? FillType::F32
                     : t.type == ElemType::BF16 ? FillType::BF16
+                    : t.type == ElemType::I32  ? FillType::I32
                                                : FillType::F16;
       if (Error e = fillRandom(bytes.data(), bytes.size(), o.seed + i, ft))
         return std::move(e).withContext("tensor '" + t.name + "'");
@@ -296,6 +530,15 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       args.push_back(KernelArg::pointer(addr[indexOf(a.tensor)]));
       break;
     case HarnessArg::Kind::Scalar: {
+      if (isFloatKind(a.scalarType)) {
+        auto f = evalFloat(a.value, sizes, spec.options);
+        if (!f)
+          return fail(f.takeError());
+        args.push_back(a.scalarType == KernelArg::Kind::F32
+                           ? KernelArg::f32(float(*f))
+                           : KernelArg::f64(*f));
+        break;
+      }
       auto v = evalScalar(a.value, sizes);
       if (!v)
         return fail(v.takeError());
@@ -308,16 +551,17 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     case HarnessArg::Kind::TensorMap: {
       size_t ti = indexOf(a.tensor);
       const HarnessTensor &t = spec.tensors[ti];
+      auto dims = viewDims(t, a.view, sizes);
+      if (!dims)
+        return fail(dims.takeError());
       TensorMapDesc d;
-      d.dataType = t.type == ElemType::F32    ? TmaDataType::F32
-                   : t.type == ElemType::BF16 ? TmaDataType::BF16
-                                              : TmaDataType::F16;
-      d.rank = static_cast<unsigned>(t.shape.size());
+      d.dataType = tmaType(t.type);
+      d.rank = static_cast<unsigned>(dims->size());
       d.globalAddress = addr[ti];
       // Row-major tensor: TMA dimension 0 is the innermost (last) one.
       uint64_t stride = elemBytes(t.type);
       for (unsigned r = 0; r < d.rank; ++r) {
-        uint64_t extent = sizes.at(t.shape[d.rank - 1 - r]);
+        uint64_t extent = (*dims)[d.rank - 1 - r];
         d.globalDims[r] = extent;
         if (r > 0)
           d.globalStrides[r - 1] = stride;
@@ -369,31 +613,39 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     else
       operands[i] = decode(host[i].data(), n, t.type);
   }
-  ref.compute(sizes, operands);
+  if (Error e = ref.compute(sizes, spec.options, operands))
+    return fail(std::move(e).withContext("reference '" + ref.name + "'"));
 
-  double tol = o.relL2Tolerance.value_or(spec.relL2Tolerance);
+  // Every output against its thresholds; the final line repeats the first
+  // failing output, else the one closest to its rel_l2 threshold.
   Metrics all;
-  bool first = true, pass = true;
+  Tolerance allTol;
+  double worst = -1;
+  bool pass = true;
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const HarnessTensor &t = spec.tensors[i];
     if (!t.output)
       continue;
     if (Error e = device.copyToHost(host[i].data(), addr[i], host[i].size()))
       return fail(std::move(e).withContext("tensor '" + t.name + "'"));
+    Tolerance tol = toleranceOf(spec, t, o.relL2Tolerance);
     Metrics m =
         compare(decode(host[i].data(), elements(t, sizes), t.type), operands[i]);
-    os << "nvfp4-run: output " << t.name << ": " << m.count << " elements, "
-       << verdictLine(m, tol) << "\n";
-    pass = pass && passes(m, tol);
-    // The final line reports the worst output.
-    if (first || !passes(m, tol) || m.relL2 > all.relL2) {
-      if (first || passes(all, tol))
-        all = m;
+    os << "nvfp4-run: output " << t.name << ": " << m.count << " elements, ";
+    if (m.equalInfinities)
+      os << m.equalInfinities << " infinite as in the reference, ";
+    os << verdictLine(m, tol) << "\n";
+    bool ok = passes(m, tol);
+    double score = ok ? (tol.relL2 > 0 ? m.relL2 / tol.relL2 : m.relL2) : 0;
+    if (pass && (!ok || score > worst)) {
+      all = m;
+      allTol = tol;
+      worst = score;
     }
-    first = false;
+    pass = pass && ok;
   }
   for (DevicePtr p : owned)
     (void)device.free(p);
-  os << verdictLine(all, tol) << "\n";
+  os << verdictLine(all, allTol) << "\n";
   return pass;
 }

@@ -123,12 +123,54 @@ public:
         spec_.multipleOf[s.getName().str()] = uint64_t(v.getInt());
       }
     }
+    std::optional<double> relL2;
     if (Attribute a = dict.get("rel_l2")) {
       auto f = dyn_cast<FloatAttr>(a);
       if (!f || !(f.getValueAsDouble() >= 0))
         return error("rel_l2", "expected a non-negative float, found " + str(a));
       spec_.relL2Tolerance = f.getValueAsDouble();
+      relL2 = spec_.relL2Tolerance;
     }
+
+    // The reference's options: numbers, booleans as 0/1.
+    if (Attribute a = dict.get("options")) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      if (!d)
+        return error("options", "expected a dictionary, found " + str(a));
+      for (NamedAttribute o : d) {
+        std::string name = o.getName().str();
+        const auto &known = (*ref)->options;
+        if (!llvm::any_of(known, [&](const rt::ReferenceOption &r) {
+              return r.name == name;
+            })) {
+          std::string names;
+          for (const rt::ReferenceOption &r : known)
+            names += (names.empty() ? "" : ", ") + r.name;
+          return error("options." + name,
+                       "reference '" + spec_.reference +
+                           "' has no option '" + name + "' (options: " +
+                           (names.empty() ? std::string("none") : names) +
+                           ")");
+        }
+        double v;
+        if (auto b = dyn_cast<BoolAttr>(o.getValue()))
+          v = b.getValue() ? 1 : 0;
+        else if (auto f = dyn_cast<FloatAttr>(o.getValue()))
+          v = f.getValueAsDouble();
+        else if (auto i = dyn_cast<IntegerAttr>(o.getValue()))
+          v = double(i.getInt());
+        else
+          return error("options." + name,
+                       "expected a number or a boolean, found " +
+                           str(o.getValue()));
+        spec_.options[name] = v;
+      }
+    }
+    for (const rt::ReferenceOption &o : (*ref)->options)
+      if (o.required && !spec_.options.count(o.name))
+        return error("options." + o.name,
+                     "missing; reference '" + spec_.reference +
+                         "' needs it (" + o.description + ")");
 
     // Element types of the reference's operands.
     auto types = get<DictionaryAttr>(dict, "types",
@@ -142,12 +184,17 @@ public:
         return error("types." + o.name,
                      "expected the element type of operand '" + o.name +
                          "' of reference '" + spec_.reference +
-                         "' (\"f32\", \"bf16\" or \"f16\"), found " +
+                         "' (\"f32\", \"bf16\", \"f16\" or \"i32\"), found " +
                          (a ? str(a) : std::string("nothing")));
       auto t = rt::parseElemType(s.getValue().str());
       if (!t)
         return error("types." + o.name, t.takeError().message());
-      spec_.tensors.push_back({o.name, *t, o.shape, o.output});
+      rt::HarnessTensor tensor{o.name, *t, o.shape, o.output, o.lengthsOf,
+                               o.tolerance};
+      // The attribute's rel_l2 applies to every output.
+      if (relL2 && tensor.tolerance)
+        tensor.tolerance->relL2 = *relL2;
+      spec_.tensors.push_back(std::move(tensor));
     }
     for (NamedAttribute t : types)
       if (!llvm::any_of((*ref)->operands, [&](const rt::ReferenceOperand &o) {
@@ -156,6 +203,51 @@ public:
         return error("types." + t.getName().str(),
                      "reference '" + spec_.reference +
                          "' has no operand '" + t.getName().str() + "'");
+
+    // Per-output thresholds: {OUT = {cos = X, rel_l2 = X, max_abs = X}}.
+    if (Attribute a = dict.get("tolerances")) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      if (!d)
+        return error("tolerances", "expected a dictionary, found " + str(a));
+      for (NamedAttribute o : d) {
+        std::string name = o.getName().str();
+        std::string field = "tolerances." + name;
+        rt::HarnessTensor *t = nullptr;
+        for (rt::HarnessTensor &x : spec_.tensors)
+          if (x.name == name && x.output)
+            t = &x;
+        if (!t)
+          return error(field, "reference '" + spec_.reference +
+                                  "' has no output '" + name + "'");
+        auto entries = dyn_cast<DictionaryAttr>(o.getValue());
+        if (!entries)
+          return error(field, "expected a dictionary {cos = X, rel_l2 = X, "
+                              "max_abs = X}, found " +
+                                  str(o.getValue()));
+        rt::Tolerance tol;
+        tol.relL2 = spec_.relL2Tolerance;
+        if (t->tolerance)
+          tol = *t->tolerance;
+        for (NamedAttribute e : entries) {
+          std::string key = e.getName().str();
+          auto f = dyn_cast<FloatAttr>(e.getValue());
+          if (!f || !(f.getValueAsDouble() >= 0) ||
+              (key != "cos" && key != "rel_l2" && key != "max_abs"))
+            return error(field + "." + key,
+                         "expected cos, rel_l2 or max_abs with a "
+                         "non-negative float, found " +
+                             str(e.getValue()));
+          double v = f.getValueAsDouble();
+          if (key == "cos")
+            tol.minCos = v;
+          else if (key == "rel_l2")
+            tol.relL2 = v;
+          else
+            tol.maxAbs = v;
+        }
+        t->tolerance = tol;
+      }
+    }
 
     // The launch.
     if (failed(readDim3(dict, "grid", spec_.launch.grid, true)) ||
@@ -247,6 +339,21 @@ private:
       type.print(os);
     }
     rt::HarnessArg a;
+    if (Attribute v = d.get("view")) {
+      auto list = dyn_cast<ArrayAttr>(v);
+      if (!list || list.empty() || !(d.get("tmap") || d.get("buffer")))
+        return error(field + ".view",
+                     "expected a non-empty array of strings (\"b*s\", \"d\") "
+                     "on a tmap or buffer, found " +
+                         str(v));
+      for (Attribute e : list) {
+        auto n = dyn_cast<StringAttr>(e);
+        if (!n)
+          return error(field + ".view",
+                       "expected strings NAME or NAME*NAME, found " + str(e));
+        a.view.push_back(n.getValue().str());
+      }
+    }
     if (auto t = d.getAs<StringAttr>("tmap")) {
       a.kind = rt::HarnessArg::Kind::TensorMap;
       a.tensor = t.getValue().str();
@@ -296,9 +403,14 @@ private:
         a.scalarType = rt::KernelArg::Kind::I64;
       else if (t == "u64")
         a.scalarType = rt::KernelArg::Kind::U64;
+      else if (t == "f32")
+        a.scalarType = rt::KernelArg::Kind::F32;
+      else if (t == "f64")
+        a.scalarType = rt::KernelArg::Kind::F64;
       else
         return error(field + ".scalar",
-                     "expected \"i32\", \"u32\", \"i64\" or \"u64\", found \"" +
+                     "expected \"i32\", \"u32\", \"i64\", \"u64\", \"f32\" or "
+                     "\"f64\", found \"" +
                          t + "\"");
       auto v = d.getAs<StringAttr>("value");
       if (!v)
@@ -306,6 +418,14 @@ private:
                      "expected a string (\"7\", \"k\" or \"k/64\"), found " +
                          (d.get("value") ? str(d.get("value")) : "nothing"));
       a.value = v.getValue().str();
+      if (t == "f32" || t == "f64") {
+        bool isF32 = t == "f32";
+        if (isF32 ? !type.isF32() : !type.isF64())
+          return error(field, "a " + t + " scalar needs an " + t +
+                                  " argument, found " + typeStr);
+        spec_.args.push_back(std::move(a));
+        return success();
+      }
       unsigned width = t == "i32" || t == "u32" ? 32 : 64;
       bool ok = type.isIndex() ? width == 64
                                : type.isInteger(width);
@@ -316,7 +436,8 @@ private:
                                 " argument, found " + typeStr);
     } else {
       return error(field, "expected one of tmap = \"TENSOR\", buffer = "
-                          "\"TENSOR\" or scalar = \"i32|u32|i64|u64\", found " +
+                          "\"TENSOR\" or scalar = \"i32|u32|i64|u64|f32|f64\", "
+                          "found " +
                               str(attr));
     }
     spec_.args.push_back(std::move(a));
@@ -344,8 +465,12 @@ LogicalResult checkBufferShapes(gpu::GPUFuncOp func,
       if (x.name == a.tensor)
         t = &x;
     SmallVector<int64_t> want;
-    for (const std::string &d : t->shape)
-      want.push_back(int64_t(sizes.at(d)));
+    auto dims = rt::viewDims(*t, a.view, sizes);
+    if (!dims)
+      return func.emitError() << kHarnessAttr << ".args[" << i
+                              << "]: " << dims.takeError().message();
+    for (uint64_t d : *dims)
+      want.push_back(int64_t(d));
     if (memref.getRank() != int64_t(want.size()))
       return func.emitError() << kHarnessAttr << ".args[" << i << "]: tensor '"
                               << t->name << "' has rank " << want.size()

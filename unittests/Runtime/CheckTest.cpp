@@ -19,12 +19,12 @@ TEST(CheckTest, GemmReferenceAgainstAHandComputedCase) {
   // (n = 3): D = A B^T = [[17, 23, 29], [39, 53, 67]].
   std::vector<std::vector<double>> ops = {
       {1, 2, 3, 4}, {5, 6, 7, 8, 9, 10}, std::vector<double>(6, 0)};
-  (*ref)->compute({{"m", 2}, {"n", 3}, {"k", 2}}, ops);
+  EXPECT_FALSE((*ref)->compute({{"m", 2}, {"n", 3}, {"k", 2}}, {}, ops));
   EXPECT_EQ(ops[2], (std::vector<double>{17, 23, 29, 39, 53, 67}));
   auto bad = findReference("conv");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.takeError().message(),
-            "unknown reference 'conv' (known: gemm_abt)");
+            "unknown reference 'conv' (known: gemm_abt, attention)");
 }
 
 TEST(CheckTest, MetricsAndVerdicts) {

@@ -4,13 +4,17 @@
 // computations (by name, so that a kernel's nvfp4.harness attribute can
 // name one) and the metrics of an output against its reference. Plain C++.
 // The attention reference (attentionReference, the exact semantics of
-// nvfp4.attention in docs/Attention.md) takes options beyond sizes, so it is
-// a function of its own rather than an entry of the registry.
+// nvfp4.attention in docs/Attention.md) is a function of its own and also
+// the registry entry "attention", whose options (softmax_scale, causal,
+// window) come with the harness.
 //
 //   cos      cosine similarity of out and ref (1 when both are zero)
 //   rel_l2   ||out - ref||_2 / ||ref||_2 (||out - ref||_2 when ref is 0)
 //   max_abs  max_i |out_i - ref_i| over the finite outputs
-//   nan      outputs that are NaN or +-Inf (each one fails the check)
+//   nan      elements where out or ref is NaN or +-Inf and out is not the
+//            same infinity as ref (each one fails the check); an output
+//            equal to an infinite reference (-inf = -inf) matches and is
+//            left out of the norms
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +33,9 @@
 namespace nvfp4::rt {
 
 /// Element types of checked tensors.
-enum class ElemType { F32, BF16, F16 };
+enum class ElemType { F32, BF16, F16, I32 };
 const char *stringify(ElemType t);
-/// "f32", "bf16", "f16"; anything else is an error listing them.
+/// "f32", "bf16", "f16", "i32"; anything else is an error listing them.
 Expected<ElemType> parseElemType(const std::string &s);
 unsigned elemBytes(ElemType t);
 /// Decodes `count` elements of type `t` at `data` into doubles (exact).
@@ -43,18 +47,32 @@ struct Metrics {
   double relL2 = 0;
   double maxAbs = 0;
   uint64_t nonFinite = 0;
+  /// Infinite references matched by the same infinity (not failures).
+  uint64_t equalInfinities = 0;
   uint64_t count = 0;
 };
 
 /// Computes the metrics; `out` and `ref` must have the same size.
 Metrics compare(const std::vector<double> &out, const std::vector<double> &ref);
 
-/// PASS when there is no NaN/Inf and rel_l2 <= relL2Tolerance.
+/// The PASS thresholds of one output.
+struct Tolerance {
+  double relL2 = 1e-4;          ///< rel_l2 <= relL2
+  std::optional<double> minCos; ///< cos >= minCos
+  std::optional<double> maxAbs; ///< max_abs <= maxAbs
+};
+
+/// PASS when nan = 0 and rel_l2 <= relL2Tolerance.
 bool passes(const Metrics &m, double relL2Tolerance);
+/// PASS when nan = 0 and every threshold of `t` holds.
+bool passes(const Metrics &m, const Tolerance &t);
 
 /// The final line: "PASS cos=0.99999999 rel_l2=1.2e-07 max_abs=3.1e-06
 /// nan=0" (or FAIL ...).
 std::string verdictLine(const Metrics &m, double relL2Tolerance);
+std::string verdictLine(const Metrics &m, const Tolerance &t);
+/// "cos >= 0.99999, rel_l2 <= 0.005" (the thresholds that apply).
+std::string describe(const Tolerance &t);
 
 /// A named reference computation: its operands in order (each with a shape
 /// over named sizes, outermost first), which of them are outputs, and the
@@ -63,15 +81,35 @@ struct ReferenceOperand {
   std::string name;
   std::vector<std::string> shape; ///< size names, outermost first
   bool output = false;
+  /// Inputs: when not empty, the operand holds lengths in [1, size
+  /// `lengthsOf`] (Harness.h's fillLengths) instead of random values.
+  std::string lengthsOf;
+  /// Outputs: the default thresholds (the harness attribute may change
+  /// them); without one, the harness's rel_l2 alone.
+  std::optional<Tolerance> tolerance;
 };
+
+/// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.
+using ReferenceOptions = std::map<std::string, double>;
+struct ReferenceOption {
+  std::string name;
+  bool required = false;
+  std::string description;
+};
+
 struct Reference {
   std::string name;
   std::string description;
   std::vector<ReferenceOperand> operands;
   /// Computes every output from the inputs (all operands are row-major
-  /// float64 arrays of their shapes; outputs arrive sized and zeroed).
-  void (*compute)(const std::map<std::string, uint64_t> &sizes,
-                  std::vector<std::vector<double>> &operands) = nullptr;
+  /// float64 arrays of their shapes; outputs arrive sized and zeroed), with
+  /// `options` (only names of `options` below); fails, naming the field, on
+  /// values the computation excludes.
+  Error (*compute)(const std::map<std::string, uint64_t> &sizes,
+                   const ReferenceOptions &options,
+                   std::vector<std::vector<double>> &operands) = nullptr;
+  /// The options the computation reads.
+  std::vector<ReferenceOption> options;
 };
 
 /// One nvfp4.attention problem (docs/Attention.md): sizes, inputs and
@@ -118,7 +156,7 @@ Expected<AttentionResult> attentionReference(const AttentionProblem &p);
 
 /// The reference named `name`, or an error listing the known ones.
 Expected<const Reference *> findReference(const std::string &name);
-/// All references ("gemm_abt", ...).
+/// All references ("gemm_abt", "attention").
 const std::vector<Reference> &references();
 
 } // namespace nvfp4::rt

@@ -5,8 +5,9 @@
 // it is launched and what each of its parameters is (a tensor map over a
 // tensor, a tensor's buffer, a scalar computed from the problem sizes).
 // runHarness makes the inputs from a seed, poisons the outputs, launches on
-// a Device, compares every output with the float64 reference and prints
-// `PASS|FAIL cos=... rel_l2=... max_abs=... nan=...` as its last line.
+// a Device, compares every output with the float64 reference (each with its
+// own thresholds) and prints `PASS|FAIL cos=... rel_l2=... max_abs=...
+// nan=...` as its last line: PASS only when every output passes.
 //
 // tools/nvfp4-run/MlirMode.cpp fills a HarnessSpec from the kernel's
 // `nvfp4.harness` attribute (docs/Runtime.md has its syntax).
@@ -36,6 +37,12 @@ struct HarnessTensor {
   ElemType type = ElemType::F32;
   std::vector<std::string> shape; ///< size names, outermost first
   bool output = false;
+  /// Inputs: filled by fillLengths with lengths in [1, this size] (the
+  /// reference's ReferenceOperand::lengthsOf) instead of random values.
+  std::string lengthsOf;
+  /// Outputs: the thresholds (the reference's default with the attribute's
+  /// changes); without one, HarnessSpec::relL2Tolerance alone.
+  std::optional<Tolerance> tolerance;
 };
 
 /// One kernel parameter.
@@ -43,15 +50,20 @@ struct HarnessArg {
   enum class Kind {
     TensorMap, ///< a TMA map over a tensor (row-major, dims innermost first)
     Buffer,    ///< the device address of a tensor
-    Scalar,    ///< an integer computed from the sizes
+    Scalar,    ///< a number computed from the sizes (and options)
   };
   Kind kind = Kind::Scalar;
   std::string tensor;         ///< TensorMap, Buffer
+  /// TensorMap, Buffer: the tensor seen with fewer dimensions, outermost
+  /// first, each the product of consecutive dimensions of its shape
+  /// ("b*sq*hq", "d"); empty: the shape itself.
+  std::vector<std::string> view;
   std::vector<uint32_t> box;  ///< TensorMap: box, innermost first
   TmaSwizzle swizzle = TmaSwizzle::None;
   bool byPointer = true;      ///< TensorMap: pass a device copy's address
-  KernelArg::Kind scalarType = KernelArg::Kind::I64; ///< Scalar
-  std::string value;          ///< Scalar: "7", "k", "k/64"
+  /// Scalar: I32, U32, I64, U64 (evalScalar) or F32, F64 (evalFloat).
+  KernelArg::Kind scalarType = KernelArg::Kind::I64;
+  std::string value;          ///< Scalar: "7", "k", "k/64", "scale*log2e"
 };
 
 struct HarnessSpec {
@@ -63,19 +75,42 @@ struct HarnessSpec {
   std::set<std::string> settable;
   /// Sizes that must be a multiple of a tile.
   std::map<std::string, uint64_t> multipleOf;
+  /// The reference's options (Reference::options).
+  ReferenceOptions options;
   /// The reference's operands, in its order.
   std::vector<HarnessTensor> tensors;
   std::vector<HarnessArg> args;
   LaunchConfig launch;
-  /// rel_l2 threshold (the command line's --rel-l2-tol overrides it).
+  /// rel_l2 threshold of outputs without their own (the command line's
+  /// --rel-l2-tol overrides every output's).
   double relL2Tolerance = 1e-4;
 };
 
 /// Checks a spec against its reference: the reference exists, the tensors
-/// are its operands with shapes over declared sizes, every argument names a
-/// tensor, scalar values parse, tensor maps have one box entry per
-/// dimension. Messages name the field.
+/// are its operands with shapes over declared sizes, the options are the
+/// reference's (the required ones present), every argument names a tensor,
+/// views regroup its shape, scalar values parse, tensor maps have one box
+/// entry per dimension. Messages name the field.
 Error verify(const HarnessSpec &spec);
+
+/// The dimensions, outermost first, of tensor `t` seen through `view`
+/// (HarnessArg::view; empty: t's shape): each entry is NAME or
+/// NAME*NAME*..., and together they must list t's shape in order.
+Expected<std::vector<uint64_t>>
+viewDims(const HarnessTensor &t, const std::vector<std::string> &view,
+         const std::map<std::string, uint64_t> &sizes);
+
+/// The thresholds of output `t`: its own, else the spec's rel_l2; a
+/// command-line rel_l2 replaces the rel_l2 of every output.
+Tolerance toleranceOf(const HarnessSpec &spec, const HarnessTensor &t,
+                      std::optional<double> relL2Override);
+
+/// Lengths in [1, bound] from `seed` (SplitMix64): with n >= 2, element 0
+/// is `bound` and element n-1 is 1; with n >= 3 and bound >= 4, element 1
+/// is odd and in (bound/2, bound) (several tiles and a partial one, for any
+/// tile size that is a power of two below bound/2); the others uniform in
+/// [1, bound].
+std::vector<int32_t> fillLengths(size_t n, uint64_t bound, uint64_t seed);
 
 /// The sizes of a run: the spec's defaults with `overrides` applied; an
 /// override of a size the kernel fixes, or a value that is not a positive
@@ -89,6 +124,13 @@ resolveSizes(const HarnessSpec &spec,
 Expected<uint64_t> evalScalar(const std::string &value,
                               const std::map<std::string, uint64_t> &sizes);
 
+/// Evaluates a floating-point scalar argument: factors joined by '*' or '/'
+/// (left to right), each a decimal number, `log2e` (log2(e)), `ln2`, an
+/// option or a size name, e.g. "softmax_scale*log2e"; in float64.
+Expected<double> evalFloat(const std::string &value,
+                           const std::map<std::string, uint64_t> &sizes,
+                           const ReferenceOptions &options);
+
 struct HarnessRunOptions {
   std::map<std::string, uint64_t> sizes; ///< resolved (resolveSizes)
   uint64_t seed = 1;
@@ -96,8 +138,8 @@ struct HarnessRunOptions {
   std::string origin;                   ///< the input file, for the report
 };
 
-/// The 32-bit pattern poisoned f32 outputs start with (a quiet NaN), and the
-/// 16-bit one for bf16/f16 outputs (NaN in both).
+/// The 32-bit pattern poisoned f32 (and i32) outputs start with (a quiet
+/// NaN), and the 16-bit one for bf16/f16 outputs (NaN in both).
 inline constexpr uint32_t kPoison32 = 0x7fc0dead;
 inline constexpr uint16_t kPoison16 = 0x7fff;
 
