@@ -130,6 +130,7 @@ private:
   bool decodeBulk(const Instruction &in, XInst &x);
   bool decodeTcgen05Commit(const Instruction &in, XInst &x);
   bool decodeTcgen05CpShift(const Instruction &in, XInst &x);
+  bool decodeWgmma(const Instruction &in, XInst &x);
   bool plainAddress(const Instruction &in, unsigned i, XSpace space,
                     uint32_t &enc, int64_t &imm);
   bool decodeCall(const Instruction &in, XInst &x);
@@ -1165,6 +1166,183 @@ bool Decoder::decodeTcgen05Commit(const Instruction &in, XInst &x) {
     return false;
   if (multicast && !src(in, 1, Type::U16, x.src[1]))
     return false;
+  return true;
+}
+
+bool Decoder::decodeWgmma(const Instruction &in, XInst &x) {
+  // Executed in Wgmma.cpp. Every wgmma instruction is .sync.aligned.
+  auto syncAligned = [&]() {
+    if (!in.has(ModId::Sync) || !in.has(ModId::Aligned))
+      return fail("'" + in.mnemonic + "' needs .sync.aligned");
+    x.flags |= XF_Aligned;
+    return true;
+  };
+  switch (in.opcode) {
+  case Opcode::WgmmaFence:
+  case Opcode::WgmmaCommitGroup:
+    if (!checkMods(in, {ModId::Sync, ModId::Aligned}) ||
+        !expectOperands(in, 0, 0) || !syncAligned())
+      return false;
+    x.op = in.opcode == Opcode::WgmmaFence ? XOp::WgmmaFence
+                                           : XOp::WgmmaCommit;
+    return true;
+  case Opcode::WgmmaWaitGroup: {
+    if (!checkMods(in, {ModId::Sync, ModId::Aligned}) ||
+        !expectOperands(in, 1, 1) || !syncAligned())
+      return false;
+    const Operand &n = in.operands[0];
+    if (n.kind != Operand::Kind::Imm || n.imm < 0 || n.imm > 255)
+      return fail("'" + in.mnemonic + "' needs a constant group count");
+    x.op = XOp::WgmmaWait;
+    x.imm = n.imm;
+    return true;
+  }
+  default:
+    break;
+  }
+  // wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a-desc | a,
+  //     b-desc, scale-d, imm-scale-a, imm-scale-b{, imm-trans-a}
+  //     {, imm-trans-b};
+  const std::string implemented =
+      " (implemented: dense .f32/.f16 accumulators with .f16/.bf16 (k16), "
+      ".tf32 (k8) and .e4m3/.e5m2 (k32) inputs)";
+  auto later = [&](const std::string &what) {
+    x.op = XOp::NotImplemented;
+    return fail("not implemented yet: '" + in.mnemonic + "' with " + what +
+                implemented);
+  };
+  if (in.has(ModId::Sp))
+    return later("sparse A (.sp)");
+  if (in.numTypes() == 3) {
+    for (unsigned i = 0; i < 3; ++i) {
+      Type ty = in.type(i);
+      if (ty == Type::S8 || ty == Type::U8 || ty == Type::S32 ||
+          ty == Type::B1)
+        return later(std::string("integer or .b1 types (.") +
+                     typeName(ty) + ")");
+    }
+  }
+  if (!in.unknownMods.empty())
+    for (const std::string &u : in.unknownMods)
+      if (u == "satfinite" || u == "and" || u == "popc")
+        return later("." + u);
+  if (!checkMods(in, {ModId::Sync, ModId::Aligned, ModId::MmaShape,
+                      ModId::Type}) ||
+      !syncAligned())
+    return false;
+  if (in.numTypes() != 3)
+    return fail("'" + in.mnemonic +
+                "' needs a D type and the A and B types (.dtype.atype.btype)");
+  Type dt = in.type(0), at = in.type(1), bt = in.type(2);
+  int shape = in.value(ModId::MmaShape, -1);
+  if (shape < 0)
+    return fail("'" + in.mnemonic + "' needs a .m64nNkK shape");
+  unsigned M = static_cast<unsigned>(shape) >> 20,
+           N = (static_cast<unsigned>(shape) >> 10) & 0x3ff,
+           K = static_cast<unsigned>(shape) & 0x3ff;
+  bool is16 = at == Type::F16 || at == Type::BF16;
+  bool isF8 = at == Type::E4M3 || at == Type::E5M2;
+  bool isTf32 = at == Type::TF32;
+  if (!is16 && !isF8 && !isTf32)
+    return fail("'" + in.mnemonic + "': A type ." + typeName(at) +
+                " is not .f16, .bf16, .tf32, .e4m3 or .e5m2");
+  if (is16 || isTf32) {
+    if (bt != at)
+      return fail("'" + in.mnemonic + "': the B type ." + typeName(bt) +
+                  " must equal the A type ." + typeName(at));
+  } else if (bt != Type::E4M3 && bt != Type::E5M2) {
+    return fail("'" + in.mnemonic + "': the B type ." + typeName(bt) +
+                " must be .e4m3 or .e5m2");
+  }
+  if (dt != Type::F32 && dt != Type::F16)
+    return fail("'" + in.mnemonic + "': D type ." + typeName(dt) +
+                " is not .f32 or .f16");
+  if (dt == Type::F16 && (at == Type::BF16 || isTf32))
+    return fail("'" + in.mnemonic + "': ." + typeName(at) +
+                " inputs need an .f32 accumulator");
+  unsigned wantK = is16 ? 16 : isTf32 ? 8 : 32;
+  if (M != 64 || K != wantK || N < 8 || N > 256 || N % 8 != 0)
+    return fail("'" + in.mnemonic + "': illegal shape .m" + std::to_string(M) +
+                "n" + std::to_string(N) + "k" + std::to_string(K) +
+                " for ." + typeName(at) + " (needs m64, N = 8..256 in steps "
+                "of 8, k" + std::to_string(wantK) + ")");
+  const Operand &dv = in.operands.empty() ? Operand() : in.operands[0];
+  bool aRegs = in.operands.size() > 1 &&
+               in.operands[1].kind == Operand::Kind::Vector;
+  unsigned nops = 6 + (is16 ? (aRegs ? 1 : 2) : 0);
+  if (!expectOperands(in, nops, nops))
+    return false;
+  unsigned nd = dt == Type::F32 ? N / 2 : N / 4;
+  if (dv.kind != Operand::Kind::Vector || dv.elems.size() != nd)
+    return fail("'" + in.mnemonic + "' needs a vector of " +
+                std::to_string(nd) + " D registers");
+  x.op = XOp::WgmmaMma;
+  x.type = dt;
+  x.type2 = at;
+  x.sub = static_cast<uint8_t>(bt);
+  x.imm = N;
+  if (!regList(in, dv, Type::B32, true, x))
+    return false;
+  for (uint32_t i = 0; i < x.listCount; ++i) {
+    if (p_.lists[x.listBegin + i] == kNone)
+      return fail("'_' in the D vector of '" + in.mnemonic + "'");
+    for (uint32_t j = 0; j < i; ++j)
+      if (p_.lists[x.listBegin + j] == p_.lists[x.listBegin + i])
+        return fail("'" + in.mnemonic + "' names a D register twice");
+  }
+  const uint32_t dBegin = x.listBegin, dCount = x.listCount;
+  if (aRegs) {
+    x.sub2 |= XW_ARegs;
+    const Operand &av = in.operands[1];
+    if (av.elems.size() != 4)
+      return fail("'" + in.mnemonic + "' needs a vector of 4 A registers");
+    XInst t;
+    if (!regList(in, av, Type::B32, false, t))
+      return false;
+  } else if (!src(in, 1, Type::U64, x.src[1])) {
+    return false;
+  }
+  x.listBegin = dBegin;
+  x.listCount = dCount;
+  if (!src(in, 2, Type::U64, x.src[2]))
+    return false;
+  XInst p;
+  if (!predSrc(in, 3, p, 0))
+    return false;
+  x.target = p.src[0];
+  if (p.srcNeg & 1)
+    x.sub2 |= XW_NegScaleD;
+  auto immArg = [&](unsigned i, const char *what, int64_t a, int64_t b,
+                    int64_t &v) {
+    const Operand &o = in.operands[i];
+    if (o.kind != Operand::Kind::Imm || (o.imm != a && o.imm != b))
+      return fail("'" + in.mnemonic + "': " + what + " must be the constant " +
+                  std::to_string(a) + " or " + std::to_string(b));
+    v = o.imm;
+    return true;
+  };
+  int64_t v;
+  if (!immArg(4, "imm-scale-a", 1, -1, v))
+    return false;
+  if (v < 0)
+    x.sub2 |= XW_NegA;
+  if (!immArg(5, "imm-scale-b", 1, -1, v))
+    return false;
+  if (v < 0)
+    x.sub2 |= XW_NegB;
+  if (is16) {
+    unsigned i = 6;
+    if (!aRegs) {
+      if (!immArg(i++, "imm-trans-a", 0, 1, v))
+        return false;
+      if (v)
+        x.sub2 |= XW_TransA;
+    }
+    if (!immArg(i, "imm-trans-b", 0, 1, v))
+      return false;
+    if (v)
+      x.sub2 |= XW_TransB;
+  }
   return true;
 }
 
@@ -3249,6 +3427,11 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::Tcgen05Cp:
   case Opcode::Tcgen05Shift:
     return decodeTcgen05CpShift(in, x);
+  case Opcode::WgmmaMmaAsync:
+  case Opcode::WgmmaFence:
+  case Opcode::WgmmaCommitGroup:
+  case Opcode::WgmmaWaitGroup:
+    return decodeWgmma(in, x);
   case Opcode::BarrierCluster: {
     if (!checkMods(in, {ModId::Arrive, ModId::Wait, ModId::Aligned,
                         ModId::Relaxed, ModId::Release, ModId::Acquire}))

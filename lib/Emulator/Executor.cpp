@@ -500,6 +500,10 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   w.pendingLd.clear();
   w.pendingSt.clear();
   w.bulkStores.clear();
+  w.wgmma.clear();
+  w.wgmmaGroups = 0;
+  w.wgmmaIssued = 0;
+  w.wgmmaFenced = false;
   std::fill(std::begin(w.bulkGroups), std::end(w.bulkGroups), 0u);
   const Dim3 &b = cfg_.block, &g = cfg_.grid;
   Dim3 nclusters(g.x / clusterDims_.x, g.y / clusterDims_.y,
@@ -632,6 +636,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     cta.tmemStPending.clear();
     cta.tmemAllocs.clear();
     cta.tmemRelinquished = false;
+    cta.wgmmaIssues.clear();
     cta.liveWarps = warpsPerCta_;
     for (uint32_t wi = 0; wi < warpsPerCta_; ++wi) {
       initWarp(cta, cta.warps[wi], wi);
@@ -1151,6 +1156,13 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::TmemCp:
   case XOp::TmemShift:
     if (mask && !execMma(w, I, mask))
+      return false;
+    break;
+  case XOp::WgmmaMma:
+  case XOp::WgmmaFence:
+  case XOp::WgmmaCommit:
+  case XOp::WgmmaWait:
+    if (mask && !execWgmma(w, I, mask))
       return false;
     break;
   case XOp::MbarPendingCount:

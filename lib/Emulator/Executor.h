@@ -34,6 +34,7 @@
 #include "Memory.h"
 #include "Program.h"
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -113,6 +114,18 @@ public:
     };
     std::vector<TmemAlloc> tmemAllocs; ///< live allocations
     bool tmemRelinquished = false;
+    /// wgmma.mma_async issued by some warps of a warpgroup but not yet by
+    /// all four (Wgmma.cpp checks that the four agree), per warpgroup.
+    struct WgmmaIssue {
+      uint32_t pc = 0, warp = 0, seen = 0;
+      uint64_t aDesc = 0, bDesc = 0;
+      bool scaleD = false;
+    };
+    struct WgmmaQueue {
+      uint64_t base = 0; ///< issue number of front()
+      std::deque<WgmmaIssue> q;
+    };
+    std::vector<WgmmaQueue> wgmmaIssues;
   };
 
   struct Warp {
@@ -167,6 +180,20 @@ public:
     };
     std::vector<BulkStore> bulkStores;
     uint32_t bulkGroups[32] = {}; ///< groups committed per lane
+    /// wgmma.mma_async results not yet retired by wgmma.wait_group
+    /// (Wgmma.cpp): the D registers hold kWgmmaPending until then.
+    struct WgmmaOp {
+      uint32_t group; ///< wgmma-group index, or kUncommitted
+      uint32_t line;
+      std::vector<uint32_t> dRows;  ///< D register rows
+      std::vector<uint32_t> values; ///< dRows.size() x 32 results
+      std::vector<uint32_t> aRows;  ///< A-fragment register rows (if any)
+      std::vector<uint64_t> aValues; ///< aRows.size() x 32, read at issue
+    };
+    std::vector<WgmmaOp> wgmma;
+    uint32_t wgmmaGroups = 0;  ///< wgmma-groups committed
+    uint64_t wgmmaIssued = 0;  ///< wgmma.mma_async executed
+    bool wgmmaFenced = false;  ///< a wgmma.fence was executed
     bool done() const { return (exited & valid) == valid; }
     uint32_t live() const { return valid & ~exited; }
   };
@@ -257,6 +284,10 @@ private:
   /// Whether a warp made progress in the current scheduler round (the
   /// tensor unit runs MMAs late, when none did).
   bool roundProgress_ = true;
+  // wgmma (Wgmma.cpp).
+  bool execWgmma(Warp &w, const XInst &I, uint32_t mask);
+  bool wgmmaIssue(Warp &w, const XInst &I);
+  bool wgmmaRetire(Warp &w, const XInst &I, uint32_t keepGroups);
   bool execCall(Warp &w, const XInst &I, uint32_t mask);
   bool execRet(Warp &w, const XInst &I, uint32_t mask);
   bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);

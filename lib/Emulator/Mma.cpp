@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Executor.h"
+#include "SmemLayout.h"
 
 #include "nvfp4/Emulator/FloatFormats.h"
 #include "nvfp4/Support/TensorMemory.h"
@@ -79,32 +80,25 @@ unsigned swizzleBits(umma::Swizzle s) {
   }
 }
 
+/// The operand of descriptor `d` as a canonical layout (SmemLayout.h).
+smem::Canonical canonical(const umma::SmemDescFields &d, umma::Major major) {
+  smem::Canonical c;
+  c.start = d.startAddress;
+  c.lbo = d.lboBytes;
+  c.sbo = d.sboBytes;
+  c.swizzleBits = swizzleBits(d.swizzle);
+  c.kMajor = major == umma::Major::K;
+  return c;
+}
+
 /// Byte address (before the swizzle) of element (mn, k) of an operand whose
 /// descriptor is `d`, elements of `eb` bytes, major-ness `major`.
 uint64_t canonicalOffset(const umma::SmemDescFields &d, umma::Major major,
                          unsigned eb, uint32_t mn, uint32_t k) {
-  const uint32_t T = 16 / eb;
-  const unsigned B = swizzleBits(d.swizzle);
-  const uint32_t W = 16u << B; // swizzle width in bytes (16: none)
-  if (major == umma::Major::K) {
-    if (B == 0)
-      return (mn % 8) * 16 + (mn / 8) * uint64_t(d.sboBytes) + (k % T) * eb +
-             (k / T) * uint64_t(d.lboBytes);
-    return (mn % 8) * W + (mn / 8) * uint64_t(d.sboBytes) + k * eb;
-  }
-  if (B == 0)
-    return (mn % T) * eb + (mn / T) * uint64_t(d.sboBytes) + (k % 8) * 16 +
-           (k / 8) * uint64_t(d.lboBytes);
-  const uint32_t rowElems = W / eb; // T * w
-  return (mn % rowElems) * eb + (mn / rowElems) * uint64_t(d.lboBytes) +
-         (k % 8) * W + (k / 8) * uint64_t(d.sboBytes);
+  return smem::canonicalOffset(canonical(d, major), eb, mn, k);
 }
 
-uint64_t swizzle(uint64_t a, unsigned bits) {
-  if (bits == 0)
-    return a;
-  return a ^ (((a >> 7) & ((uint64_t(1) << bits) - 1)) << 4);
-}
+using smem::swizzle;
 
 double elementValue(umma::ElemType t, uint32_t bits) {
   switch (t) {

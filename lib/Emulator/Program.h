@@ -200,6 +200,25 @@ enum class XOp : uint16_t {
   BulkCopy,
   BulkCommit, ///< cp.async.bulk.commit_group
   BulkWait,   ///< cp.async.bulk.wait_group{.read} N (imm N)
+  /// wgmma.mma_async (Wgmma.cpp): type the D type (F32 / F16), type2 the A
+  /// type, sub the B type (a ptx::Type), sub2 XW_* flags, imm N; src[1] the
+  /// A descriptor (unless XW_ARegs), src[2] the B descriptor; target the
+  /// scale-d predicate; lists[listBegin ..+listCount] the D registers, then
+  /// (XW_ARegs) the 4 A-fragment registers.
+  WgmmaMma,
+  WgmmaFence,  ///< wgmma.fence.sync.aligned
+  WgmmaCommit, ///< wgmma.commit_group.sync.aligned
+  WgmmaWait,   ///< wgmma.wait_group.sync.aligned N (imm N)
+};
+
+/// XInst::sub2 bits of WgmmaMma.
+enum XWgmmaSub : uint8_t {
+  XW_ARegs = 1 << 0,     ///< A from the register fragment
+  XW_NegScaleD = 1 << 1, ///< scale-d is !%p
+  XW_NegA = 1 << 2,      ///< imm-scale-a = -1
+  XW_NegB = 1 << 3,      ///< imm-scale-b = -1
+  XW_TransA = 1 << 4,    ///< imm-trans-a = 1 (A is M-major)
+  XW_TransB = 1 << 5,    ///< imm-trans-b = 1 (B is N-major)
 };
 
 /// XInst::sub of TmemCp: rows x bits and how rows map to lanes.

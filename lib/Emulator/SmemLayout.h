@@ -1,0 +1,95 @@
+//===- SmemLayout.h - Canonical shared-memory operand layouts ---*- C++ -*-===//
+//
+// Internal to lib/Emulator: the addressing of matrix operands that the
+// tensor cores read from shared memory through a matrix descriptor, shared
+// by tcgen05.mma (Mma.cpp, SM100 UMMA descriptors) and wgmma.mma_async
+// (Wgmma.cpp, SM90 GMMA descriptors). Both use the same canonical layouts
+// (PTX ISA "Shared memory matrix layout" / "canonical layouts", in units of
+// T = 16 bytes / element bytes, w = swizzle width / 16 bytes):
+//
+//   K-major,  no swizzle: ((8,m),(T,2k)):((1T,SBO),(1,LBO))
+//   K-major,  swizzled:   ((8,m),(T,2k)):((wT,SBO),(1,T))
+//   MN-major, no swizzle: ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))
+//   MN-major, swizzled:   ((T,w,m),(8,k)):((1,T,LBO),(wT,SBO))
+//
+// followed by the swizzle XOR on the absolute shared address: bits [4, 4+B)
+// ^= bits [7, 7+B), B = 1, 2, 3 for 32-, 64- and 128-byte swizzles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_EMULATOR_SMEMLAYOUT_H
+#define NVFP4_LIB_EMULATOR_SMEMLAYOUT_H
+
+#include <algorithm>
+#include <cstdint>
+
+namespace nvfp4::emu::smem {
+
+/// A decoded matrix descriptor, independent of its encoding.
+struct Canonical {
+  uint32_t start = 0; ///< byte address of the matrix in shared memory
+  uint32_t lbo = 0;   ///< leading-dimension byte offset
+  uint32_t sbo = 0;   ///< stride-dimension byte offset
+  unsigned swizzleBits = 0; ///< B: 0 none, 1 32B, 2 64B, 3 128B
+  bool kMajor = true;
+};
+
+/// Width in bytes of one swizzle row (16 without swizzle).
+inline uint32_t swizzleWidth(unsigned swizzleBits) {
+  return 16u << swizzleBits;
+}
+
+/// Byte offset from the start address (before the swizzle) of element
+/// (mn, k) of elements of `eb` bytes.
+inline uint64_t canonicalOffset(const Canonical &d, unsigned eb, uint32_t mn,
+                                uint32_t k) {
+  const uint32_t T = 16 / eb;
+  const unsigned B = d.swizzleBits;
+  const uint32_t W = swizzleWidth(B);
+  if (d.kMajor) {
+    if (B == 0)
+      return (mn % 8) * 16 + (mn / 8) * uint64_t(d.sbo) + (k % T) * eb +
+             (k / T) * uint64_t(d.lbo);
+    return (mn % 8) * W + (mn / 8) * uint64_t(d.sbo) + k * eb;
+  }
+  if (B == 0)
+    return (mn % T) * eb + (mn / T) * uint64_t(d.sbo) + (k % 8) * 16 +
+           (k / 8) * uint64_t(d.lbo);
+  const uint32_t rowElems = W / eb; // T * w
+  return (mn % rowElems) * eb + (mn / rowElems) * uint64_t(d.lbo) +
+         (k % 8) * W + (k / 8) * uint64_t(d.sbo);
+}
+
+/// The swizzle XOR on an absolute shared address.
+inline uint64_t swizzle(uint64_t a, unsigned bits) {
+  if (bits == 0)
+    return a;
+  return a ^ (((a >> 7) & ((uint64_t(1) << bits) - 1)) << 4);
+}
+
+/// Shared address of element (mn, k).
+inline uint64_t elementAddress(const Canonical &d, unsigned eb, uint32_t mn,
+                               uint32_t k) {
+  return swizzle(d.start + canonicalOffset(d, eb, mn, k), d.swizzleBits);
+}
+
+/// Bounds [lo, hi) of the bytes an (rows x K) operand may touch: the corners
+/// of the box, widened to whole swizzle rows (the XOR permutes bytes within
+/// a row).
+inline void footprint(const Canonical &d, unsigned eb, uint32_t rows,
+                      uint32_t K, uint64_t &lo, uint64_t &hi) {
+  lo = ~uint64_t(0);
+  hi = 0;
+  const uint32_t W = swizzleWidth(d.swizzleBits);
+  for (uint32_t r : {0u, rows - 1})
+    for (uint32_t k : {0u, K - 1}) {
+      uint64_t a = d.start + canonicalOffset(d, eb, r, k);
+      uint64_t rowBase = a & ~uint64_t(W - 1);
+      lo = std::min(lo, rowBase);
+      hi = std::max(hi, rowBase + W);
+    }
+}
+
+} // namespace nvfp4::emu::smem
+
+#endif // NVFP4_LIB_EMULATOR_SMEMLAYOUT_H
