@@ -637,6 +637,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     cta.tmemAllocs.clear();
     cta.tmemRelinquished = false;
     cta.wgmmaIssues.clear();
+    cta.wgmmaPending = 0;
     cta.liveWarps = warpsPerCta_;
     for (uint32_t wi = 0; wi < warpsPerCta_; ++wi) {
       initWarp(cta, cta.warps[wi], wi);
@@ -1365,6 +1366,9 @@ void Executor::laneExit(Warp &w, uint32_t lanes) {
 
 void Executor::warpDone(Warp &w) {
   Cta &cta = *w.cta;
+  // wgmma results the warp never waited for are dropped.
+  cta.wgmmaPending -= static_cast<uint32_t>(w.wgmma.size());
+  w.wgmma.clear();
   --cta.liveWarps;
   for (uint32_t id = 0; id < 16; ++id)
     if (cta.bars[id].arrived && checkBarrier(cta, id))
@@ -3496,6 +3500,13 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
                     *origin +
                     " (not complete; wait on the mbarrier of its "
                     "tcgen05.commit first)");
+    if (write && cta->wgmmaPending)
+      if (const std::string *origin = wgmmaReadsShared(*cta, off, bytes))
+        return fail("race: " + what + "shared address " + hex(off) +
+                    " of CTA rank " + std::to_string(cta->rank) +
+                    " overwrites an operand of the wgmma.mma_async issued "
+                    "in " +
+                    *origin + " (not retired; wgmma.wait_group first)");
     if (tma_ && cfg_.checkTmaRaces)
       if (const std::string *origin = tmaInFlight(*cta, off, bytes))
         return fail("race: " + what + "shared address " + hex(off) +

@@ -126,6 +126,7 @@ public:
       std::deque<WgmmaIssue> q;
     };
     std::vector<WgmmaQueue> wgmmaIssues;
+    uint32_t wgmmaPending = 0; ///< Warp::wgmma entries of all warps
   };
 
   struct Warp {
@@ -189,6 +190,8 @@ public:
       std::vector<uint32_t> values; ///< dRows.size() x 32 results
       std::vector<uint32_t> aRows;  ///< A-fragment register rows (if any)
       std::vector<uint64_t> aValues; ///< aRows.size() x 32, read at issue
+      uint64_t smemLo[2] = {0, 0}, smemHi[2] = {0, 0}; ///< A, B bytes read
+      std::string origin; ///< location of the issue (race reports)
     };
     std::vector<WgmmaOp> wgmma;
     uint32_t wgmmaGroups = 0;  ///< wgmma-groups committed
@@ -288,6 +291,13 @@ private:
   bool execWgmma(Warp &w, const XInst &I, uint32_t mask);
   bool wgmmaIssue(Warp &w, const XInst &I);
   bool wgmmaRetire(Warp &w, const XInst &I, uint32_t keepGroups);
+public:
+  /// The origin of a pending wgmma.mma_async (not retired by its warp's
+  /// wgmma.wait_group) that reads the `bytes` at shared offset `off` of
+  /// `cta`, or nullptr.
+  const std::string *wgmmaReadsShared(const Cta &cta, uint64_t off,
+                                      uint32_t bytes) const;
+private:
   bool execCall(Warp &w, const XInst &I, uint32_t mask);
   bool execRet(Warp &w, const XInst &I, uint32_t mask);
   bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);

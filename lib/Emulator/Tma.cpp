@@ -92,6 +92,17 @@ public:
         pending_.clear();
         return true;
       }
+      if (const std::string *wg =
+              ex.wgmmaReadsShared(*c.cta, c.off, c.image.size())) {
+        err = Error::failure(
+            "race: the TMA load issued in " + c.origin + " writes shared "
+            "memory of CTA rank " + std::to_string(c.cta->rank) +
+            " that the wgmma.mma_async issued in " + *wg +
+            " (not retired) reads; wgmma.wait_group before reusing the "
+            "buffer");
+        pending_.clear();
+        return true;
+      }
       if (c.written.empty()) {
         std::memcpy(c.cta->shared.data() + c.off, c.image.data(),
                     c.image.size());

@@ -217,8 +217,21 @@ bool Executor::wgmmaRetire(Warp &w, const XInst &I, uint32_t keepGroups) {
       }
     }
   }
+  w.cta->wgmmaPending -= static_cast<uint32_t>(w.wgmma.size() - keep.size());
   w.wgmma = std::move(keep);
   return true;
+}
+
+const std::string *Executor::wgmmaReadsShared(const Cta &cta, uint64_t off,
+                                              uint32_t bytes) const {
+  if (cta.wgmmaPending == 0)
+    return nullptr;
+  for (const Warp &w : cta.warps)
+    for (const Warp::WgmmaOp &op : w.wgmma)
+      for (int q = 0; q < 2; ++q)
+        if (off < op.smemHi[q] && op.smemLo[q] < off + bytes)
+          return &op.origin;
+  return nullptr;
 }
 
 bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
@@ -341,7 +354,9 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
   // Operands, as doubles (scaled by imm-scale-a / -b).
   const double sa = (I.sub2 & XW_NegA) ? -1.0 : 1.0;
   const double sb = (I.sub2 & XW_NegB) ? -1.0 : 1.0;
-  uint64_t lo = ~uint64_t(0), hi = 0;
+  // Bytes read from shared memory: [lo, hi) of A (0) and B (1).
+  uint64_t lo[2] = {~uint64_t(0), ~uint64_t(0)}, hi[2] = {0, 0};
+  int part = 1;
   std::string oob;
   auto load = [&](const smem::Canonical &c, unsigned eb, uint32_t mn,
                   uint32_t k, uint32_t &bits) {
@@ -350,8 +365,8 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
       oob = hexStr(a);
       return false;
     }
-    lo = std::min(lo, a);
-    hi = std::max(hi, a + eb);
+    lo[part] = std::min(lo[part], a);
+    hi[part] = std::max(hi[part], a + eb);
     bits = 0;
     std::memcpy(&bits, cta.shared.data() + a, eb);
     return true;
@@ -405,6 +420,7 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
       }
     }
   } else {
+    part = 0;
     for (uint32_t r = 0; r < 16; ++r)
       for (uint32_t k = 0; k < K; ++k) {
         uint32_t bits;
@@ -420,11 +436,18 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
         Am[size_t(r) * K + k] = sa * elemValue(at, bits);
       }
   }
-  if (const std::string *t = tmaInFlight(cta, lo, static_cast<uint32_t>(hi - lo)))
-    return fault(Fault::Kind::Invalid, w, 0, I,
-                 "race: '" + mnem + "' reads shared memory [" + hexStr(lo) +
-                     ", " + hexStr(hi) + ") that the TMA load issued in " + *t +
-                     " is still writing (wait on its mbarrier first)");
+  for (int q = 0; q < 2; ++q) {
+    if (hi[q] == 0)
+      continue;
+    if (tma_ && cfg_.checkTmaRaces)
+      if (const std::string *t = tmaInFlight(
+              cta, lo[q], static_cast<uint32_t>(hi[q] - lo[q])))
+        return fault(Fault::Kind::Invalid, w, 0, I,
+                     "race: '" + mnem + "' reads shared memory [" +
+                         hexStr(lo[q]) + ", " + hexStr(hi[q]) +
+                         ") that the TMA load issued in " + *t +
+                         " is still writing (wait on its mbarrier first)");
+  }
 
   // D: the accumulator input is the register, or the result of a pending
   // wgmma.mma_async that writes the register.
@@ -485,7 +508,13 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
   op.dRows = dRows;
   op.aRows = std::move(aRowsList);
   op.aValues = std::move(aVals);
+  for (int q = 0; q < 2; ++q) {
+    op.smemLo[q] = hi[q] ? lo[q] : 0;
+    op.smemHi[q] = hi[q];
+  }
+  op.origin = location(w, 0, I.line);
   w.wgmma.push_back(std::move(op));
+  ++cta.wgmmaPending;
   if (w.id % 4 == 0)
     ++stats_.mmas;
   return true;

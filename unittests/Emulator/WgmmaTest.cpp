@@ -703,6 +703,16 @@ TEST(WgmmaTest, Errors) {
   r = runCase(a, std::string("WAIT:\n") + '\x01' + "  mov.b32 %a5, 0;\nWAIT:\n");
   EXPECT_NE(r.error.find("race: A-fragment register 1"), std::string::npos)
       << r.error;
+  // A shared-memory store into an operand before the wait (A row 0 is at
+  // offset 0 of the tile); the same store after the wait is fine.
+  r = runCase(c, std::string("WAIT:\n") + '\x01' +
+                     "  st.shared.u32 [%r3], %r0;\nWAIT:\n");
+  EXPECT_NE(r.error.find("overwrites an operand of the wgmma.mma_async"),
+            std::string::npos)
+      << r.error;
+  r = runCase(c, std::string("  ret;") + '\x01' +
+                     "  st.shared.u32 [%r3], %r0;\n  ret;");
+  EXPECT_EQ(ok(r), "");
   // The warps of the warpgroup disagree on the B descriptor.
   r = runCase(c, std::string("add.s64 %rd11, %rd11, %rd8;") + '\x01' +
                      "add.s64 %rd11, %rd11, %rd8;\n"
