@@ -665,6 +665,153 @@ TEST(WgmmaTest, WaitGroupRetiresOlderGroups) {
     ASSERT_NE(v, 0x7FC17FC1u);
 }
 
+/// A software-pipelined main loop as compiled Hopper GEMMs issue it: two
+/// shared-memory stages, four K tiles of 64, four chained
+/// wgmma.mma_async per tile committed as one group, and wait_group 1 (the
+/// previous tile's group may still run) before a stage is refilled. The
+/// accumulator is chained across groups that are still pending. Returns ""
+/// or the failure; `patch` as in runCase.
+std::string runPipelined(const std::string &patch = "") {
+  const uint32_t M = 64, N = 64, KT = 64, tiles = 4, stageBytes = 16384;
+  std::mt19937 rng(99);
+  std::uniform_int_distribution<int> dist(-64, 64);
+  std::vector<uint32_t> A(size_t(M) * KT * tiles), B(size_t(N) * KT * tiles);
+  for (auto &x : A)
+    x = encodeElem(El::BF16, dist(rng) / 32.0);
+  for (auto &x : B)
+    x = encodeElem(El::BF16, dist(rng) / 32.0);
+  const uint32_t Kall = KT * tiles;
+  umma::SmemLayout la{Major::K, Swizzle::B128, umma::ElemType::BF16, M, KT};
+  umma::SmemLayout lb{Major::K, Swizzle::B128, umma::ElemType::BF16, N, KT};
+  // One 16 KiB image per K tile: A at 0, B at 8192.
+  std::vector<uint8_t> img(size_t(tiles) * stageBytes, 0);
+  for (uint32_t t = 0; t < tiles; ++t) {
+    uint8_t *base = img.data() + size_t(t) * stageBytes;
+    for (uint32_t m = 0; m < M; ++m)
+      for (uint32_t k = 0; k < KT; ++k)
+        std::memcpy(base + place(Major::K, Swizzle::B128, 2, M, m, k),
+                    &A[size_t(m) * Kall + t * KT + k], 2);
+    for (uint32_t n = 0; n < N; ++n)
+      for (uint32_t k = 0; k < KT; ++k)
+        std::memcpy(base + 8192 + place(Major::K, Swizzle::B128, 2, N, n, k),
+                    &B[size_t(n) * Kall + t * KT + k], 2);
+  }
+  // Descriptors [stage][slice][A, B].
+  std::vector<uint64_t> desc;
+  for (uint32_t st = 0; st < 2; ++st)
+    for (uint32_t j = 0; j < 4; ++j) {
+      std::string err;
+      auto da = gmmaDesc(la, st * stageBytes, 16, j, err);
+      auto db = gmmaDesc(lb, st * stageBytes + 8192, 16, j, err);
+      if (!da || !db)
+        return "descriptor: " + err;
+      desc.push_back(*da);
+      desc.push_back(*db);
+    }
+  std::string s =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".shared .align 1024 .b8 smem[32768];\n"
+      ".visible .entry k(.param .u64 out, .param .u64 img, .param .u64 "
+      "descs)\n{\n"
+      "  .reg .pred %p<4>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<40>;\n"
+      "  .reg .f32 %d<32>;\n"
+      "  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [img];\n"
+      "  ld.param.u64 %rd3, [descs];\n"
+      "  mov.u32 %r0, %tid.x;\n  mov.u32 %r3, smem;\n"
+      "  shr.u32 %r5, %r3, 4;\n  and.b32 %r5, %r5, 0x3fff;\n"
+      "  cvt.u64.u32 %rd8, %r5;\n"
+      "  mov.u32 %r10, 0;\n  setp.ne.u32 %p2, 0, 0;\n"
+      "LOOP:\n  wgmma.wait_group.sync.aligned 1;\n  bar.sync 0;\n"
+      "  and.b32 %r11, %r10, 1;\n  mul.lo.u32 %r12, %r11, 16384;\n"
+      "  mul.wide.u32 %rd4, %r10, 16384;\n  add.s64 %rd5, %rd2, %rd4;\n"
+      "  shl.b32 %r1, %r0, 2;\n"
+      "COPY:\n  setp.ge.u32 %p1, %r1, 16384;\n  @%p1 bra COPIED;\n"
+      "  cvt.u64.u32 %rd6, %r1;\n  add.s64 %rd7, %rd5, %rd6;\n"
+      "  ld.global.u32 %r2, [%rd7];\n  add.u32 %r4, %r3, %r12;\n"
+      "  add.u32 %r4, %r4, %r1;\n  st.shared.u32 [%r4], %r2;\n"
+      "  add.u32 %r1, %r1, 512;\n  bra COPY;\n"
+      "COPIED:\n  bar.sync 0;\n  fence.proxy.async.shared::cta;\n"
+      "  wgmma.fence.sync.aligned;\n"
+      "  mul.lo.u32 %r13, %r11, 64;\n  cvt.u64.u32 %rd9, %r13;\n"
+      "  add.s64 %rd10, %rd3, %rd9;\n";
+  for (unsigned j = 0; j < 4; ++j)
+    s += "  ld.global.u64 %rd11, [%rd10+" + std::to_string(16 * j) +
+         "];\n  ld.global.u64 %rd12, [%rd10+" + std::to_string(16 * j + 8) +
+         "];\n  add.s64 %rd11, %rd11, %rd8;\n  add.s64 %rd12, %rd12, %rd8;\n"
+         "  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 " +
+         regList("d", 0, 32) +
+         ", %rd11, %rd12, %p2, 1, 1, 0, 0;\n  setp.eq.u32 %p2, 0, 0;\n";
+  s += "  wgmma.commit_group.sync.aligned;\n"
+       "  add.u32 %r10, %r10, 1;\n  setp.lt.u32 %p3, %r10, 4;\n"
+       "  @%p3 bra LOOP;\n"
+       "  wgmma.wait_group.sync.aligned 0;\n"
+       "  mul.wide.u32 %rd13, %r0, 128;\n  add.s64 %rd14, %rd1, %rd13;\n";
+  for (unsigned j = 0; j < 32; ++j)
+    s += "  st.global.f32 [%rd14+" + std::to_string(4 * j) + "], %d" +
+         std::to_string(j) + ";\n";
+  s += "  ret;\n}\n";
+  if (!patch.empty()) {
+    size_t sep = patch.find('\x01');
+    size_t at = s.find(patch.substr(0, sep));
+    if (at == std::string::npos)
+      return "patch not found";
+    s.replace(at, sep, patch.substr(sep + 1));
+  }
+  Machine mach;
+  auto mod = mach.loadPTX(s, "pipelined.ptx");
+  if (!mod)
+    return mod.message();
+  const Kernel &kern = **(*mod)->kernel("k");
+  if (!kern.unsupported().empty())
+    return kern.unsupported().front();
+  uint64_t dOut = *mach.allocate(128 * 32 * 4);
+  uint64_t dImg = *mach.allocate(img.size());
+  (void)mach.write(dImg, img.data(), img.size());
+  uint64_t dDesc = *mach.allocate(desc.size() * 8);
+  (void)mach.write(dDesc, desc.data(), desc.size() * 8);
+  ParamBuilder p(kern);
+  (void)p.addU64(dOut);
+  (void)p.addU64(dImg);
+  (void)p.addU64(dDesc);
+  LaunchConfig cfg;
+  cfg.grid = Dim3(1);
+  cfg.block = Dim3(128);
+  cfg.params = *p.take();
+  if (Error e = mach.launch(kern, cfg))
+    return e.message();
+  if (mach.lastStats().mmas != 16)
+    return "expected 16 MMAs, got " + std::to_string(mach.lastStats().mmas);
+  std::vector<float> got(128 * 32);
+  (void)mach.read(dOut, got.data(), got.size() * 4);
+  for (uint32_t tid = 0; tid < 128; ++tid)
+    for (uint32_t i = 0; i < 32; ++i) {
+      uint32_t row, col;
+      dElement(tid / 32, tid % 32, i, row, col);
+      double ref = 0;
+      for (uint32_t k = 0; k < Kall; ++k)
+        ref += decodeElem(El::BF16, A[size_t(row) * Kall + k]) *
+               decodeElem(El::BF16, B[size_t(col) * Kall + k]);
+      // Every partial sum is a multiple of 2^-10 below 2^11: exact in f32.
+      if (double(got[tid * 32 + i]) != ref)
+        return "D[" + std::to_string(row) + "][" + std::to_string(col) +
+               "] = " + std::to_string(got[tid * 32 + i]) + ", expected " +
+               std::to_string(ref);
+    }
+  return "";
+}
+
+TEST(WgmmaTest, PipelinedMainLoop) {
+  EXPECT_EQ(runPipelined(), "");
+  // wait_group 2 keeps the group that read the stage alive: refilling it
+  // overwrites operands of pending wgmma.mma_async.
+  std::string r =
+      runPipelined(std::string("  wgmma.wait_group.sync.aligned 1;\n") +
+                   '\x01' + "  wgmma.wait_group.sync.aligned 2;\n");
+  EXPECT_NE(r.find("overwrites an operand of the wgmma.mma_async"),
+            std::string::npos)
+      << r;
+}
+
 TEST(WgmmaTest, Errors) {
   WgCase c = mk("err", Major::K, Major::K, Swizzle::B128);
   // A descriptor whose start is one 128-byte row into the swizzle pattern.
