@@ -40,7 +40,8 @@
 //
 // Arithmetic: exact products of the inputs (tf32: the top 19 bits of each
 // 32-bit element) summed in double over K, added to D (scale-d) in double,
-// and rounded once to f32 (or f16) per instruction.
+// and rounded once to f32 (or f16) per instruction; a NaN result is the
+// canonical NaN (0x7fffffff, f16 0x7fff).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +50,7 @@
 
 #include "nvfp4/Emulator/FloatFormats.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -489,12 +491,15 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
           if (scaleD)
             s += toDouble(kF16, (old >> (16 * h)) & 0xffff);
           EncodeOptions eo;
-          out |= static_cast<uint32_t>(encode(kF16, unpackDouble(s), eo))
-                 << (16 * h);
+          uint32_t hb =
+              std::isnan(s)
+                  ? 0x7fffu
+                  : static_cast<uint32_t>(encode(kF16, unpackDouble(s), eo));
+          out |= hb << (16 * h);
         } else {
           if (scaleD)
             s += double(f32FromBits(old));
-          out = bitsOf(static_cast<float>(s));
+          out = std::isnan(s) ? 0x7fffffffu : bitsOf(static_cast<float>(s));
         }
       }
       op.values[j * 32 + l] = out;

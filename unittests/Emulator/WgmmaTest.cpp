@@ -54,6 +54,7 @@ struct WgCase {
   unsigned warpgroups = 1;
   bool peek = false;       ///< store D before the wait too
   bool twoGroups = false;  ///< commit after each MMA, wait_group 1 then 0
+  bool nanA = false;       ///< A[5][3] is a NaN with a payload
 };
 
 const char *typeName(El e) {
@@ -343,6 +344,10 @@ Result runCase(const WgCase &c, const std::string &patch = "",
     x = encodeElem(c.a, rnd());
   for (auto &x : B)
     x = encodeElem(c.b, rnd());
+  if (c.nanA) // a quiet NaN with a payload (e4m3: its only NaN code)
+    A[size_t(5) * kExtA + 3] = ea == 4   ? 0x7fc12000u
+                               : ea == 2 ? (c.a == El::BF16 ? 0x7fc1u : 0x7e01u)
+                                         : (c.a == El::E4M3 ? 0x7fu : 0x7eu);
   umma::SmemLayout la{c.aMajor, c.swizzle, ummaType(c.a), M, kExtA};
   umma::SmemLayout lb{c.bMajor, c.swizzle, ummaType(c.b), c.n, kExtB};
   uint32_t aBytes = static_cast<uint32_t>(umma::tileBytes(la));
@@ -473,7 +478,10 @@ Result runCase(const WgCase &c, const std::string &patch = "",
           c.f16Acc ? fp::toDouble(fp::kF16, (bits >> (16 * (i % 2))) & 0xffff)
                    : fp::toDouble(fp::kF32, bits);
       double tol = c.f16Acc ? 1e-3 * (mag + 1) : 1e-6 * mag;
-      if (!(std::fabs(got - ref) <= tol)) {
+      uint32_t gotBits = c.f16Acc ? (bits >> (16 * (i % 2))) & 0xffff : bits;
+      bool okNan = std::isnan(ref) &&
+                   gotBits == (c.f16Acc ? 0x7fffu : 0x7fffffffu);
+      if (!okNan && !(std::fabs(got - ref) <= tol)) {
         res.mismatch = "thread " + std::to_string(tid) + " element " +
                        std::to_string(i) + " = D[" + std::to_string(row) +
                        "][" + std::to_string(col) + "] = " +
@@ -592,6 +600,22 @@ TEST(WgmmaTest, AFromRegisters) {
   f.aRegs = true;
   f.n = 24;
   EXPECT_EQ(ok(runCase(f)), "");
+}
+
+TEST(WgmmaTest, NaNInputsGiveTheCanonicalNaN) {
+  WgCase c = mk("nan", Major::K, Major::K, Swizzle::B128);
+  c.nanA = true;
+  EXPECT_EQ(ok(runCase(c)), "");
+  c.f16Acc = true;
+  c.a = c.b = El::F16;
+  EXPECT_EQ(ok(runCase(c)), "");
+  WgCase f = fp8("nan_fp8", El::E4M3, El::E5M2, Swizzle::B64);
+  f.nanA = true;
+  EXPECT_EQ(ok(runCase(f)), "");
+  WgCase t = tf32("nan_tf32", Swizzle::B32);
+  t.nanA = true;
+  t.aRegs = true;
+  EXPECT_EQ(ok(runCase(t)), "");
 }
 
 TEST(WgmmaTest, ScaleAAndScaleB) {
