@@ -27,9 +27,9 @@ namespace nvfp4::emu::smem {
 
 /// A decoded matrix descriptor, independent of its encoding.
 struct Canonical {
-  uint32_t start = 0; ///< byte address of the matrix in shared memory
-  uint32_t lbo = 0;   ///< leading-dimension byte offset
-  uint32_t sbo = 0;   ///< stride-dimension byte offset
+  uint32_t start = 0;       ///< byte address of the matrix in shared memory
+  uint32_t lbo = 0;         ///< leading-dimension byte offset
+  uint32_t sbo = 0;         ///< stride-dimension byte offset
   unsigned swizzleBits = 0; ///< B: 0 none, 1 32B, 2 64B, 3 128B
   bool kMajor = true;
 };

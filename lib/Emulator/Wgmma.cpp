@@ -250,10 +250,10 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
                    " are alive");
   const uint32_t wg = w.id / 4;
   if (4 * wg + 4 > warpsPerCta_)
-    return bad(0, "warp " + std::to_string(w.id) +
-                      " belongs to warpgroup " + std::to_string(wg) +
-                      " (warps " + std::to_string(4 * wg) + ".." +
-                      std::to_string(4 * wg + 3) + "), but the CTA has only " +
+    return bad(0, "warp " + std::to_string(w.id) + " belongs to warpgroup " +
+                      std::to_string(wg) + " (warps " + std::to_string(4 * wg) +
+                      ".." + std::to_string(4 * wg + 3) +
+                      "), but the CTA has only " +
                       std::to_string(warpsPerCta_) + " warps");
   if (!w.wgmmaFenced)
     return bad(0, "no wgmma.fence before the first wgmma.mma_async of warp " +
@@ -288,8 +288,8 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
   if (I.sub2 & XW_NegScaleD)
     p = ~p;
   if (p != 0 && p != 0xffffffffu)
-    return bad(firstLane(~p), "scale-d differs between the lanes (" +
-                                  hexStr(p) + ")");
+    return bad(firstLane(~p),
+               "scale-d differs between the lanes (" + hexStr(p) + ")");
   const bool scaleD = p != 0;
 
   // The four warps of the warpgroup must issue the same operations.
@@ -378,13 +378,12 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
     for (uint32_t k = 0; k < K; ++k) {
       uint32_t bits;
       if (!load(bd, ebB, n, k, bits))
-        return fault(Fault::Kind::Memory, w, 0, I,
-                     "'" + mnem + "' reads B element (" + std::to_string(n) +
-                         ", " + std::to_string(k) + ") at shared address " +
-                         oob + ", outside the CTA's " +
-                         std::to_string(cta.shared.size()) +
-                         " bytes of shared memory (B descriptor " +
-                         hexStr(bDesc) + ")");
+        return fault(
+            Fault::Kind::Memory, w, 0, I,
+            "'" + mnem + "' reads B element (" + std::to_string(n) + ", " +
+                std::to_string(k) + ") at shared address " + oob +
+                ", outside the CTA's " + std::to_string(cta.shared.size()) +
+                " bytes of shared memory (B descriptor " + hexStr(bDesc) + ")");
       Bm[size_t(n) * K + k] = sb * elemValue(bt, bits);
     }
   const uint32_t row0 = 16 * (w.id % 4);
@@ -427,14 +426,13 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
       for (uint32_t k = 0; k < K; ++k) {
         uint32_t bits;
         if (!load(ad, ea, row0 + r, k, bits))
-          return fault(Fault::Kind::Memory, w, 0, I,
-                       "'" + mnem + "' reads A element (" +
-                           std::to_string(row0 + r) + ", " +
-                           std::to_string(k) + ") at shared address " + oob +
-                           ", outside the CTA's " +
-                           std::to_string(cta.shared.size()) +
-                           " bytes of shared memory (A descriptor " +
-                           hexStr(aDesc) + ")");
+          return fault(
+              Fault::Kind::Memory, w, 0, I,
+              "'" + mnem + "' reads A element (" + std::to_string(row0 + r) +
+                  ", " + std::to_string(k) + ") at shared address " + oob +
+                  ", outside the CTA's " + std::to_string(cta.shared.size()) +
+                  " bytes of shared memory (A descriptor " + hexStr(aDesc) +
+                  ")");
         Am[size_t(r) * K + k] = sa * elemValue(at, bits);
       }
   }
@@ -442,8 +440,8 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
     if (hi[q] == 0)
       continue;
     if (tma_ && cfg_.checkTmaRaces)
-      if (const std::string *t = tmaInFlight(
-              cta, lo[q], static_cast<uint32_t>(hi[q] - lo[q])))
+      if (const std::string *t =
+              tmaInFlight(cta, lo[q], static_cast<uint32_t>(hi[q] - lo[q])))
         return fault(Fault::Kind::Invalid, w, 0, I,
                      "race: '" + mnem + "' reads shared memory [" +
                          hexStr(lo[q]) + ", " + hexStr(hi[q]) +
@@ -453,9 +451,9 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
 
   // D: the accumulator input is the register, or the result of a pending
   // wgmma.mma_async that writes the register.
-  const std::vector<uint32_t> dRows(
-      prog_.lists.data() + I.listBegin,
-      prog_.lists.data() + I.listBegin + I.listCount);
+  const std::vector<uint32_t> dRows(prog_.lists.data() + I.listBegin,
+                                    prog_.lists.data() + I.listBegin +
+                                        I.listCount);
   std::unordered_map<uint32_t, std::pair<size_t, size_t>> pending;
   if (scaleD)
     for (size_t i = 0; i < w.wgmma.size(); ++i)

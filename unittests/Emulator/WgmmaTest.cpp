@@ -48,13 +48,13 @@ struct WgCase {
   uint32_t n = 64;
   Major aMajor = Major::K, bMajor = Major::K;
   Swizzle swizzle = Swizzle::B128;
-  bool aRegs = false;      ///< A from the register fragment
+  bool aRegs = false; ///< A from the register fragment
   bool negA = false, negB = false;
-  bool initD = false;      ///< first MMA with scale-d true on a loaded D
+  bool initD = false; ///< first MMA with scale-d true on a loaded D
   unsigned warpgroups = 1;
-  bool peek = false;       ///< store D before the wait too
-  bool twoGroups = false;  ///< commit after each MMA, wait_group 1 then 0
-  bool nanA = false;       ///< A[5][3] is a NaN with a payload
+  bool peek = false;      ///< store D before the wait too
+  bool twoGroups = false; ///< commit after each MMA, wait_group 1 then 0
+  bool nanA = false;      ///< A[5][3] is a NaN with a payload
 };
 
 const char *typeName(El e) {
@@ -235,7 +235,9 @@ std::string kernelText(const WgCase &c, uint32_t smemBytes, unsigned nd) {
   std::string S = std::to_string(smemBytes);
   std::string s =
       ".version 8.0\n.target sm_90a\n.address_size 64\n"
-      ".shared .align 1024 .b8 smem[" + S + "];\n"
+      ".shared .align 1024 .b8 smem[" +
+      S +
+      "];\n"
       ".visible .entry k(.param .u64 out, .param .u64 img, .param .u64 areg,"
       " .param .u64 ad0, .param .u64 ad1, .param .u64 bd0, .param .u64 bd1,"
       " .param .u64 dinit)\n{\n"
@@ -244,7 +246,9 @@ std::string kernelText(const WgCase &c, uint32_t smemBytes, unsigned nd) {
       "  ld.param.u64 %rd1, [out];\n  ld.param.u64 %rd2, [img];\n"
       "  mov.u32 %r0, %tid.x;\n"
       "  shl.b32 %r1, %r0, 2;\n  mov.u32 %r3, smem;\n"
-      "COPY:\n  setp.ge.u32 %p1, %r1, " + S + ";\n  @%p1 bra COPIED;\n"
+      "COPY:\n  setp.ge.u32 %p1, %r1, " +
+      S +
+      ";\n  @%p1 bra COPIED;\n"
       "  cvt.u64.u32 %rd4, %r1;\n  add.s64 %rd5, %rd2, %rd4;\n"
       "  ld.global.u32 %r2, [%rd5];\n  add.u32 %r4, %r3, %r1;\n"
       "  st.shared.u32 [%r4], %r2;\n  add.u32 %r1, %r1, " +
@@ -274,16 +278,16 @@ std::string kernelText(const WgCase &c, uint32_t smemBytes, unsigned nd) {
                      std::to_string(c.n) + "k" + std::to_string(K) + "." +
                      (c.f16Acc ? "f16" : "f32") + "." + typeName(c.a) + "." +
                      typeName(c.b) + " " + regList("d", 0, nd) + ", ";
-  std::string tail = std::string(c.negA ? ", -1" : ", 1") +
-                     (c.negB ? ", -1" : ", 1");
+  std::string tail =
+      std::string(c.negA ? ", -1" : ", 1") + (c.negB ? ", -1" : ", 1");
   if (bytesOf(c.a) == 2) {
     if (!c.aRegs)
       tail += c.aMajor == Major::MN ? ", 1" : ", 0";
     tail += c.bMajor == Major::MN ? ", 1" : ", 0";
   }
   for (unsigned q = 0; q < 2; ++q) {
-    std::string a = c.aRegs ? regList("a", 4 * q, 4)
-                            : std::string(q ? "%rd10" : "%rd9");
+    std::string a =
+        c.aRegs ? regList("a", 4 * q, 4) : std::string(q ? "%rd10" : "%rd9");
     s += mnem + a + ", " + (q ? "%rd12" : "%rd11") + ", " +
          (q ? "%p6" : "%p5") + tail + ";\n";
     if (c.twoGroups)
@@ -309,8 +313,8 @@ std::string kernelText(const WgCase &c, uint32_t smemBytes, unsigned nd) {
 }
 
 struct Result {
-  std::string error;        ///< launch / setup failure
-  std::string mismatch;     ///< first element that differs, or ""
+  std::string error;            ///< launch / setup failure
+  std::string mismatch;         ///< first element that differs, or ""
   std::vector<uint32_t> peeked; ///< D registers before the wait
   uint64_t mmas = 0;
 };
@@ -325,8 +329,9 @@ Result runCase(const WgCase &c, const std::string &patch = "",
   const unsigned threads = 128 * c.warpgroups;
   const uint32_t M = 64;
   auto kExtent = [&](Major mj, unsigned e) {
-    return mj == Major::K ? std::max<unsigned>(kTot, swizzleWidth(c.swizzle) / e)
-                          : kTot;
+    return mj == Major::K
+               ? std::max<unsigned>(kTot, swizzleWidth(c.swizzle) / e)
+               : kTot;
   };
   const unsigned kExtA = kExtent(c.aMajor, ea), kExtB = kExtent(c.bMajor, eb);
   std::mt19937 rng(11u + c.n + 7u * unsigned(c.swizzle) +
@@ -479,14 +484,13 @@ Result runCase(const WgCase &c, const std::string &patch = "",
                    : fp::toDouble(fp::kF32, bits);
       double tol = c.f16Acc ? 1e-3 * (mag + 1) : 1e-6 * mag;
       uint32_t gotBits = c.f16Acc ? (bits >> (16 * (i % 2))) & 0xffff : bits;
-      bool okNan = std::isnan(ref) &&
-                   gotBits == (c.f16Acc ? 0x7fffu : 0x7fffffffu);
+      bool okNan =
+          std::isnan(ref) && gotBits == (c.f16Acc ? 0x7fffu : 0x7fffffffu);
       if (!okNan && !(std::fabs(got - ref) <= tol)) {
-        res.mismatch = "thread " + std::to_string(tid) + " element " +
-                       std::to_string(i) + " = D[" + std::to_string(row) +
-                       "][" + std::to_string(col) + "] = " +
-                       std::to_string(got) + ", expected " +
-                       std::to_string(ref);
+        res.mismatch =
+            "thread " + std::to_string(tid) + " element " + std::to_string(i) +
+            " = D[" + std::to_string(row) + "][" + std::to_string(col) +
+            "] = " + std::to_string(got) + ", expected " + std::to_string(ref);
         break;
       }
     }
@@ -848,8 +852,7 @@ TEST(WgmmaTest, Errors) {
   r = runCase(c, std::string("add.s64 %rd11, %rd11, %rd8;") + '\x01' +
                      "add.s64 %rd11, %rd11, %rd8;\n  add.s64 %rd11, %rd11, 7;");
   EXPECT_NE(r.error.find("B descriptor 0x"), std::string::npos) << r.error;
-  EXPECT_NE(r.error.find("crosses its 128-byte swizzle row"),
-            std::string::npos)
+  EXPECT_NE(r.error.find("crosses its 128-byte swizzle row"), std::string::npos)
       << r.error;
   // Undefined descriptor bits (an SM100 descriptor's version bit 46).
   r = runCase(c, std::string("add.s64 %rd11, %rd11, %rd8;") + '\x01' +
@@ -866,12 +869,14 @@ TEST(WgmmaTest, Errors) {
   r = runCase(c, std::string("  wgmma.fence.sync.aligned;\n") + '\x01');
   EXPECT_NE(r.error.find("no wgmma.fence"), std::string::npos) << r.error;
   // Writing the accumulator while the MMA is pending.
-  r = runCase(c, std::string("WAIT:\n") + '\x01' + "  mov.b32 %d3, 0;\nWAIT:\n");
+  r = runCase(c,
+              std::string("WAIT:\n") + '\x01' + "  mov.b32 %d3, 0;\nWAIT:\n");
   EXPECT_NE(r.error.find("race: D register 3"), std::string::npos) << r.error;
   // Writing the A fragment while the MMA is pending.
   WgCase a = c;
   a.aRegs = true;
-  r = runCase(a, std::string("WAIT:\n") + '\x01' + "  mov.b32 %a5, 0;\nWAIT:\n");
+  r = runCase(a,
+              std::string("WAIT:\n") + '\x01' + "  mov.b32 %a5, 0;\nWAIT:\n");
   EXPECT_NE(r.error.find("race: A-fragment register 1"), std::string::npos)
       << r.error;
   // A shared-memory store into an operand before the wait (A row 0 is at

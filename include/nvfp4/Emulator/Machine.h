@@ -198,7 +198,8 @@ struct LaunchStats {
   uint64_t fences = 0;             ///< fence / membar executed (no-ops)
   uint64_t barriers = 0;           ///< bar / barrier completions
   uint64_t mbarrierPhases = 0;     ///< mbarrier phase completions
-  uint64_t mmas = 0; ///< tcgen05.mma (per thread), wgmma.mma_async (per warpgroup)
+  /// tcgen05.mma issued (per thread) and wgmma.mma_async (per warpgroup).
+  uint64_t mmas = 0;
   /// 32-bit TMEM cells read by tcgen05.ld that nothing had written (they
   /// read as the NaN 0x7FBADBAD).
   uint64_t tmemPoisonReads = 0;
