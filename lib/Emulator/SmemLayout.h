@@ -20,7 +20,6 @@
 #ifndef NVFP4_LIB_EMULATOR_SMEMLAYOUT_H
 #define NVFP4_LIB_EMULATOR_SMEMLAYOUT_H
 
-#include <algorithm>
 #include <cstdint>
 
 namespace nvfp4::emu::smem {
@@ -71,23 +70,6 @@ inline uint64_t swizzle(uint64_t a, unsigned bits) {
 inline uint64_t elementAddress(const Canonical &d, unsigned eb, uint32_t mn,
                                uint32_t k) {
   return swizzle(d.start + canonicalOffset(d, eb, mn, k), d.swizzleBits);
-}
-
-/// Bounds [lo, hi) of the bytes an (rows x K) operand may touch: the corners
-/// of the box, widened to whole swizzle rows (the XOR permutes bytes within
-/// a row).
-inline void footprint(const Canonical &d, unsigned eb, uint32_t rows,
-                      uint32_t K, uint64_t &lo, uint64_t &hi) {
-  lo = ~uint64_t(0);
-  hi = 0;
-  const uint32_t W = swizzleWidth(d.swizzleBits);
-  for (uint32_t r : {0u, rows - 1})
-    for (uint32_t k : {0u, K - 1}) {
-      uint64_t a = d.start + canonicalOffset(d, eb, r, k);
-      uint64_t rowBase = a & ~uint64_t(W - 1);
-      lo = std::min(lo, rowBase);
-      hi = std::max(hi, rowBase + W);
-    }
 }
 
 } // namespace nvfp4::emu::smem
