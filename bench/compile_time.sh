@@ -20,7 +20,7 @@ now_ns() { date +%s%N; }
 median_ms() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1e6}'; }
 
 printf '%-22s %10s %10s %8s\n' example "opt->cubin" "ptxas" ratio
-for ex in gemm gemm_m64 gemm_2cta; do
+for ex in gemm gemm_m64 gemm_2cta attention_decode; do
   src=$root/examples/$ex.mlir
   : > "$tmp/full"; : > "$tmp/ptxas"
   for _ in $(seq "$runs"); do
