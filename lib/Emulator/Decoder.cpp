@@ -1669,6 +1669,33 @@ namespace {
 
 bool isIntType(Type t) { return isIntegral(t) && t != Type::Pred; }
 
+/// The executor's space for the state-space modifier of cvta/isspacep;
+/// false when there is none.
+bool addressSpaceOf(Space sp, XSpace &out) {
+  switch (sp) {
+  case Space::Global:
+    out = XSpace::Global;
+    return true;
+  case Space::Shared:
+    out = XSpace::Shared;
+    return true;
+  case Space::SharedCluster:
+    out = XSpace::SharedCluster;
+    return true;
+  case Space::Local:
+    out = XSpace::Local;
+    return true;
+  case Space::Const:
+    out = XSpace::Const;
+    return true;
+  case Space::Param:
+    out = XSpace::ParamKernel;
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool isArithFloat(Type t) {
   return t == Type::F32 || t == Type::F64 || t == Type::F16 ||
          t == Type::F16x2 || t == Type::BF16 || t == Type::BF16x2 ||
@@ -3169,28 +3196,8 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
     x.op = XOp::Cvta;
     x.type = t;
     x.sub = in.has(ModId::To) ? 1 : 0;
-    switch (in.space()) {
-    case Space::Global:
-      x.space = XSpace::Global;
-      break;
-    case Space::Shared:
-      x.space = XSpace::Shared;
-      break;
-    case Space::SharedCluster:
-      x.space = XSpace::SharedCluster;
-      break;
-    case Space::Local:
-      x.space = XSpace::Local;
-      break;
-    case Space::Const:
-      x.space = XSpace::Const;
-      break;
-    case Space::Param:
-      x.space = XSpace::ParamKernel;
-      break;
-    default:
+    if (!addressSpaceOf(in.space(), x.space))
       return fail("cvta needs a state space");
-    }
     return dst(in, 0, t, x) && src(in, 1, t, x.src[0]);
   }
   case Opcode::Mapa: {
@@ -3217,28 +3224,8 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
     if (!expectOperands(in, 2, 2))
       return false;
     x.op = XOp::Isspacep;
-    switch (in.space()) {
-    case Space::Global:
-      x.space = XSpace::Global;
-      break;
-    case Space::Shared:
-      x.space = XSpace::Shared;
-      break;
-    case Space::SharedCluster:
-      x.space = XSpace::SharedCluster;
-      break;
-    case Space::Local:
-      x.space = XSpace::Local;
-      break;
-    case Space::Const:
-      x.space = XSpace::Const;
-      break;
-    case Space::Param:
-      x.space = XSpace::ParamKernel;
-      break;
-    default:
+    if (!addressSpaceOf(in.space(), x.space))
       return fail("isspacep needs a state space");
-    }
     return dstPred(in, 0, x.dst) && src(in, 1, Type::U64, x.src[0]);
   }
   case Opcode::Ld:
