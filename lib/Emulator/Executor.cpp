@@ -626,7 +626,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     for (uint32_t row : prog_.sharedSymbolRows)
       for (uint32_t l = 0; l < 32; ++l)
         cta.consts[size_t(row) * 32 + l] +=
-            uint64_t(r) << addrspace::kClusterRankShift;
+            addrspace::sharedAddress(r, 0);
     cta.preds.assign(size_t(warpsPerCta_) * prog_.numPreds, 0);
     cta.warps.resize(warpsPerCta_);
     for (Barrier &b : cta.bars)
@@ -1736,7 +1736,7 @@ bool Executor::mbarAddress(Warp &w, uint32_t lane, const XInst &I,
   uint8_t *p = resolve(w, lane, space, addr, 8, /*write=*/true, I);
   if (!p)
     return false;
-  cta = ctas_[addr >> addrspace::kClusterRankShift].get();
+  cta = ctas_[addrspace::sharedRank(addr)].get();
   off = static_cast<uint32_t>(p - cta->shared.data());
   if (ownCtaOnly && cta != w.cta)
     return fault(Fault::Kind::Invalid, w, lane, I,
@@ -3467,8 +3467,8 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
   case XSpace::SharedCluster: {
     // A shared address is (CTA rank << 24) | offset (docs/Emulator.md,
     // "Shared memory addresses"; measured on an H200).
-    uint64_t rank = addr >> addrspace::kClusterRankShift;
-    uint64_t off = addr & ((uint64_t(1) << addrspace::kClusterRankShift) - 1);
+    uint64_t rank = addrspace::sharedRank(addr);
+    uint64_t off = addrspace::sharedOffset(addr);
     Cta *cta = w.cta;
     if (space == XSpace::Shared && rank != w.cta->rank)
       return fail("shared::cta " + std::string(kind) + " of " +
@@ -3650,7 +3650,6 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
     uint64_t *d = row(w, I.dst);
     const uint64_t *a = src(w, I.src[0]);
     const uint64_t *b = src(w, I.src[1]);
-    const uint64_t offMask = (uint64_t(1) << addrspace::kClusterRankShift) - 1;
     uint64_t window =
         I.space == XSpace::Generic ? addrspace::kSharedWindow : 0;
     NVFP4_FOR_LANES(mask, {
@@ -3664,8 +3663,8 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
                      "mapa to CTA rank " + std::to_string(r) +
                          ", but the cluster has " +
                          std::to_string(ctas_.size()) + " CTAs");
-      uint64_t off = (v - window) & offMask;
-      d[l] = canon(I, window + ((r << addrspace::kClusterRankShift) | off));
+      d[l] = canon(I, window + addrspace::sharedAddress(
+                                   r, addrspace::sharedOffset(v - window)));
     });
     return true;
   }

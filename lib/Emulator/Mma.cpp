@@ -164,6 +164,16 @@ void footprint(const umma::SmemDescFields &d, umma::Major major, unsigned bits,
 
 namespace nvfp4::emu {
 
+/// True when TMEM columns [col, col + n) of `cta` lie inside one live
+/// allocation.
+static bool insideAllocation(const Executor::Cta &cta, uint32_t col,
+                             uint32_t n) {
+  for (const auto &a : cta.tmemAllocs)
+    if (col >= a.column && col + n <= a.column + a.columns)
+      return true;
+  return false;
+}
+
 /// One queued tensor-core operation.
 struct MmaOp {
   bool isCommit = false;
@@ -357,10 +367,7 @@ bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
     cpGeometry(op.cpShape, rows, cols);
   op.dCols = cols;
   for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
-    bool ok = false;
-    for (const auto &a : op.parts[q]->tmemAllocs)
-      ok |= op.dCol0 >= a.column && op.dCol0 + cols <= a.column + a.columns;
-    if (!ok)
+    if (!insideAllocation(*op.parts[q], op.dCol0, cols))
       return bad("TMEM columns " + std::to_string(op.dCol0) + ".." +
                  std::to_string(op.dCol0 + cols - 1) +
                  " are not inside a live allocation of CTA rank " +
@@ -553,10 +560,7 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
     Cta &c = *op.parts[q];
     auto allocated = [&](uint32_t col, uint32_t n) {
-      for (const auto &a : c.tmemAllocs)
-        if (col >= a.column && col + n <= a.column + a.columns)
-          return true;
-      return false;
+      return insideAllocation(c, col, n);
     };
     if (!allocated(op.dCol0, op.dCols))
       return bad("D columns " + std::to_string(op.dCol0) + ".." +
@@ -649,9 +653,8 @@ bool Executor::commitLane(Warp &w, uint32_t lane, const XInst &I) {
                        "' is not a generic address of shared memory");
     addr -= addrspace::kSharedWindow;
   }
-  const uint64_t offMask = (uint64_t(1) << addrspace::kClusterRankShift) - 1;
-  uint32_t off = static_cast<uint32_t>(addr & offMask);
-  uint64_t rank = addr >> addrspace::kClusterRankShift;
+  uint32_t off = static_cast<uint32_t>(addrspace::sharedOffset(addr));
+  uint64_t rank = addrspace::sharedRank(addr);
   MmaOp op;
   op.isCommit = true;
   std::vector<uint32_t> ranks;

@@ -233,7 +233,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
   // Destination (shared::cluster) and mbarrier addresses.
   auto split = [&](uint64_t addr, const char *what, Cta *&cta,
                    uint32_t &off) -> bool {
-    uint64_t rank = addr >> addrspace::kClusterRankShift;
+    uint64_t rank = addrspace::sharedRank(addr);
     if (rank >= ctas_.size())
       return fault(Fault::Kind::Memory, w, lane, I,
                    std::string(what) + " " + hexStr(addr) + " of '" + mnem +
@@ -241,8 +241,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
                        ", but the cluster has " +
                        std::to_string(ctas_.size()) + " CTAs");
     cta = ctas_[rank].get();
-    off = static_cast<uint32_t>(
-        addr & ((uint64_t(1) << addrspace::kClusterRankShift) - 1));
+    off = static_cast<uint32_t>(addrspace::sharedOffset(addr));
     return true;
   };
   uint64_t dstAddr = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
@@ -450,8 +449,6 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
       continue;
     }
     // To shared memory, completing on an mbarrier.
-    const uint64_t offMask =
-        (uint64_t(1) << addrspace::kClusterRankShift) - 1;
     std::vector<uint32_t> ranks;
     if (I.sub2 & XT_Multicast) {
       uint32_t ctaMask = static_cast<uint32_t>(src(w, list[2])[lane] & 0xffff);
@@ -461,10 +458,10 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
     } else {
       ranks.push_back(static_cast<uint32_t>(
           I.space == XSpace::Shared ? w.cta->rank
-                                    : dst >> addrspace::kClusterRankShift));
+                                    : addrspace::sharedRank(dst)));
     }
     if (I.space == XSpace::Shared &&
-        (dst >> addrspace::kClusterRankShift) != w.cta->rank)
+        addrspace::sharedRank(dst) != w.cta->rank)
       return fault(Fault::Kind::Memory, w, lane, I,
                    "the shared::cta destination " + hexStr(dst) + " of '" +
                        mnem + "' names another CTA");
@@ -476,7 +473,7 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
     uint32_t mbOff = 0;
     if (!mbarAddress(w, lane, mb, /*ownCtaOnly=*/false, mbCta, mbOff))
       return false;
-    uint32_t off = static_cast<uint32_t>(dst & offMask);
+    uint32_t off = static_cast<uint32_t>(addrspace::sharedOffset(dst));
     for (uint32_t r : ranks) {
       if (r >= ctas_.size())
         return fault(Fault::Kind::Invalid, w, lane, I,

@@ -49,6 +49,17 @@ inline constexpr uint64_t kWindowSize = 0x0000'0001'0000'0000ull;
 /// CTA's rank; mapa replaces the rank field. Generic shared addresses are
 /// kSharedWindow + the shared address.
 inline constexpr unsigned kClusterRankShift = 24;
+/// The CTA rank and the offset of a shared address, and the address of
+/// offset `off` in CTA rank `rank`.
+constexpr uint64_t sharedRank(uint64_t addr) {
+  return addr >> kClusterRankShift;
+}
+constexpr uint64_t sharedOffset(uint64_t addr) {
+  return addr & ((uint64_t(1) << kClusterRankShift) - 1);
+}
+constexpr uint64_t sharedAddress(uint64_t rank, uint64_t off) {
+  return (rank << kClusterRankShift) | off;
+}
 } // namespace addrspace
 
 /// Grid, block and cluster extents.
