@@ -1447,11 +1447,23 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
   //     {.L2::cache_hint} [dst], [tmap, {c0, ...}], [mbar]{, mask}{, policy};
   // cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile}{.L2::cache_hint}
   //     [tmap, {c0, ...}]{, policy};
-  // Encoding: src[0] dst (shared::cluster), src[1] tensor-map address
-  // (generic), src[2] mbarrier (shared::cluster), src[3] multicast mask;
-  // imm the dst offset; lists: the coordinates, then the tensor map's and
-  // the mbarrier's address offsets as constants.
+  // cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
+  //     {.L2::cache_hint} [tmap, {c0, ...}], [src]{, policy};
+  // Encoding: src[0] dst (shared::cluster; the store's source,
+  // shared::cta), src[1] tensor-map address (generic), src[2] mbarrier
+  // (shared::cluster), src[3] multicast mask; imm the dst (source) offset;
+  // lists: the coordinates, then the tensor map's and (loads) the
+  // mbarrier's address offsets as constants.
   bool prefetch = in.opcode == Opcode::CpAsyncBulkPrefetchTensor;
+  // The first state space is the destination: global for a store.
+  bool store = false;
+  if (!prefetch)
+    for (const Modifier &m : in.mods)
+      if (m.id == ModId::Global || m.id == ModId::SharedCluster ||
+          m.id == ModId::SharedCta || m.id == ModId::Shared) {
+        store = m.id == ModId::Global;
+        break;
+      }
   for (const Modifier &m : in.mods)
     if (m.id == ModId::Im2col || m.id == ModId::Im2colW ||
         m.id == ModId::Im2colW128 || m.id == ModId::Im2colNoOffs ||
@@ -1464,6 +1476,14 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
     if (!checkMods(in, {ModId::Dim, ModId::L2, ModId::Global, ModId::Tile,
                         ModId::L2CacheHint}))
       return false;
+  } else if (store) {
+    if (!checkMods(in, {ModId::Dim, ModId::Global, ModId::SharedCta,
+                        ModId::Tile, ModId::BulkGroup, ModId::L2CacheHint}))
+      return false;
+    if (!in.has(ModId::SharedCta) || !in.has(ModId::BulkGroup))
+      return fail("'" + in.mnemonic +
+                  "' (a tensor store) needs the source space .shared::cta "
+                  "and .bulk_group");
   } else if (!checkMods(in, {ModId::Dim, ModId::SharedCluster, ModId::Global,
                              ModId::Tile, ModId::MbarrierCompleteTxBytes,
                              ModId::MulticastCluster, ModId::CtaGroup,
@@ -1473,21 +1493,21 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
   int dims = in.value(ModId::Dim, 0);
   if (dims < 1 || dims > 5)
     return fail("'" + in.mnemonic + "' needs a dimension .1d ... .5d");
-  if (!prefetch && !in.has(ModId::MbarrierCompleteTxBytes)) {
+  if (!prefetch && !store && !in.has(ModId::MbarrierCompleteTxBytes)) {
     x.op = XOp::NotImplemented;
     return fail("not implemented yet: '" + in.mnemonic +
                 "' without .mbarrier::complete_tx::bytes");
   }
-  bool multicast = !prefetch && in.has(ModId::MulticastCluster);
+  bool multicast = !prefetch && !store && in.has(ModId::MulticastCluster);
   bool hint = in.has(ModId::L2CacheHint);
-  unsigned tOp = prefetch ? 0 : 1;
+  unsigned tOp = prefetch || store ? 0 : 1;
   unsigned n = tOp + (prefetch ? 1 : 2) + (multicast ? 1 : 0) + (hint ? 1 : 0);
   if (!expectOperands(in, n, n))
     return false;
   int cg = in.value(ModId::CtaGroup, 1);
   if (in.has(ModId::CtaGroup) && cg != 1 && cg != 2)
     return fail("'" + in.mnemonic + "': .cta_group must be ::1 or ::2");
-  x.op = prefetch ? XOp::TmaPrefetch : XOp::TmaLoad;
+  x.op = prefetch ? XOp::TmaPrefetch : store ? XOp::TmaStore : XOp::TmaLoad;
   x.sub = static_cast<uint8_t>((multicast ? XT_Multicast : 0) |
                                (cg == 2 ? XT_CtaGroup2 : 0));
   x.vec = static_cast<uint8_t>(dims);
@@ -1537,6 +1557,10 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
   p_.lists.push_back(constRow(static_cast<uint64_t>(t.imm)));
   if (prefetch)
     return true;
+  if (store) {
+    x.space = XSpace::Shared;
+    return plainAddress(in, 1, XSpace::Shared, x.src[0], x.imm);
+  }
   int64_t mbImm = 0;
   if (!plainAddress(in, 0, XSpace::SharedCluster, x.src[0], x.imm) ||
       !plainAddress(in, 2, XSpace::SharedCluster, x.src[2], mbImm))

@@ -1133,6 +1133,7 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     return execMbarrier(w, I, mask, yield);
   case XOp::TmaLoad:
   case XOp::TmaPrefetch:
+  case XOp::TmaStore:
     if (mask && !execTma(w, I, mask))
       return false;
     break;

@@ -39,6 +39,10 @@
 #include <memory>
 #include <vector>
 
+namespace nvfp4::rt {
+struct TensorMapDesc;
+} // namespace nvfp4::rt
+
 namespace nvfp4::emu {
 
 class Executor;
@@ -258,6 +262,9 @@ private:
   // TMA (Tma.cpp).
   bool execTma(Warp &w, const XInst &I, uint32_t mask);
   bool tmaLane(Warp &w, uint32_t lane, const XInst &I);
+  bool tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
+                    const rt::TensorMapDesc &d, const int64_t *coord,
+                    unsigned swz);
   // tcgen05 tensor memory (Tmem.cpp).
   bool execTmem(Warp &w, const XInst &I, uint32_t mask);
   bool tmemLdSt(Warp &w, const XInst &I, uint32_t mask);

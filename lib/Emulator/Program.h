@@ -194,6 +194,11 @@ enum class XOp : uint16_t {
   TmemShift,
   TmaLoad,     ///< cp.async.bulk.tensor global -> shared::cluster
   TmaPrefetch, ///< prefetch.tensormap / cp.async.bulk.prefetch.tensor
+  /// cp.async.bulk.tensor shared::cta -> global (.bulk_group, Tma.cpp):
+  /// src[0] the shared::cta source, src[1] the tensor-map address; imm the
+  /// source offset; lists: the coordinates, then the tensor map's address
+  /// offset as a constant. Completes like a BulkCopy to global memory.
+  TmaStore,
   /// cp.async.bulk (Tma.cpp): sub XBulkDir, sub2 XT_Multicast; src[0] dst,
   /// src[1] src, src[2] size, src[3] mbarrier; imm the dst offset; lists:
   /// constant rows of the src and mbarrier offsets, then the CTA mask.

@@ -1,6 +1,7 @@
 //===- Tma.cpp - TMA tensor copies (cp.async.bulk.tensor) -----------------===//
 //
-// cp.async.bulk.tensor loads (global -> shared::cluster, .tile mode) and the
+// cp.async.bulk.tensor loads (global -> shared::cluster, .tile mode), stores
+// (shared::cta -> global, .tile mode, bulk-group completion) and the
 // tensor-map prefetches. The tensor map is read from memory at the operand's
 // address and decoded with the portable decoder (nvfp4/Support/TensorMap.h).
 //
@@ -16,12 +17,20 @@
 // box goes to shared address swizzle(dst + L), where swizzle(a) =
 // a ^ (((a >> 7) & ((1 << B) - 1)) << 4) with B = 1, 2, 3 for 32B, 64B, 128B.
 //
+// A store is the inverse: the byte at linear offset L of the dense box is
+// read from shared address swizzle(src + L) (with the same row pitch as a
+// load), when the store issues, as cp.async.bulk shared -> global reads its
+// source; the in-bounds elements are written to global memory when the
+// issuing thread's cp.async.bulk.wait_group retires the store's bulk group
+// (or the thread exits). Out-of-bounds elements are not written.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Executor.h"
 
 #include "nvfp4/Support/TensorMap.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -41,6 +50,29 @@ uint64_t swizzleAddress(uint64_t a, unsigned bits) {
     return a;
   return a ^ (((a >> 7) & ((uint64_t(1) << bits) - 1)) << 4);
 }
+
+/// Where a box's bytes sit in shared memory. A box row (boxDims[0]
+/// elements, `inner` bytes) takes `pitch` bytes: the row itself, or under a
+/// swizzle a whole swizzle span when the row is narrower (an H200 with a
+/// 64-byte row under the 128B swizzle: corpus case
+/// tma_2d_bf16_128B_b64_8_3). Byte b of row r is at shared offset
+/// swizzleAddress(base + r * pitch + b) - base for a 128-byte aligned base,
+/// so every byte stays within its 128-byte row.
+struct SmemBox {
+  uint64_t inner = 0, pitch = 0, rows = 0, bytes = 0;
+  unsigned swz = 0;
+
+  SmemBox(uint64_t innerBytes, uint64_t totalBytes, unsigned swizzleBits)
+      : inner(innerBytes), swz(swizzleBits) {
+    const uint64_t span = uint64_t(16) << swz;
+    pitch = swz != 0 && inner < span ? span : inner;
+    rows = totalBytes / inner;
+    bytes = rows * pitch;
+  }
+  uint64_t offset(uint64_t base, uint64_t r, uint64_t b) const {
+    return swizzleAddress(base + r * pitch + b, swz) - base;
+  }
+};
 
 /// The bytes an out-of-bounds element gets with OOB fill nan: 0x7ff7 in
 /// every 16 bits, whatever the element type (an H200 writes 0x7ff7 for
@@ -224,11 +256,17 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
   if (d.interleave != rt::TmaInterleave::None || !denseStrides || bits < 8 ||
       swz == 99)
     return fault(Fault::Kind::NotImplemented, w, lane, I,
-                 "not implemented yet: TMA load with the tensor map " +
-                     rt::describe(d) +
+                 std::string("not implemented yet: TMA ") +
+                     (I.op == XOp::TmaStore ? "store" : "load") +
+                     " with the tensor map " + rt::describe(d) +
                      " (implemented: interleave none, element strides 1, "
                      "8- to 64-bit elements, swizzle none/32B/64B/128B)");
   const unsigned eb = bits / 8;
+  int64_t coord[rt::kTmaMaxRank] = {};
+  for (unsigned i = 0; i < dims; ++i)
+    coord[i] = static_cast<int32_t>(src(w, list[i])[lane]);
+  if (I.op == XOp::TmaStore)
+    return tmaStoreLane(w, lane, I, d, coord, swz);
 
   // Destination (shared::cluster) and mbarrier addresses.
   auto split = [&](uint64_t addr, const char *what, Cta *&cta,
@@ -268,9 +306,6 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     boxElems *= d.boxDims[i];
   const uint64_t total = boxElems * eb;
   std::vector<uint8_t> dense(total);
-  int64_t coord[rt::kTmaMaxRank] = {};
-  for (unsigned i = 0; i < dims; ++i)
-    coord[i] = static_cast<int32_t>(src(w, list[i])[lane]);
   uint64_t fill = d.oobFill == rt::TmaOobFill::NaN ? kNanFill : 0;
   uint32_t idx[rt::kTmaMaxRank] = {};
   for (uint64_t e = 0; e < boxElems; ++e) {
@@ -299,33 +334,26 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
       idx[i] = 0;
     }
   }
-  // Swizzle into the image (relative to dstOff; dstOff is 128-aligned, so
-  // every byte stays within its 128-byte row). Under a swizzle, a box row
-  // narrower than the swizzle span (32, 64 or 128 bytes) still occupies a
-  // whole span: box row r starts at r * span and the bytes after it are
-  // left untouched (an H200 with a 64-byte row under the 128B swizzle:
-  // corpus case tma_2d_bf16_128B_b64_8_3).
+  // Swizzle into the image (relative to dstOff, 128-aligned; SmemBox).
+  // The bytes after a box row narrower than the swizzle span are left
+  // untouched.
   std::vector<uint8_t> image, written;
   if (swz == 0) {
     image = std::move(dense);
   } else {
-    const uint64_t inner = uint64_t(d.boxDims[0]) * eb;
-    const uint64_t span = uint64_t(16) << swz;
-    const uint64_t pitch = inner < span ? span : inner;
-    const uint64_t rows = total / inner;
-    const uint64_t imageBytes = rows * pitch;
-    if (imageBytes % 128 != 0)
+    const SmemBox box(uint64_t(d.boxDims[0]) * eb, total, swz);
+    if (box.bytes % 128 != 0)
       return fault(Fault::Kind::NotImplemented, w, lane, I,
                    "not implemented yet: a swizzled TMA box of " +
-                       std::to_string(imageBytes) +
+                       std::to_string(box.bytes) +
                        " bytes (not a multiple of 128)");
-    image.assign(imageBytes, 0);
-    if (pitch != inner)
-      written.assign(imageBytes, 0);
-    for (uint64_t r = 0; r < rows; ++r)
-      for (uint64_t b = 0; b < inner; ++b) {
-        uint64_t at = swizzleAddress(dstOff + r * pitch + b, swz) - dstOff;
-        image[at] = dense[r * inner + b];
+    image.assign(box.bytes, 0);
+    if (box.pitch != box.inner)
+      written.assign(box.bytes, 0);
+    for (uint64_t r = 0; r < box.rows; ++r)
+      for (uint64_t b = 0; b < box.inner; ++b) {
+        uint64_t at = box.offset(dstOff, r, b);
+        image[at] = dense[r * box.inner + b];
         if (!written.empty())
           written[at] = 1;
       }
@@ -380,6 +408,72 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     c.txBytes = static_cast<uint32_t>(total);
     c.origin = location(w, lane, I.line);
     tma_->push(std::move(c));
+  }
+  return true;
+}
+
+bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
+                            const rt::TensorMapDesc &d, const int64_t *coord,
+                            unsigned swz) {
+  const std::string mnem =
+      I.inst ? I.inst->mnemonic : std::string("cp.async.bulk.tensor");
+  const unsigned dims = d.rank;
+  const unsigned eb = rt::elementBits(d.dataType) / 8;
+  uint64_t boxElems = 1;
+  for (unsigned i = 0; i < dims; ++i)
+    boxElems *= d.boxDims[i];
+  const SmemBox box(uint64_t(d.boxDims[0]) * eb, boxElems * eb, swz);
+  if (swz != 0 && box.bytes % 128 != 0)
+    return fault(Fault::Kind::NotImplemented, w, lane, I,
+                 "not implemented yet: a swizzled TMA box of " +
+                     std::to_string(box.bytes) +
+                     " bytes (not a multiple of 128)");
+
+  // The source: shared::cta, 128-byte aligned, read now (as cp.async.bulk
+  // shared -> global reads its source when it issues).
+  uint64_t srcAddr = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+  if (srcAddr % 128 != 0)
+    return fault(Fault::Kind::Memory, w, lane, I,
+                 "the shared source " + hexStr(srcAddr) + " of '" + mnem +
+                     "' is not 128-byte aligned");
+  const uint8_t *sp = resolve(w, lane, XSpace::Shared, srcAddr,
+                              static_cast<uint32_t>(box.bytes), false, I, 128);
+  if (!sp)
+    return false;
+  const uint64_t srcOff = addrspace::sharedOffset(srcAddr);
+
+  // One pending bulk store per box row with in-bounds elements: the
+  // in-bounds part of a row is contiguous in global memory.
+  const int64_t c0 = coord[0];
+  const int64_t lo = std::max<int64_t>(0, -c0);
+  const int64_t hi =
+      std::min<int64_t>(d.boxDims[0], int64_t(d.globalDims[0]) - c0);
+  uint32_t idx[rt::kTmaMaxRank] = {};
+  for (uint64_t r = 0; r < box.rows; ++r) {
+    bool inside = lo < hi;
+    uint64_t addr = d.globalAddress;
+    for (unsigned i = 1; i < dims && inside; ++i) {
+      int64_t c = coord[i] + idx[i];
+      inside = c >= 0 && static_cast<uint64_t>(c) < d.globalDims[i];
+      addr += static_cast<uint64_t>(c) * d.globalStrides[i - 1];
+    }
+    if (inside) {
+      addr += static_cast<uint64_t>(c0 + lo) * eb;
+      const uint64_t first = uint64_t(lo) * eb, n = uint64_t(hi - lo) * eb;
+      if (!resolve(w, lane, XSpace::Global, addr, static_cast<uint32_t>(n),
+                   true, I, 1))
+        return false;
+      std::vector<uint8_t> bytes(n);
+      for (uint64_t b = 0; b < n; ++b)
+        bytes[b] = sp[box.offset(srcOff, r, first + b)];
+      w.bulkStores.push_back(
+          {lane, Warp::kUncommitted, addr, std::move(bytes)});
+    }
+    for (unsigned i = 1; i < dims; ++i) {
+      if (++idx[i] < d.boxDims[i])
+        break;
+      idx[i] = 0;
+    }
   }
   return true;
 }

@@ -472,3 +472,470 @@ TEST(TmaTest, NarrowBoxUnderSwizzleAndNanFillAsOnH200) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Tensor stores: cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group
+//===----------------------------------------------------------------------===//
+//
+// The reference is written here from the PTX ISA's description and the load
+// formula above (not from Tma.cpp): element x of box row r (rows numbered
+// with dimension 1 fastest) is read from shared address swizzle(base + r *
+// pitch + x * esize) (pitch = the row's bytes, or the swizzle span when the
+// row is narrower), and written to the global element at coordinates + box
+// index when that is inside the tensor; everything else in global memory
+// (elements outside the tensor, row padding) keeps its contents.
+
+namespace {
+
+/// Thread t copies 4-byte words of `psrc` (kTile bytes) into the tile, all
+/// threads fence and sync, then thread 0 issues the store from `srcOperand`
+/// (coordinates pc0.., the map at ptmap) and commits it. Then it writes the
+/// word at `pprobe` to pout[0]; mode bit 0: no waits at all (the store lands
+/// when the thread exits); else `wait_group.read 0`, and with mode bit 1 it
+/// zeroes the tile (allowed after .read), then `wait_group 0`; then it
+/// writes the probe again to pout[1] and the tile's address to pout[2].
+std::string
+storeKernel(unsigned dims, const std::string &srcOperand,
+            const std::string &spaces = "global.shared::cta.tile.bulk_group") {
+  std::string coords;
+  for (unsigned i = 0; i < dims; ++i)
+    coords += std::string(i ? ", " : "") + "%r" + std::to_string(20 + i);
+  return ".version 8.8\n.target sm_90a\n.address_size 64\n"
+         ".shared .align 1024 .b8 tile[16384];\n"
+         ".visible .entry k(.param .u64 ptmap, .param .u64 psrc, "
+         ".param .u64 pout, .param .u64 pprobe, .param .u32 pmode, "
+         ".param .u32 pc0, .param .u32 pc1, .param .u32 pc2, "
+         ".param .u32 pc3, .param .u32 pc4)\n"
+         "{\n  .reg .pred %p<8>;\n  .reg .b32 %r<32>;\n  .reg .b64 %rd<16>;\n"
+         "  ld.param.u64 %rd1, [ptmap];\n  ld.param.u64 %rd2, [psrc];\n"
+         "  ld.param.u64 %rd3, [pout];\n  ld.param.u64 %rd4, [pprobe];\n"
+         "  ld.param.u32 %r2, [pmode];\n"
+         "  ld.param.u32 %r20, [pc0];\n  ld.param.u32 %r21, [pc1];\n"
+         "  ld.param.u32 %r22, [pc2];\n  ld.param.u32 %r23, [pc3];\n"
+         "  ld.param.u32 %r24, [pc4];\n"
+         "  mov.u32 %r0, %tid.x;\n  mov.u32 %r3, tile;\n"
+         "  shl.b32 %r6, %r0, 2;\n"
+         "FILL:\n"
+         "  setp.ge.u32 %p1, %r6, 16384;\n  @%p1 bra FILLED;\n"
+         "  cvt.u64.u32 %rd5, %r6;\n  add.s64 %rd6, %rd2, %rd5;\n"
+         "  ld.global.u32 %r8, [%rd6];\n"
+         "  add.u32 %r7, %r3, %r6;\n  st.shared.u32 [%r7], %r8;\n"
+         "  add.u32 %r6, %r6, 512;\n  bra FILL;\n"
+         "FILLED:\n"
+         "  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
+         "  setp.ne.u32 %p0, %r0, 0;\n  @%p0 bra END;\n"
+         "  cp.async.bulk.tensor." +
+         std::to_string(dims) + "d." + spaces + " [%rd1, {" + coords + "}], " +
+         srcOperand +
+         ";\n"
+         "  cp.async.bulk.commit_group;\n"
+         "  ld.global.u32 %r9, [%rd4];\n  st.global.u32 [%rd3], %r9;\n"
+         "  and.b32 %r10, %r2, 1;\n  setp.ne.u32 %p2, %r10, 0;\n"
+         "  @%p2 bra PROBE;\n"
+         "  cp.async.bulk.wait_group.read 0;\n"
+         "  and.b32 %r10, %r2, 2;\n  setp.eq.u32 %p3, %r10, 0;\n"
+         "  @%p3 bra WAIT;\n"
+         "  mov.u32 %r6, 0;\n  mov.u32 %r11, 0;\n"
+         "ZERO:\n"
+         "  add.u32 %r7, %r3, %r6;\n"
+         "  st.shared.v4.u32 [%r7], {%r11, %r11, %r11, %r11};\n"
+         "  add.u32 %r6, %r6, 16;\n"
+         "  setp.lt.u32 %p4, %r6, 16384;\n  @%p4 bra ZERO;\n"
+         "WAIT:\n"
+         "  cp.async.bulk.wait_group 0;\n"
+         "PROBE:\n"
+         "  ld.global.u32 %r9, [%rd4];\n  st.global.u32 [%rd3+4], %r9;\n"
+         "  st.global.u32 [%rd3+8], %r3;\n"
+         "END:\n  ret;\n}\n";
+}
+
+struct StoreResult {
+  std::string error;
+  std::vector<uint8_t> before; ///< the tensor's initial contents
+  std::vector<uint8_t> after;  ///< ... after the launch
+  std::vector<uint8_t> src;    ///< the tile's contents (kTile bytes)
+  uint32_t probe[3] = {};      ///< pout[0..2]
+};
+
+/// Runs storeKernel on a tensor of `d` (random initial contents) with a
+/// random source tile; `probe` is the byte offset in the tensor of the word
+/// the kernel probes.
+StoreResult
+runStore(rt::TensorMapDesc &d, const std::vector<int32_t> &coords,
+         uint32_t mode = 0, uint64_t probe = 0,
+         const std::string &srcOperand = "[%r3]", unsigned kernelDims = 0,
+         const std::string &spaces = "global.shared::cta.tile.bulk_group") {
+  StoreResult r;
+  Machine m;
+  auto mod = m.loadPTX(
+      storeKernel(kernelDims ? kernelDims : d.rank, srcOperand, spaces),
+      "tma_store.ptx");
+  if (!mod) {
+    r.error = mod.message();
+    return r;
+  }
+  auto k = (*mod)->kernel("k");
+  if (!k) {
+    r.error = k.message();
+    return r;
+  }
+  if (!(*k)->unsupported().empty()) {
+    r.error = "unsupported: " + (*k)->unsupported().front();
+    return r;
+  }
+  uint64_t bytes = rt::footprintBytes(d);
+  std::mt19937 rng(7);
+  r.before.resize(bytes);
+  for (uint8_t &b : r.before)
+    b = static_cast<uint8_t>(rng());
+  r.src.resize(kTile);
+  for (uint8_t &b : r.src)
+    b = static_cast<uint8_t>(rng());
+  uint64_t g = *m.allocate(bytes);
+  (void)m.write(g, r.before.data(), bytes);
+  uint64_t s = *m.allocate(kTile);
+  (void)m.write(s, r.src.data(), kTile);
+  d.globalAddress = g;
+  rt::TensorMapBlob map = rt::encodePortable(d);
+  uint64_t tmap = *m.allocate(128);
+  (void)m.write(tmap, map.bytes.data(), 128);
+  uint64_t out = *m.allocate(16);
+  ParamBuilder pb(**k);
+  (void)pb.addU64(tmap);
+  (void)pb.addU64(s);
+  (void)pb.addU64(out);
+  (void)pb.addU64(g + probe);
+  (void)pb.addU32(mode);
+  for (unsigned i = 0; i < 5; ++i)
+    (void)pb.addU32(i < coords.size() ? static_cast<uint32_t>(coords[i]) : 0);
+  LaunchConfig cfg;
+  cfg.grid = Dim3(1);
+  cfg.block = Dim3(128);
+  cfg.params = *pb.take();
+  if (Error e = m.launch(**k, cfg)) {
+    r.error = e.message();
+    return r;
+  }
+  r.after.resize(bytes);
+  (void)m.read(g, r.after.data(), bytes);
+  (void)m.read(out, r.probe, 12);
+  return r;
+}
+
+/// The tensor after the store, from the PTX ISA's description (see above).
+/// Also counts the elements written.
+std::vector<uint8_t> storeReference(const rt::TensorMapDesc &d,
+                                    const StoreResult &r,
+                                    const std::vector<int32_t> &c,
+                                    uint64_t *written = nullptr) {
+  const unsigned span = d.swizzle == rt::TmaSwizzle::B32    ? 32
+                        : d.swizzle == rt::TmaSwizzle::B64  ? 64
+                        : d.swizzle == rt::TmaSwizzle::B128 ? 128
+                                                            : 0;
+  const uint64_t base = r.probe[2];
+  auto swizzle = [&](uint64_t a) -> uint64_t {
+    // Bits 4.. of the 16-byte chunk within a span XOR the 128-byte row
+    // index within the pattern (span / 16 rows of 128 bytes).
+    if (span == 0)
+      return a;
+    uint64_t chunk = (a >> 4) & (span / 16 - 1);
+    uint64_t row = (a >> 7) & (span / 16 - 1);
+    return (a & ~(uint64_t(span / 16 - 1) << 4)) | (chunk ^ row) << 4;
+  };
+  const unsigned eb = rt::elementBits(d.dataType) / 8;
+  const uint64_t rowBytes = uint64_t(d.boxDims[0]) * eb;
+  const uint64_t pitch = span && rowBytes < span ? span : rowBytes;
+  std::vector<uint8_t> want = r.before;
+  uint64_t rows = 1;
+  for (unsigned i = 1; i < d.rank; ++i)
+    rows *= d.boxDims[i];
+  uint64_t count = 0;
+  for (uint64_t row = 0; row < rows; ++row) {
+    // The outer box indices of this row, dimension 1 fastest.
+    uint64_t rest = row, outer = 0;
+    bool inside = true;
+    for (unsigned i = 1; i < d.rank; ++i) {
+      int64_t x = c[i] + static_cast<int64_t>(rest % d.boxDims[i]);
+      rest /= d.boxDims[i];
+      if (x < 0 || x >= static_cast<int64_t>(d.globalDims[i]))
+        inside = false;
+      else
+        outer += static_cast<uint64_t>(x) * d.globalStrides[i - 1];
+    }
+    for (uint32_t x = 0; x < d.boxDims[0]; ++x) {
+      int64_t gx = c[0] + static_cast<int64_t>(x);
+      if (!inside || gx < 0 || gx >= static_cast<int64_t>(d.globalDims[0]))
+        continue;
+      ++count;
+      for (unsigned k = 0; k < eb; ++k) {
+        uint64_t sh = swizzle(base + row * pitch + x * eb + k) - base;
+        want[outer + static_cast<uint64_t>(gx) * eb + k] = r.src[sh];
+      }
+    }
+  }
+  if (written)
+    *written = count;
+  return want;
+}
+
+void expectStore(const rt::TensorMapDesc &d, const std::vector<int32_t> &c,
+                 const StoreResult &r, uint64_t expectWritten = ~0ull) {
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.probe[2] % 1024, 0u);
+  uint64_t written = 0;
+  std::vector<uint8_t> want = storeReference(d, r, c, &written);
+  if (expectWritten != ~0ull) {
+    EXPECT_EQ(written, expectWritten);
+  }
+  ASSERT_EQ(r.after.size(), want.size());
+  unsigned bad = 0;
+  for (size_t i = 0; i < want.size() && bad < 8; ++i)
+    if (r.after[i] != want[i]) {
+      ++bad;
+      ADD_FAILURE() << "tensor byte " << i << ": got " << unsigned(r.after[i])
+                    << ", expected " << unsigned(want[i]) << " (initially "
+                    << unsigned(r.before[i]) << ")";
+    }
+}
+
+/// A rank-N tensor with padded rows (272-byte row pitch for 256 bytes of
+/// elements) and padded planes, and a box whose inner extent is
+/// `innerBytes`.
+rt::TensorMapDesc storeDesc(unsigned rank, rt::TmaDataType t, rt::TmaSwizzle s,
+                            uint32_t innerBytes) {
+  rt::TensorMapDesc d;
+  d.dataType = t;
+  d.rank = rank;
+  const unsigned eb = rt::elementBits(t) / 8;
+  const uint64_t dims[5] = {256 / eb, 9, 5, 3, 3};
+  const uint32_t box[5] = {innerBytes / eb, 4, 3, 2, 2};
+  uint64_t stride = 272;
+  for (unsigned i = 0; i < rank; ++i) {
+    d.globalDims[i] = dims[i];
+    d.boxDims[i] = box[i];
+    if (i + 1 < rank) {
+      d.globalStrides[i] = stride;
+      stride = stride * dims[i + 1] + 32;
+    }
+  }
+  d.swizzle = s;
+  return d;
+}
+
+uint32_t spanOf(rt::TmaSwizzle s) {
+  return s == rt::TmaSwizzle::B32    ? 32
+         : s == rt::TmaSwizzle::B64  ? 64
+         : s == rt::TmaSwizzle::B128 ? 128
+                                     : 64;
+}
+
+const rt::TmaSwizzle kSwizzles[] = {rt::TmaSwizzle::None, rt::TmaSwizzle::B32,
+                                    rt::TmaSwizzle::B64, rt::TmaSwizzle::B128};
+
+TEST(TmaStoreTest, TwoDimensionalEachSwizzle) {
+  for (rt::TmaSwizzle s : kSwizzles) {
+    SCOPED_TRACE(rt::stringify(s));
+    rt::TensorMapDesc d = desc2d(s, spanOf(s) / 2);
+    std::vector<int32_t> c = {8, 5};
+    StoreResult r = runStore(d, c);
+    expectStore(d, c, r, uint64_t(d.boxDims[0]) * 32);
+  }
+}
+
+TEST(TmaStoreTest, OneToFiveDimensionsEachSwizzleAndType) {
+  const rt::TmaDataType types[] = {rt::TmaDataType::U8, rt::TmaDataType::BF16,
+                                   rt::TmaDataType::F32, rt::TmaDataType::F64};
+  unsigned n = 0;
+  for (unsigned rank = 1; rank <= 5; ++rank)
+    for (rt::TmaSwizzle s : kSwizzles) {
+      if (rank == 1 && s != rt::TmaSwizzle::None)
+        continue;
+      rt::TmaDataType t = types[(rank + n++) % 4];
+      SCOPED_TRACE("rank " + std::to_string(rank) + " " + rt::stringify(s) +
+                   " " + rt::stringify(t));
+      rt::TensorMapDesc d = storeDesc(rank, t, s, spanOf(s));
+      std::vector<int32_t> c = {16 / int32_t(rt::elementBits(t) / 8), 1, 1, 0,
+                                1};
+      c.resize(rank);
+      uint64_t all = 1;
+      for (unsigned i = 0; i < rank; ++i)
+        all *= d.boxDims[i];
+      StoreResult r = runStore(d, c);
+      expectStore(d, c, r, all);
+    }
+}
+
+TEST(TmaStoreTest, PartlyOutOfBoundsIsNotWritten) {
+  struct Case {
+    unsigned rank;
+    rt::TmaSwizzle s;
+    std::vector<int32_t> c;
+    uint64_t written;
+  };
+  // 2-D bf16 box 64 (32 under 64B) x 32 in a 100 x 70 tensor; 5-D f32 box
+  // 32 (8 under 32B) x 4 x 3 x 2 x 2 in 64 x 9 x 5 x 3 x 3. The last field
+  // counts the elements inside, e.g. for {40, -2, 3, -1, 2}: x 40..47 (8),
+  // y -2..1 (2), z 3..5 of 5 (2), w -1..0 (1), v 2..3 of 3 (1).
+  for (const Case &cs : {
+           Case{2, rt::TmaSwizzle::B128, {-3, -2}, 61 * 30},
+           Case{2, rt::TmaSwizzle::B128, {90, 60}, 10 * 10},
+           Case{2, rt::TmaSwizzle::B64, {-70, 0}, 0},
+           Case{2, rt::TmaSwizzle::None, {200, 50}, 0},
+           Case{
+               5, rt::TmaSwizzle::B128, {-8, 7, -1, 2, -1}, 24 * 2 * 2 * 1 * 1},
+           Case{5, rt::TmaSwizzle::B32, {40, -2, 3, -1, 2}, 8 * 2 * 2 * 1 * 1},
+           Case{3, rt::TmaSwizzle::None, {0, 9, 0}, 0},
+       }) {
+    SCOPED_TRACE(std::to_string(cs.rank) + "d " + rt::stringify(cs.s) + " " +
+                 std::to_string(cs.c[0]) + "," + std::to_string(cs.c[1]));
+    rt::TensorMapDesc d =
+        cs.rank == 2 ? desc2d(cs.s, cs.s == rt::TmaSwizzle::B64 ? 32 : 64)
+                     : storeDesc(cs.rank, rt::TmaDataType::F32, cs.s,
+                                 cs.s == rt::TmaSwizzle::B32 ? 32 : 128);
+    StoreResult r = runStore(d, cs.c);
+    expectStore(d, cs.c, r, cs.written);
+    if (cs.written == 0) {
+      EXPECT_EQ(r.after, r.before);
+    }
+  }
+}
+
+TEST(TmaStoreTest, NarrowRowUnderSwizzleTakesAWholeSpan) {
+  // 64-byte rows under the 128B swizzle, 32-byte rows under 64B, 16-byte
+  // rows under 32B: row r is read from r * span.
+  for (auto sb : {std::pair<rt::TmaSwizzle, uint32_t>{rt::TmaSwizzle::B128, 32},
+                  {rt::TmaSwizzle::B64, 16},
+                  {rt::TmaSwizzle::B32, 8}}) {
+    SCOPED_TRACE(rt::stringify(sb.first));
+    rt::TensorMapDesc d = desc2d(sb.first, sb.second);
+    std::vector<int32_t> c = {3, 2};
+    StoreResult r = runStore(d, c);
+    expectStore(d, c, r, sb.second * 32);
+  }
+}
+
+TEST(TmaStoreTest, SymbolSourceOperand) {
+  rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::B128, 64);
+  std::vector<int32_t> c = {1, 1};
+  StoreResult r = runStore(d, c, 0, 0, "[tile]");
+  expectStore(d, c, r);
+}
+
+TEST(TmaStoreTest, LandsWhenTheBulkGroupCompletes) {
+  // The probe is the first word of the box (element (0, 0) of the tensor):
+  // before the wait the issuing thread still reads the old word.
+  rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::B64, 32);
+  std::vector<int32_t> c = {0, 0};
+  uint32_t old = 0, now = 0;
+  StoreResult r = runStore(d, c, /*mode=*/0, /*probe=*/0);
+  expectStore(d, c, r);
+  std::memcpy(&old, r.before.data(), 4);
+  std::memcpy(&now, r.after.data(), 4);
+  ASSERT_NE(old, now);
+  EXPECT_EQ(r.probe[0], old);
+  EXPECT_EQ(r.probe[1], now);
+
+  // wait_group.read, then the tile is zeroed: the store already read it.
+  StoreResult r2 = runStore(d, c, /*mode=*/2, 0);
+  expectStore(d, c, r2);
+  EXPECT_EQ(r2.probe[0], old);
+  EXPECT_EQ(r2.probe[1], now);
+
+  // No wait at all: not visible to the thread, but written when it exits.
+  StoreResult r3 = runStore(d, c, /*mode=*/1, 0);
+  expectStore(d, c, r3);
+  EXPECT_EQ(r3.probe[0], old);
+  EXPECT_EQ(r3.probe[1], old);
+}
+
+TEST(TmaStoreTest, Errors) {
+  rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::None, 64);
+  StoreResult r = runStore(d, {0, 0}, 0, 0, "[%r3+16]");
+  EXPECT_NE(r.error.find("the shared source 0x10 of "
+                         "'cp.async.bulk.tensor.2d.global.shared::cta.tile."
+                         "bulk_group' is not 128-byte aligned"),
+            std::string::npos)
+      << r.error;
+  EXPECT_NE(r.error.find("warp 0 lane 0"), std::string::npos) << r.error;
+
+  // A box that runs past the end of shared memory (64 x 32 bf16 = 4 KiB
+  // from offset 14336 of 16384).
+  r = runStore(d, {0, 0}, 0, 0, "[%r3+14336]");
+  EXPECT_NE(r.error.find("out-of-bounds shared load of 4096 bytes"),
+            std::string::npos)
+      << r.error;
+
+  // The map's rank differs from the instruction's.
+  r = runStore(d, {0, 0, 0}, 0, 0, "[%r3]", /*kernelDims=*/3);
+  EXPECT_NE(r.error.find("has rank 2 but "
+                         "'cp.async.bulk.tensor.3d.global.shared::cta.tile."
+                         "bulk_group' is .3d"),
+            std::string::npos)
+      << r.error;
+
+  // Malformed forms are rejected when the module loads.
+  r = runStore(d, {0, 0}, 0, 0, "[%r3]", 0, "global.shared::cta.tile");
+  EXPECT_NE(r.error.find("needs the source space .shared::cta and "
+                         ".bulk_group"),
+            std::string::npos)
+      << r.error;
+  r = runStore(d, {0, 0}, 0, 0, "[%r3]", 0,
+               "global.shared::cluster.tile.bulk_group");
+  EXPECT_NE(r.error.find("unsupported: "), std::string::npos) << r.error;
+  r = runStore(d, {0, 0}, 0, 0, "[%r3]", 0,
+               "global.shared::cta.tile::scatter4.bulk_group");
+  EXPECT_NE(r.error.find("not implemented yet"), std::string::npos) << r.error;
+}
+
+TEST(TmaStoreTest, StoringATileATmaLoadStillWritesIsARace) {
+  // A load into the tile, then at once a store from it (no wait on the
+  // load's mbarrier): the store reads bytes the load is still writing.
+  const char *text =
+      ".version 8.8\n.target sm_90a\n.address_size 64\n"
+      ".shared .align 1024 .b8 tile[4096];\n.shared .align 8 .b64 bar;\n"
+      ".visible .entry k(.param .u64 ptmap)\n{\n"
+      "  .reg .pred %p<4>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+      "  ld.param.u64 %rd1, [ptmap];\n  mov.u32 %r0, %tid.x;\n"
+      "  mov.u32 %r1, 0;\n  mov.u32 %r3, tile;\n  mov.u32 %r4, bar;\n"
+      "  setp.ne.u32 %p0, %r0, 0;\n  @%p0 bra END;\n"
+      "  mbarrier.init.shared.b64 [bar], 1;\n"
+      "  mbarrier.arrive.expect_tx.shared.b64 %rd2, [bar], 4096;\n"
+      "  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+      "complete_tx::bytes [%r3], [%rd1, {%r1, %r1}], [%r4];\n"
+      "  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group "
+      "[%rd1, {%r1, %r1}], [%r3];\n"
+      "  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group 0;\n"
+      "END:\n  ret;\n}\n";
+  Machine m;
+  auto mod = m.loadPTX(text, "race.ptx");
+  ASSERT_TRUE(static_cast<bool>(mod)) << mod.message();
+  auto k = (*mod)->kernel("k");
+  ASSERT_TRUE(static_cast<bool>(k)) << k.message();
+  EXPECT_TRUE((*k)->unsupported().empty());
+  rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::B128, 64);
+  std::vector<uint8_t> global(rt::footprintBytes(d), 1);
+  uint64_t g = *m.allocate(global.size());
+  ASSERT_FALSE(static_cast<bool>(m.write(g, global.data(), global.size())));
+  d.globalAddress = g;
+  rt::TensorMapBlob blob = rt::encodePortable(d);
+  uint64_t tmap = *m.allocate(128);
+  ASSERT_FALSE(static_cast<bool>(m.write(tmap, blob.bytes.data(), 128)));
+  ParamBuilder pb(**k);
+  (void)pb.addU64(tmap);
+  LaunchConfig cfg;
+  cfg.grid = Dim3(1);
+  cfg.block = Dim3(32);
+  cfg.params = *pb.take();
+  Error e = m.launch(**k, cfg);
+  ASSERT_TRUE(static_cast<bool>(e));
+  EXPECT_NE(e.message().find("race: shared load of 4096 bytes at shared "
+                             "address 0x0 of CTA rank 0 touches bytes that "
+                             "the TMA load issued in"),
+            std::string::npos)
+      << e.message();
+  EXPECT_NE(e.message().find("at line 21: cp.async.bulk.tensor.2d.global"),
+            std::string::npos)
+      << e.message();
+}
+
+} // namespace
