@@ -11,7 +11,8 @@
 # Usage: scripts/device/differential.sh [--only=LIST] [OUTDIR]
 #   --only=LIST runs only the cases whose names contain one of LIST's
 #   comma-separated substrings (e.g. --only=wgmma_ for the wgmma cases,
-#   whose outputs are also checked against A B + C computed on the host).
+#   whose outputs are also checked against A B + C computed on the host;
+#   --only=tma_store_ for the TMA stores, checked against a host model).
 #   OUTDIR defaults to $OUT, else ./build-device-differential. Written
 #   there: differential.tar.gz holding h200/<case>.<buffer>.bin (copy into
 #   test/Differential/ and extract), compare.txt and run logs.
@@ -49,8 +50,10 @@ python3 "$DRIVER" run "${ONLY[@]}" --nvfp4-run="$RUN" --backend=cuda --outdir="$
 python3 "$DRIVER" run "${ONLY[@]}" --nvfp4-run="$RUN" --backend=emulator --outdir="$WORK/emulator" 2>&1 | tee "$WORK/run-emulator.txt"
 python3 "$DRIVER" compare "${ONLY[@]}" --ref="$WORK/h200" --test="$WORK/emulator" >"$WORK/compare.txt" 2>&1
 status=$?
-# The wgmma cases' H200 outputs against A B + C (the layouts and fragments).
+# The wgmma cases' H200 outputs against A B + C (the layouts and fragments),
+# the TMA store cases' against the model of the store.
 python3 "$DRIVER" wgmma-reference "${ONLY[@]}" --ref="$WORK/h200" >>"$WORK/compare.txt" 2>&1 || status=1
+python3 "$DRIVER" tma-store-reference "${ONLY[@]}" --ref="$WORK/h200" >>"$WORK/compare.txt" 2>&1 || status=1
 rm -rf "$WORK/h200/inputs"
 (cd "$WORK" && tar czf "$OUTDIR/differential.tar.gz" h200 environment.txt run-cuda.txt \
    run-emulator.txt compare.txt)

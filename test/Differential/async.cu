@@ -1,6 +1,7 @@
 // Differential corpus: mbarrier phases and transaction counts, TMA tensor
-// loads (1-5 D, every swizzle, out of bounds, multicast), cp.async.bulk and
-// clusters with distributed shared memory (docs/Differential.md).
+// loads (1-5 D, every swizzle, out of bounds, multicast) and stores,
+// cp.async.bulk and clusters with distributed shared memory
+// (docs/Differential.md).
 //
 // async.ptx is generated from this file by test/Differential/regen_ptx.sh.
 
@@ -169,6 +170,57 @@ TMA_KERNEL(2)
 TMA_KERNEL(3)
 TMA_KERNEL(4)
 TMA_KERNEL(5)
+
+// TMA tensor stores: the 1024-byte-aligned tile is filled with the first
+// 16 KiB of src as they are (so the global tensor receives them with the
+// map's swizzle un-applied), one thread stores the box at c0..c4 (unused
+// coordinates ignored) and commits it; after wait_group.read it zeroes the
+// tile (allowed: the store has read it), then waits for the writes.
+namespace {
+template <int R>
+__device__ void tmaStore(const CUtensorMap *map, const uint8_t *src, int c0,
+                         int c1, int c2, int c3, int c4) {
+  __shared__ alignas(1024) uint8_t tile[16384];
+  for (uint32_t j = threadIdx.x * 16; j < 16384; j += blockDim.x * 16)
+    *reinterpret_cast<uint4 *>(&tile[j]) = *reinterpret_cast<const uint4 *>(&src[j]);
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    uint32_t s = smem(tile);
+    if (R == 1)
+      asm volatile("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%0, {%1}], [%2];"
+                   :: "l"(map), "r"(c0), "r"(s) : "memory");
+    if (R == 2)
+      asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
+                   :: "l"(map), "r"(c0), "r"(c1), "r"(s) : "memory");
+    if (R == 3)
+      asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];"
+                   :: "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(s) : "memory");
+    if (R == 4)
+      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];"
+                   :: "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(s) : "memory");
+    if (R == 5)
+      asm volatile("cp.async.bulk.tensor.5d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4, %5}], [%6];"
+                   :: "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(c4), "r"(s) : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    for (uint32_t j = 0; j < 16384; j += 16)
+      *reinterpret_cast<uint4 *>(&tile[j]) = make_uint4(0, 0, 0, 0);
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  }
+}
+} // namespace
+
+#define TMA_STORE_KERNEL(R)                                                      \
+  extern "C" __global__ void tma_store_##R##d(const __grid_constant__ CUtensorMap map, \
+      const uint8_t *src, int c0, int c1, int c2, int c3, int c4) {             \
+    tmaStore<R>(&map, src, c0, c1, c2, c3, c4);                                 \
+  }
+TMA_STORE_KERNEL(1)
+TMA_STORE_KERNEL(2)
+TMA_STORE_KERNEL(3)
+TMA_STORE_KERNEL(4)
+TMA_STORE_KERNEL(5)
 
 // A 2-D box multicast by CTA rank 0 to every CTA of a cluster of 2; each
 // CTA copies its tile to out + rank * bytes.

@@ -11,11 +11,17 @@
   differential.py wgmma-reference [--ref=DIR]
       checks the wgmma cases' outputs in REF against D = A B + C computed
       here from the inputs (grounds the layouts and the fragment mapping)
+  differential.py tma-store-reference [--ref=DIR | --nvfp4-run=BIN]
+      checks the TMA store cases' tensors in REF (default: h200/), or in a
+      fresh emulator run with BIN, against a model of the store written
+      here (the tile's bytes with the swizzle un-applied, in-bounds elements
+      only, everything else still poisoned)
 
 --only takes a comma-separated list of substrings of case names. A wgmma
 case that the emulator rejects with "not implemented yet: wgmma" is
 SKIPPED (printed with the reason), not failed: the cases run by themselves
-once the emulator implements wgmma.
+once the emulator implements wgmma. The wgmma and TMA store cases whose
+H200 outputs are not captured yet are SKIPPED by compare/replay too.
 
 Exit status of compare/replay: 0 when every comparison passed (mismatches
 listed in expected_mismatches.txt are reported but do not fail), 1
@@ -277,6 +283,80 @@ def wgmma_reference(ref_dir, only=None):
     return bad == 0
 
 
+def tma_store_expected(case, src):
+    """The tensor a TMA store case leaves: poisoned (0xFF) except the box's
+    in-bounds elements, element x of box row r (rows counted with dimension
+    1 fastest) taken from tile byte swizzle(r * pitch + x * esize + k) of
+    the tile (the input as it is; its base is 1024-byte aligned). pitch is
+    the row's bytes, or the swizzle span when the row is narrower; swizzle
+    XORs the 16-byte chunk index within the span with the 128-byte row
+    index (the formula verified for loads in scripts/device/check_outputs.py)."""
+    p = case["tma_store"]
+    esize, box, dims, strides, coords = p["esize"], p["box"], p["dims"], p["strides"], p["coords"]
+    span = {"none": 0, "32B": 32, "64B": 64, "128B": 128}[p["swizzle"]]
+    mask = span // 16 - 1 if span else 0
+
+    def swizzle(a):
+        return a ^ (((a >> 7) & mask) << 4)
+
+    inner = box[0] * esize
+    pitch = span if span and inner < span else inner
+    out = bytearray(b"\xff" * p["bytes"])
+    rows = 1
+    for b in box[1:]:
+        rows *= b
+    for row in range(rows):
+        rest, base, inside = row, 0, True
+        for i in range(1, len(box)):
+            x = coords[i] + rest % box[i]
+            rest //= box[i]
+            if not 0 <= x < dims[i]:
+                inside = False
+                break
+            base += x * strides[i - 1]
+        if not inside:
+            continue
+        for x in range(box[0]):
+            gx = coords[0] + x
+            if not 0 <= gx < dims[0]:
+                continue
+            for k in range(esize):
+                out[base + gx * esize + k] = src[swizzle(row * pitch + x * esize + k)]
+    return bytes(out)
+
+
+def tma_store_reference(ref_dir, only=None):
+    src = gen_inputs("tmastore", manifest.STORE_SRC_BYTES)["src"]
+    bad = 0
+    cases = [c for c in all_cases() if "tma_store" in c and selected(c, only)]
+    for case in cases:
+        path = os.path.join(ref_dir, case["name"] + ".g.bin")
+        if not os.path.exists(path):
+            print("MISSING %s" % path)
+            bad += 1
+            continue
+        got, want = open(path, "rb").read(), tma_store_expected(case, src)
+        diff = [i for i, (x, y) in enumerate(zip(got, want)) if x != y]
+        if diff or len(got) != len(want):
+            i = diff[0] if diff else min(len(got), len(want))
+            print("WRONG %s: %d of %d bytes differ from the model; first: byte %d: got %s, "
+                  "model %s" % (case["name"], len(diff), len(want), i,
+                                "0x%02x" % got[i] if i < len(got) else "end",
+                                "0x%02x" % want[i] if i < len(want) else "end"))
+            bad += 1
+        else:
+            written = sum(1 for x in want if x != 0xff)
+            print("ok %s (%d bytes written)" % (case["name"], written))
+    print("tma store reference: %d of %d cases agree with the model" % (len(cases) - bad, len(cases)))
+    return bad == 0
+
+
+def awaits_capture(case):
+    """Cases run by the emulator whose H200 outputs may not be captured yet
+    (docs/Differential.md): compare/replay skip them while h200/ lacks them."""
+    return "wgmma" in case or "tma_store" in case
+
+
 def selected(case, only):
     return not only or any(s and s in case["name"] for s in only.split(","))
 
@@ -285,6 +365,10 @@ def gen_inputs(kind, n):
     """{suffix: bytes} for input set KIND of N elements."""
     if kind == "wgmma":
         return gen_wgmma_inputs()
+    if kind == "tmastore":
+        # The TMA store tile: bytes 0..254 (never the poison 0xff).
+        rng = SplitMix64(12)
+        return {"src": bytes(rng.next() % 255 for _ in range(n))}
     rng = SplitMix64({"f32": 1, "f64": 2, "half": 3, "cvt": 4, "i32": 5, "i64": 6,
                       "warp": 7, "atom": 8}[kind])
     pack32 = lambda v: struct.pack("<%dI" % len(v), *v)
@@ -543,7 +627,7 @@ def compare_dirs(ref_dir, test_dir, only=None):
             rp = os.path.join(ref_dir, "%s.%s.bin" % (name, buf))
             tp = os.path.join(test_dir, "%s.%s.bin" % (name, buf))
             reason = xm.get((name, buf))
-            if not os.path.exists(rp) and "wgmma" in case:
+            if not os.path.exists(rp) and awaits_capture(case):
                 # Run by the emulator, not captured on the H200 yet.
                 print("SKIPPED %s: no H200 capture of buffer '%s' yet" % (name, buf))
                 rep.skipped += 1
@@ -584,13 +668,15 @@ def compare_dirs(ref_dir, test_dir, only=None):
         print("approx %-12s %-28s max deviation %-10.4g (tolerance %s)" % (case, name, worst, tol))
     print("%d comparisons passed, %d failed, %d expected mismatches%s" % (
         rep.passed, rep.failed, rep.expected,
-        ", %d skipped (not implemented yet in the emulator)" % rep.skipped if rep.skipped else ""))
+        ", %d skipped (not implemented yet in the emulator, or not captured on the H200 yet)"
+        % rep.skipped if rep.skipped else ""))
     return rep.failed == 0
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["run", "compare", "replay", "list", "wgmma-reference"])
+    ap.add_argument("mode", choices=["run", "compare", "replay", "list", "wgmma-reference",
+                                     "tma-store-reference"])
     ap.add_argument("--nvfp4-run")
     ap.add_argument("--backend", default="emulator")
     ap.add_argument("--outdir")
@@ -608,6 +694,17 @@ def main():
                               verbose=args.verbose) else 0
     if args.mode == "wgmma-reference":
         return 0 if wgmma_reference(args.ref, args.only) else 1
+    if args.mode == "tma-store-reference":
+        if not args.nvfp4_run:
+            return 0 if tma_store_reference(args.ref, args.only) else 1
+        # The emulator's outputs: run the store cases, then check them.
+        only = args.only or "tma_store_"
+        tmp = tempfile.mkdtemp(prefix="nvfp4-tma-store.")
+        try:
+            failed = run_cases(args.nvfp4_run, "emulator", tmp, only, verbose=args.verbose)
+            return 0 if tma_store_reference(tmp, only) and not failed else 1
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     if args.mode == "compare":
         return 0 if compare_dirs(args.ref, args.test, args.only) else 1
     tmp = tempfile.mkdtemp(prefix="nvfp4-differential.")

@@ -142,6 +142,76 @@ def tma_cases():
     return out
 
 
+# TMA tensor stores (tma_store_Nd in async.cu): the kernel fills its
+# 1024-byte-aligned tile with the 16 KiB input tmastore.src as it is and
+# stores one box into a poisoned (0xFF) tensor, so the tensor shows which
+# elements were written and from which tile bytes (the map's swizzle
+# un-applied). Rows of 256 bytes in a 272-byte pitch: the 16 padding bytes
+# of each row must stay poisoned. differential.py tma-store-reference checks
+# the outputs against a Python model of the store.
+STORE_SHAPES = {1: [1088], 2: [0, 40], 3: [0, 6, 5], 4: [0, 4, 3, 3], 5: [0, 3, 2, 2, 3]}
+STORE_SRC_BYTES = 16384
+# Outer coordinates of the partly out-of-bounds boxes (boxes OUTER_BOX).
+STORE_PARTLY_OUTER = {2: [30], 3: [4, -1], 4: [2, -1, 2], 5: [2, -1, 1, -1]}
+
+
+def tma_store_case(rank, dtype, swizzle, inner_bytes, coords):
+    esize, _ = DTYPES[dtype]
+    dims = [(1088 if rank == 1 else 256) // esize] + STORE_SHAPES[rank][1:]
+    strides = []
+    acc = 1088 if rank == 1 else 272
+    for d in dims[1:]:
+        strides.append(acc)
+        acc *= d
+    total = acc
+    box = [inner_bytes // esize] + OUTER_BOX[rank]
+    cs = list(coords) + [0] * (5 - len(coords))
+    name = "tma_store_%dd_%s_%s_b%d_%s" % (rank, dtype, swizzle, inner_bytes,
+                                          "_".join(str(c).replace("-", "m") for c in coords))
+    tmap = "tmap:g:dtype=%s:dims=%s:strides=%s:box=%s:swizzle=%s" % (
+        dtype, ",".join(map(str, dims)), ",".join(map(str, strides)),
+        ",".join(map(str, box)), swizzle)
+    if rank == 1:
+        tmap = tmap.replace(":strides=:", ":")
+    return dict(
+        name=name, ptx="async.ptx", kernel="tma_store_%dd" % rank,
+        grid=1, block=128, cluster=1, smem=0,
+        bufs=["g:%d:poison:out={out:g}" % total],
+        args=[tmap, "buf:src:%d:file={in:tmastore.src}" % STORE_SRC_BYTES]
+        + ["i32:%d" % c for c in cs],
+        inputs=("tmastore", STORE_SRC_BYTES),
+        tma_store=dict(rank=rank, esize=esize, swizzle=swizzle, dims=dims,
+                       strides=strides, box=box, coords=list(coords), bytes=total),
+        outputs={"g": "bits"})
+
+
+def tma_store_cases():
+    """Every rank 2..5 x swizzle, a box in bounds and one partly out of
+    bounds on both sides (bf16 and f32, alternating), rank 1, boxes
+    narrower than the swizzle span, a box entirely outside."""
+    spans = {"none": 64, "32B": 32, "64B": 64, "128B": 128}
+    out = []
+    for rank in (2, 3, 4, 5):
+        for k, swz in enumerate(("none", "32B", "64B", "128B")):
+            inside, partly = ("bf16", "f32") if (rank + k) % 2 == 0 else ("f32", "bf16")
+            inner = spans[swz]
+            coords = [16 // DTYPES[inside][0] * 3] + [1] * (rank - 1)
+            out.append(tma_store_case(rank, inside, swz, inner, coords))
+            # One 16-byte chunk before dim 0, past the end of dim 1, then
+            # alternately before and past the end; part of the box inside.
+            coords = [-(16 // DTYPES[partly][0])] + STORE_PARTLY_OUTER[rank]
+            out.append(tma_store_case(rank, partly, swz, inner, coords))
+    out.append(tma_store_case(1, "bf16", "none", 64, [24]))
+    out.append(tma_store_case(1, "f32", "none", 128, [250]))  # past the end
+    # Rows narrower than the swizzle span; the span at the row's end.
+    out.append(tma_store_case(2, "bf16", "128B", 64, [8, 3]))
+    out.append(tma_store_case(2, "f32", "64B", 32, [-4, 20]))
+    out.append(tma_store_case(2, "f32", "128B", 128, [40, 38]))
+    # Entirely outside.
+    out.append(tma_store_case(2, "bf16", "128B", 128, [200, 50]))
+    return out
+
+
 def other_cases():
     return [
         dict(name="mbarrier_phases", ptx="async.ptx", kernel="mbarrier_phases",
@@ -299,4 +369,5 @@ WGMMA_CASES = wgmma_cases()
 
 
 def cases(op_count):
-    return elementwise_cases(op_count) + tma_cases() + other_cases() + WGMMA_CASES
+    return (elementwise_cases(op_count) + tma_cases() + tma_store_cases() + other_cases()
+            + WGMMA_CASES)
