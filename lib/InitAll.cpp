@@ -4,6 +4,7 @@
 
 #include "nvfp4/Conversion/Passes.h"
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
 #include "nvfp4/Dialect/SM100/Transforms/Passes.h"
 #include "nvfp4/Pipelines/Pipelines.h"
@@ -15,6 +16,7 @@ void nvfp4::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void nvfp4::registerAllPasses() {
+  nvfp4::registerNVFP4Passes();
   nvfp4::sm100::registerSM100Passes();
   nvfp4::registerNVFP4ConversionPasses();
   nvfp4::registerNVFP4PipelinePasses();

@@ -8,6 +8,7 @@
 #include "nvfp4/Pipelines/Pipelines.h"
 
 #include "nvfp4/Conversion/Passes.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/Dialect/SM100/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -24,6 +25,7 @@ using namespace mlir;
 std::optional<nvfp4::PipelineStep>
 nvfp4::parsePipelineStep(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<PipelineStep>>(name)
+      .Case("attention", PipelineStep::Attention)
       .Case("plan", PipelineStep::Plan)
       .Case("roles", PipelineStep::Roles)
       .Case("sm100", PipelineStep::SM100)
@@ -74,6 +76,12 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   std::optional<PipelineStep> stop = parsePipelineStep(opts.stopAfter);
   if (!stop || validateNVVMTarget(opts.chip, opts.features, opts.optLevel))
     return failure();
+
+  // 0. Every nvfp4.attention becomes a warp-specialized sm100 kernel in a
+  //    gpu.module of its own (nothing happens without such ops).
+  pm.addPass(createNVFP4LowerAttention());
+  if (*stop == PipelineStep::Attention)
+    return success();
 
   // 1. Check the tensor-memory plan of every kernel and record it.
   pm.addPass(sm100::createSM100PlanTmem());
@@ -141,7 +149,7 @@ void nvfp4::registerSM100ToCubinPipeline() {
   registerPassPipeline(
       "nvfp4-sm100-to-cubin",
       "Lower sm100-level gpu.modules to PTX and an sm_100a cubin "
-      "(plan -> roles -> sm100 -> nvvm -> binary)",
+      "(attention -> plan -> roles -> sm100 -> nvvm -> binary)",
       [](OpPassManager &pm, StringRef optionsStr,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         SM100ToCubinOptions options;
@@ -151,7 +159,7 @@ void nvfp4::registerSM100ToCubinPipeline() {
           return errorHandler("nvfp4-sm100-to-cubin: unknown stop-after "
                               "step '" +
                               options.stopAfter +
-                              "' (expected plan, roles, sm100, nvvm or "
+                              "' (expected attention, plan, roles, sm100, nvvm or "
                               "binary)");
         if (std::optional<std::string> error = validateNVVMTarget(
                 options.chip, options.features, options.optLevel))

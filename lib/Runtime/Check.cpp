@@ -232,8 +232,8 @@ const std::vector<Reference> &nvfp4::rt::references() {
        {{"q", {"b", "sq", "hq", "d"}, false},
         {"k", {"b", "skv", "hkv", "d"}, false},
         {"v", {"b", "skv", "hkv", "dv"}, false},
-        {"sink", {"hq"}, false},
-        {"kv_lens", {"b"}, false, "skv"},
+        {"sink", {"hq"}, false, "", std::nullopt, /*optional=*/true},
+        {"kv_lens", {"b"}, false, "skv", std::nullopt, /*optional=*/true},
         {"o", {"b", "sq", "hq", "dv"}, true, "", attentionOTolerance()},
         {"lse", {"b", "hq", "sq"}, true, "", attentionLseTolerance()}},
        attentionCompute,
@@ -398,8 +398,9 @@ Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
                        "] to be a length, got ", l);
     lens[b] = int32_t(l);
   }
-  p.sink = sink.data();
-  p.kvLens = lens.data();
+  // An absent operand (the harness's `absent`) arrives empty.
+  p.sink = ops[3].empty() ? nullptr : sink.data();
+  p.kvLens = ops[4].empty() ? nullptr : lens.data();
   if (Error e = checkAttention(p))
     return std::move(e).withContext("attention");
   AttentionResult r = attentionF64(p, ops[0], ops[1], ops[2]);

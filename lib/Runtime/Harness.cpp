@@ -133,6 +133,20 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
         return makeError("tensor '", t.name, "' has shape ",
                          joinShape(t.shape), " but size '", d,
                          "' is not declared in sizes");
+    if (t.absent && (t.output || !o.optional))
+      return makeError("tensor '", t.name, "' cannot be absent: reference '",
+                       r.name, "' needs it");
+    if (!t.sameAs.empty()) {
+      const HarnessTensor *src = findTensor(spec, t.sameAs);
+      size_t at = src ? size_t(src - spec.tensors.data()) : i;
+      if (t.output || at >= i || src->output || src->absent)
+        return makeError("tensor '", t.name, "' can copy only an earlier "
+                         "input, found '", t.sameAs, "'");
+      if (src->type != t.type || elements(*src, spec.sizes) !=
+                                     elements(t, spec.sizes))
+        return makeError("tensor '", t.name, "' copies '", t.sameAs,
+                         "': expected the same type and element count");
+    }
   }
   for (const auto &[name, value] : spec.options) {
     bool known = false;
@@ -153,7 +167,7 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
       return makeError("reference '", r.name, "' needs option '", o.name,
                        "' (", o.description, ")");
   for (const HarnessTensor &t : spec.tensors) {
-    if (t.lengthsOf.empty())
+    if (t.lengthsOf.empty() || t.absent)
       continue;
     if (!spec.sizes.count(t.lengthsOf))
       return makeError("tensor '", t.name, "' holds lengths up to size '",
@@ -194,6 +208,8 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
                          return n;
                        }(),
                        ")");
+    if (t->absent)
+      return makeError(where, "tensor '", a.tensor, "' is absent");
     auto dims = viewDims(*t, a.view, spec.sizes);
     if (!dims)
       return std::move(dims.takeError())
@@ -403,7 +419,11 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
     for (size_t d = 0; d < t.shape.size(); ++d)
       os << (d ? "," : "") << o.sizes.at(t.shape[d]);
     os << "] ";
-    if (t.output) {
+    if (t.absent) {
+      os << "absent";
+    } else if (!t.sameAs.empty()) {
+      os << "input, a copy of " << t.sameAs;
+    } else if (t.output) {
       os << "output, poisoned";
       if (t.tolerance || o.relL2Tolerance)
         os << ", PASS if " << describe(toleranceOf(spec, t, o.relL2Tolerance));
@@ -476,10 +496,20 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
   std::vector<DevicePtr> addr(spec.tensors.size());
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const HarnessTensor &t = spec.tensors[i];
+    if (t.absent)
+      continue;
     uint64_t n = elements(t, sizes);
     std::vector<uint8_t> &bytes = host[i];
     bytes.resize(n * elemBytes(t.type));
-    if (t.output) {
+    if (!t.sameAs.empty()) {
+      const HarnessTensor *src = findTensor(spec, t.sameAs);
+      const std::vector<uint8_t> &from = host[size_t(src - spec.tensors.data())];
+      if (from.size() != bytes.size())
+        return fail(makeError("tensor '", t.name, "' copies '", t.sameAs,
+                              "' but has ", bytes.size(), " bytes, not ",
+                              from.size()));
+      bytes = from;
+    } else if (t.output) {
       for (uint64_t e = 0; e < n; ++e) {
         if (elemBytes(t.type) == 4)
           std::memcpy(&bytes[e * 4], &kPoison32, 4);
@@ -608,6 +638,8 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const HarnessTensor &t = spec.tensors[i];
     uint64_t n = elements(t, sizes);
+    if (t.absent)
+      continue;
     if (t.output)
       operands[i].assign(n, 0.0);
     else

@@ -71,7 +71,7 @@
 // NVVM: nvvm.tcgen05.dealloc
 // NVVM: llvm.return
 
-// BOGUS: nvfp4-sm100-to-cubin: unknown stop-after step 'bogus' (expected plan, roles, sm100, nvvm or binary)
+// BOGUS: nvfp4-sm100-to-cubin: unknown stop-after step 'bogus' (expected attention, plan, roles, sm100, nvvm or binary)
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

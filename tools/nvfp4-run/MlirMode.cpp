@@ -36,6 +36,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
 
 #else
 
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/InitAll.h"
 #include "nvfp4/Pipelines/Pipelines.h"
 
@@ -172,6 +173,50 @@ public:
                      "missing; reference '" + spec_.reference +
                          "' needs it (" + o.description + ")");
 
+    // Optional operands the kernel does not have, and inputs that copy
+    // another (K and V as one value).
+    std::set<std::string> absent;
+    if (Attribute a = dict.get("absent")) {
+      auto list = dyn_cast<ArrayAttr>(a);
+      if (!list)
+        return error("absent", "expected an array of operand names, found " +
+                                   str(a));
+      for (Attribute e : list) {
+        auto n = dyn_cast<StringAttr>(e);
+        if (!n)
+          return error("absent", "expected operand names (strings), found " +
+                                     str(e));
+        absent.insert(n.getValue().str());
+      }
+    }
+    std::map<std::string, std::string> same;
+    if (Attribute a = dict.get("same")) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      if (!d)
+        return error("same", "expected a dictionary {operand = \"operand\"}, "
+                             "found " +
+                                 str(a));
+      for (NamedAttribute e : d) {
+        auto n = dyn_cast<StringAttr>(e.getValue());
+        if (!n)
+          return error("same." + e.getName().str(),
+                       "expected an operand name, found " + str(e.getValue()));
+        same[e.getName().str()] = n.getValue().str();
+      }
+    }
+    for (const std::string &n : absent)
+      if (!llvm::any_of((*ref)->operands, [&](const rt::ReferenceOperand &o) {
+            return o.name == n;
+          }))
+        return error("absent", "reference '" + spec_.reference +
+                                   "' has no operand '" + n + "'");
+    for (const auto &[n, from] : same)
+      if (!llvm::any_of((*ref)->operands, [&](const rt::ReferenceOperand &o) {
+            return o.name == n;
+          }))
+        return error("same." + n, "reference '" + spec_.reference +
+                                      "' has no operand '" + n + "'");
+
     // Element types of the reference's operands.
     auto types = get<DictionaryAttr>(dict, "types",
                                      "a dictionary operand = \"f32|bf16|f16\"");
@@ -179,6 +224,13 @@ public:
       return failure();
     for (const rt::ReferenceOperand &o : (*ref)->operands) {
       Attribute a = types.get(o.name);
+      if (!a && absent.count(o.name)) {
+        rt::HarnessTensor tensor{o.name, rt::ElemType::F32, o.shape, o.output,
+                                 o.lengthsOf, o.tolerance};
+        tensor.absent = true;
+        spec_.tensors.push_back(std::move(tensor));
+        continue;
+      }
       auto s = dyn_cast_or_null<StringAttr>(a);
       if (!s)
         return error("types." + o.name,
@@ -191,6 +243,9 @@ public:
         return error("types." + o.name, t.takeError().message());
       rt::HarnessTensor tensor{o.name, *t, o.shape, o.output, o.lengthsOf,
                                o.tolerance};
+      tensor.absent = absent.count(o.name) != 0;
+      if (auto it = same.find(o.name); it != same.end())
+        tensor.sameAs = it->second;
       // The attribute's rel_l2 applies to every output.
       if (relL2 && tensor.tolerance)
         tensor.tolerance->relL2 = *relL2;
@@ -513,6 +568,16 @@ int run::runMlirMode(const rt::RunOptions &options) {
   if (!module) {
     llvm::errs().flush();
     return usageError("cannot parse " + options.input);
+  }
+
+  // nvfp4.attention ops become kernels (with their harness attributes)
+  // first, so that an input holding only the op can be run.
+  {
+    PassManager lower(&context);
+    lower.addPass(nvfp4::createNVFP4LowerAttention());
+    if (failed(lower.run(*module)))
+      return usageError("lowering the nvfp4.attention ops of " +
+                        options.input + " failed (the diagnostics above)");
   }
 
   // The kernel: the gpu.func carrying nvfp4.harness (or --kernel's).

@@ -315,4 +315,44 @@ TEST(HarnessTest, VerifyAttentionSpec) {
             "reference 'gemm_abt' has no option 'x' (options: none)");
 }
 
+/// `absent` (an optional operand the kernel lacks) and `same` (an input
+/// that copies another): what nvfp4-lower-attention emits for an op
+/// without a sink or kv_lens, and with K and V as one value.
+TEST(HarnessTest, VerifyAbsentAndSame) {
+  HarnessSpec s = attentionSpec();
+  s.tensors[3].absent = true; // sink
+  s.tensors[4].absent = true; // kv_lens
+  s.tensors[2].sameAs = "k";  // v
+  EXPECT_FALSE(verify(s));
+
+  s = attentionSpec();
+  s.tensors[0].absent = true;
+  EXPECT_EQ(verify(s).message(),
+            "tensor 'q' cannot be absent: reference 'attention' needs it");
+  s = attentionSpec();
+  s.tensors[6].absent = true;
+  EXPECT_EQ(verify(s).message(),
+            "tensor 'lse' cannot be absent: reference 'attention' needs it");
+  s = attentionSpec();
+  s.tensors[1].sameAs = "v"; // a later tensor
+  EXPECT_EQ(verify(s).message(),
+            "tensor 'k' can copy only an earlier input, found 'v'");
+  s = attentionSpec();
+  s.tensors[2].sameAs = "nothing";
+  EXPECT_EQ(verify(s).message(),
+            "tensor 'v' can copy only an earlier input, found 'nothing'");
+  s = attentionSpec();
+  s.sizes["dv"] = 64;
+  s.tensors[2].sameAs = "k";
+  EXPECT_EQ(verify(s).message(),
+            "tensor 'v' copies 'k': expected the same type and element count");
+  s = attentionSpec();
+  s.tensors[3].absent = true;
+  HarnessArg sink;
+  sink.kind = HarnessArg::Kind::Buffer;
+  sink.tensor = "sink";
+  s.args.push_back(sink);
+  EXPECT_EQ(verify(s).message(), "argument 4: tensor 'sink' is absent");
+}
+
 } // namespace

@@ -36,7 +36,8 @@ struct SM100ToCubinOptions
       llvm::cl::init(3)};
   PassOptions::Option<std::string> stopAfter{
       *this, "stop-after",
-      llvm::cl::desc("Stop after this step: plan (TMEM plan checked), "
+      llvm::cl::desc("Stop after this step: attention (nvfp4.attention ops "
+                     "built into sm100 kernels), plan (TMEM plan checked), "
                      "roles (warp roles lowered), sm100 (sm100 ops lowered "
                      "to nvvm), nvvm (whole device code in nvvm + llvm), "
                      "binary (default: gpu.binary)"),
@@ -66,7 +67,7 @@ std::optional<std::string> validateNVVMTarget(llvm::StringRef chip,
                                               int64_t optLevel);
 
 /// The steps of `stop-after`, in pipeline order.
-enum class PipelineStep { Plan, Roles, SM100, NVVM, Binary };
+enum class PipelineStep { Attention, Plan, Roles, SM100, NVVM, Binary };
 
 /// Parses a `stop-after` value; std::nullopt if unknown.
 std::optional<PipelineStep> parsePipelineStep(llvm::StringRef name);

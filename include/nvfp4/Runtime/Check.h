@@ -87,6 +87,9 @@ struct ReferenceOperand {
   /// Outputs: the default thresholds (the harness attribute may change
   /// them); without one, the harness's rel_l2 alone.
   std::optional<Tolerance> tolerance;
+  /// Inputs: the computation accepts the operand's absence (an empty
+  /// array), as nvfp4.attention accepts a missing sink or kv_lens.
+  bool optional = false;
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.

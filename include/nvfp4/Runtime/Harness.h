@@ -43,6 +43,13 @@ struct HarnessTensor {
   /// Outputs: the thresholds (the reference's default with the attribute's
   /// changes); without one, HarnessSpec::relL2Tolerance alone.
   std::optional<Tolerance> tolerance;
+  /// Inputs the reference marks optional: the kernel has no such operand;
+  /// nothing is allocated and the reference sees an empty array.
+  bool absent = false;
+  /// Inputs: a copy of this earlier input's values (same type and element
+  /// count) instead of fresh ones, for a kernel that reads one buffer as
+  /// both (nvfp4.attention with K and V the same value).
+  std::string sameAs;
 };
 
 /// One kernel parameter.

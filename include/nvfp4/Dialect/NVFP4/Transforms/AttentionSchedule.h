@@ -1,0 +1,91 @@
+//===- AttentionSchedule.h - the schedule of an attention kernel -*- C++ -*-===//
+//
+// What nvfp4-lower-attention decides before it builds a kernel: how query
+// rows map to the MMA's M, the KV tile, the pipeline depth, the shared-memory
+// and tensor-memory plans and the launch. docs/AttentionLowering.md gives the
+// reasons for each choice.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
+#define NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
+
+#include "mlir/IR/Types.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace nvfp4 {
+
+class AttentionOp;
+
+/// The shapes and options of one nvfp4.attention (docs/Attention.md).
+struct AttentionProblemShape {
+  int64_t batch = 0, seqQ = 0, seqKv = 0; ///< B, Sq, Skv
+  int64_t headsQ = 0, headsKv = 0;        ///< Hq, Hkv
+  int64_t headDim = 0, headDimV = 0;      ///< D, Dv
+  mlir::Type element;                     ///< of Q, K, V: bf16 or f16
+  mlir::Type outElement;                  ///< of O: bf16 or f16
+  bool kvSame = false;                    ///< K and V are one value
+  bool hasSink = false, hasLens = false, causal = false;
+  std::optional<int64_t> window;
+  float softmaxScale = 1.0f;
+};
+
+/// The single-CTA schedule (docs/AttentionLowering.md, "The schedule").
+struct AttentionSchedule {
+  AttentionProblemShape problem;
+
+  // Hardware and tiling constants.
+  static constexpr int64_t kRows = 128;     ///< MMA M: TMEM lanes
+  static constexpr int64_t kKvTile = 128;   ///< keys per KV tile (MMA N of S)
+  static constexpr int64_t kBoxCols = 64;   ///< elements per 128-byte row
+  static constexpr int64_t kBoxBytes = kRows * 128; ///< one 128 x 64 box
+  static constexpr int64_t kMaxStages = 3;
+  static constexpr int64_t kSmemBudget = 232448 - 2048; ///< 227 KiB - slack
+  static constexpr int64_t kThreads = 256;  ///< 8 warps, two warpgroups
+
+  /// Query heads per KV head (Hq / Hkv).
+  int64_t group = 0;
+  /// Queries per CTA: the M rows hold `queriesPerCta` x `group` rows
+  /// (query-major, head fastest); rows beyond that are padding.
+  int64_t queriesPerCta = 0;
+  /// CTAs along the queries: ceil(Sq / queriesPerCta).
+  int64_t rowBlocks = 0;
+  /// K/V stages of the TMA ring.
+  int64_t stages = 0;
+
+  // Shared memory, in bytes from the 1024-aligned base.
+  int64_t qBytes = 0;      ///< Q tile: D / 64 boxes
+  int64_t kBytes = 0;      ///< one stage's K tile
+  int64_t vBytes = 0;      ///< one stage's V tile (0 when K and V are one)
+  int64_t dynamicSmem = 0; ///< what the launch asks for (incl. alignment)
+
+  // Tensor memory columns.
+  int64_t tmemS = 0, tmemO = 0, tmemP = 0, tmemColumns = 0;
+
+  // Register budgets per role (setmaxnreg) and the kernel's cap.
+  int64_t maxRegs = 168, softmaxRegs = 200, otherRegs = 128;
+
+  /// Rows of the Q box: group x queriesPerCta.
+  int64_t usedRows() const { return group * queriesPerCta; }
+  /// Bytes one Q box transfers (what its TMA load counts).
+  int64_t qBoxBytes() const { return usedRows() * 128; }
+  /// Bytes of K and V one stage receives.
+  int64_t stageTxBytes() const { return kBytes + vBytes; }
+  int64_t stageBytes() const { return kBytes + vBytes; }
+  /// tcgen05.mma instructions per KV tile: S = Q K^T and O += P V.
+  int64_t mmasPerTile() const {
+    return problem.headDim / 16 + (kKvTile / 16) * (problem.headDimV / 64);
+  }
+};
+
+/// Chooses the schedule for `op`, or reports at the op why no schedule
+/// supports it (and fails).
+mlir::FailureOr<AttentionSchedule> chooseAttentionSchedule(AttentionOp op);
+
+} // namespace nvfp4
+
+#endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H

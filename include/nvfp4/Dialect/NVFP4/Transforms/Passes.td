@@ -1,0 +1,42 @@
+//===- Passes.td - nvfp4 transformation passes -------------*- tablegen -*-===//
+
+#ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD
+#define NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
+  let summary = "build an sm100 attention kernel for every nvfp4.attention";
+  let description = [{
+    For every `nvfp4.attention` op of the module, chooses a schedule from
+    its shapes and attributes (docs/AttentionLowering.md), builds the
+    warp-specialized kernel in the `sm100` dialect as a `gpu.func` in a new
+    `gpu.module`, and records it on the op as `nvfp4.kernel =
+    @module::@kernel`. The kernel carries an `nvfp4.harness` attribute
+    (docs/Runtime.md) that describes its arguments and launch, so
+    `nvfp4-run` checks it against the float64 reference directly.
+
+    Ops that already carry `nvfp4.kernel` are left alone, so running the
+    pass twice builds each kernel once. Shapes, types or attributes that no
+    schedule supports are diagnosed at the op, naming the constraint.
+
+    The host side (turning the op's tensors into buffers and tensor maps
+    and launching the kernel) is not generated: the op stays in its
+    function.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::nvfp4::sm100::SM100Dialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Attention kernels built">,
+  ];
+}
+
+#endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD

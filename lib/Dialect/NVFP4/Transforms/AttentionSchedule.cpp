@@ -1,0 +1,123 @@
+//===- AttentionSchedule.cpp - choose an attention kernel's schedule ------===//
+//
+// docs/AttentionLowering.md explains each choice; every constraint that no
+// schedule meets is a diagnostic at the op that names it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/AttentionSchedule.h"
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace nvfp4;
+
+namespace {
+
+int64_t nextPowerOfTwo(int64_t v) {
+  int64_t p = 32;
+  while (p < v)
+    p *= 2;
+  return p;
+}
+
+} // namespace
+
+FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
+  auto q = cast<RankedTensorType>(op.getQ().getType());
+  auto k = cast<RankedTensorType>(op.getK().getType());
+  auto v = cast<RankedTensorType>(op.getV().getType());
+  auto o = cast<RankedTensorType>(op.getO().getType());
+
+  for (auto [name, t] : {std::pair<const char *, RankedTensorType>{"q", q},
+                         {"k", k},
+                         {"v", v},
+                         {"o", o}})
+    if (!t.hasStaticShape())
+      return op.emitOpError("cannot be lowered yet: expected static shapes, "
+                            "got ")
+             << name << " : " << t
+             << " (dynamic B, Sq and Skv are not supported by the lowering)";
+
+  AttentionSchedule s;
+  AttentionProblemShape &p = s.problem;
+  p.batch = q.getDimSize(0);
+  p.seqQ = q.getDimSize(1);
+  p.headsQ = q.getDimSize(2);
+  p.headDim = q.getDimSize(3);
+  p.seqKv = k.getDimSize(1);
+  p.headsKv = k.getDimSize(2);
+  p.headDimV = v.getDimSize(3);
+  p.element = q.getElementType();
+  p.outElement = o.getElementType();
+  p.kvSame = op.getK() == op.getV();
+  p.hasSink = static_cast<bool>(op.getSink());
+  p.hasLens = static_cast<bool>(op.getKvLens());
+  p.causal = op.getCausal();
+  if (std::optional<uint64_t> w = op.getWindow())
+    p.window = int64_t(*w);
+  p.softmaxScale = op.getSoftmaxScale().convertToFloat();
+
+  if (p.headDim == 512 || p.headDimV == 512)
+    return op.emitOpError("cannot be lowered yet: head dim 512 (D = ")
+           << p.headDim << ", Dv = " << p.headDimV
+           << ") needs the 2-CTA schedule, which is not implemented; "
+              "supported: D and Dv in {64, 128, 256}";
+  if (p.batch < 1 || p.seqQ < 1 || p.seqKv < 1)
+    return op.emitOpError("cannot be lowered: expected B, Sq and Skv >= 1, "
+                          "got B = ")
+           << p.batch << ", Sq = " << p.seqQ << ", Skv = " << p.seqKv;
+
+  s.group = p.headsQ / p.headsKv;
+  if (s.group > AttentionSchedule::kRows)
+    return op.emitOpError("cannot be lowered yet: expected at most ")
+           << AttentionSchedule::kRows
+           << " query heads per KV head (the MMA's M), got Hq / Hkv = "
+           << s.group;
+  s.queriesPerCta = std::max<int64_t>(
+      1, std::min(AttentionSchedule::kRows / s.group, p.seqQ));
+  s.rowBlocks = (p.seqQ + s.queriesPerCta - 1) / s.queriesPerCta;
+  // TMA: a box dimension is at most 256 elements.
+  if (s.queriesPerCta > 256)
+    return op.emitOpError("internal error: a Q box of ")
+           << s.queriesPerCta << " queries";
+  // The launch: grid (row blocks, Hkv, B), each at most 65535 in y and z.
+  if (p.headsKv > 65535 || p.batch > 65535)
+    return op.emitOpError("cannot be lowered: the grid is (row blocks, Hkv, "
+                          "B) and y/z extents are at most 65535, got Hkv = ")
+           << p.headsKv << ", B = " << p.batch;
+  // Kernel-side offsets are 32-bit where the tensor maps take coordinates.
+  if (p.batch * p.seqKv > INT32_MAX || p.batch * p.seqQ > INT32_MAX)
+    return op.emitOpError("cannot be lowered: B x Skv and B x Sq must fit "
+                          "in 32 bits (TMA coordinates), got B x Skv = ")
+           << p.batch * p.seqKv;
+
+  // Shared memory: Q once, then `stages` K/V tiles.
+  constexpr int64_t box = AttentionSchedule::kBoxBytes;
+  s.qBytes = (p.headDim / AttentionSchedule::kBoxCols) * box;
+  s.kBytes = (p.headDim / AttentionSchedule::kBoxCols) * box;
+  s.vBytes = p.kvSame ? 0 : (p.headDimV / AttentionSchedule::kBoxCols) * box;
+  int64_t room = AttentionSchedule::kSmemBudget - s.qBytes;
+  s.stages = std::min(AttentionSchedule::kMaxStages, room / s.stageBytes());
+  if (s.stages < 1)
+    return op.emitOpError("cannot be lowered: Q (")
+           << s.qBytes << " bytes) and one K/V stage (" << s.stageBytes()
+           << " bytes) exceed the shared-memory budget of "
+           << AttentionSchedule::kSmemBudget << " bytes";
+  s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes();
+
+  // Tensor memory: S (128 f32 columns), O (Dv f32 columns), P (128 keys as
+  // 16-bit pairs: 64 columns), allocated as one power of two.
+  s.tmemS = 0;
+  s.tmemO = AttentionSchedule::kKvTile;
+  s.tmemP = s.tmemO + p.headDimV;
+  s.tmemColumns = nextPowerOfTwo(s.tmemP + AttentionSchedule::kKvTile / 2);
+  if (s.tmemColumns > 512)
+    return op.emitOpError("internal error: the TMEM plan needs ")
+           << s.tmemColumns << " columns";
+  return s;
+}

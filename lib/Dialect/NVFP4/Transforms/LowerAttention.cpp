@@ -1,0 +1,858 @@
+//===- LowerAttention.cpp - nvfp4.attention to an sm100 kernel ------------===//
+//
+// Builds, for every nvfp4.attention, the warp-specialized kernel that
+// examples/attention_decode.mlir spells out by hand, generalised by the
+// schedule (AttentionSchedule.h): query heads of one KV head times queries
+// packed into the MMA's 128 rows, KV tiles of 128 keys through a TMA ring of
+// 1-3 stages, S = Q K^T in tensor memory, the online softmax in exp2 by four
+// warps (one row per thread), P written back to tensor memory as the `ts`
+// A operand of O += P V, and an epilogue that folds in the sink and writes
+// O and the natural-log LSE. docs/AttentionLowering.md describes the
+// schedule, the barriers and the masks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+#include "nvfp4/Dialect/NVFP4/Transforms/AttentionSchedule.h"
+#include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cmath>
+#include <limits>
+
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4LOWERATTENTION
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
+} // namespace nvfp4
+
+using namespace mlir;
+using namespace nvfp4;
+
+namespace {
+
+constexpr const char *kKernelAttr = "nvfp4.kernel";
+constexpr const char *kHarnessAttr = "nvfp4.harness";
+/// mbarrier.try_wait suspend-time hint (ns), as in the examples.
+constexpr int64_t kWaitTicks = 10000000;
+
+/// Builds one kernel. Member functions follow the kernel's structure:
+/// prologue (shared memory, barriers, TMEM), the three roles, teardown.
+class KernelBuilder {
+public:
+  KernelBuilder(const AttentionSchedule &s, ImplicitLocOpBuilder &b)
+      : s(s), p(s.problem), b(b), ctx(b.getContext()) {}
+
+  gpu::GPUFuncOp build(gpu::GPUModuleOp module, StringRef name);
+
+private:
+  // Constants.
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+  Value i32(int64_t v) {
+    return arith::ConstantIntOp::create(b, v, 32).getResult();
+  }
+  Value f32(double v) {
+    return arith::ConstantFloatOp::create(b, b.getF32Type(),
+                                          APFloat(float(v)))
+        .getResult();
+  }
+  Value i1(bool v) { return arith::ConstantIntOp::create(b, v, 1); }
+  Value negInf() {
+    return f32(-std::numeric_limits<double>::infinity());
+  }
+  /// (v & 1) as i1: the parity of a phase counter.
+  Value parityOf(Value v) {
+    Value i = arith::IndexCastOp::create(b, b.getI32Type(), v);
+    Value a = arith::AndIOp::create(b, i, i32(1));
+    return arith::TruncIOp::create(b, b.getI1Type(), a);
+  }
+  Value ptx(StringRef code, Value x) {
+    return NVVM::InlinePtxOp::create(b, TypeRange{b.getF32Type()},
+                                     ValueRange{x}, ValueRange{},
+                                     b.getStringAttr(code), Value())
+        .getResult(0);
+  }
+  Value ex2(Value x) { return ptx("ex2.approx.ftz.f32 $0, $1;", x); }
+  Value lg2(Value x) { return ptx("lg2.approx.ftz.f32 $0, $1;", x); }
+  /// try_wait.parity on barrier `index` of `group`.
+  void wait(Value group, Value index, Value parity) {
+    nvgpu::MBarrierTryWaitParityOp::create(b, group, parity, idx(kWaitTicks),
+                                           index);
+  }
+  void fence(sm100::FenceKind k) { sm100::FenceOp::create(b, k); }
+  /// scf.if without results, body built by `f`.
+  template <typename F> void ifThen(Value cond, F f) {
+    auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(op.thenBlock());
+    f();
+  }
+  /// scf.for without results, body built by `f(iv)`.
+  template <typename F> void forLoop(Value lb, Value ub, Value step, F f) {
+    auto op = scf::ForOp::create(b, lb, ub, step);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(op.getBody());
+    f(op.getInductionVar());
+  }
+
+  // Types.
+  Attribute wg() {
+    return gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  }
+  MemRefType smemMemref(ArrayRef<int64_t> shape, Type elem) {
+    return MemRefType::get(shape, elem, MemRefLayoutAttrInterface(),
+                           wg());
+  }
+  Type groupType(unsigned n) {
+    return nvgpu::MBarrierGroupType::get(ctx, wg(), n);
+  }
+  nvgpu::TensorMapDescriptorType tmapType(MemRefType box) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+        nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  }
+  sm100::TmemType tmem(int64_t rows, int64_t cols, Type elem,
+                       sm100::TmemLayout layout) {
+    return sm100::TmemType::get(ctx, rows, cols, elem, layout);
+  }
+
+  // Pieces.
+  void prologue(gpu::GPUFuncOp func);
+  void softmaxRole();
+  void loadRole();
+  void mmaRole();
+  /// scale_log2 * s for keys kb + i in [lo, hi), -inf elsewhere.
+  Value maskedLogits(Value s, Value kb);
+  /// A view of `bytes` of dynamic shared memory at `offset` as `type`.
+  Value view(Value offset, MemRefType type) {
+    return memref::ViewOp::create(b, type, smem, offset, ValueRange{});
+  }
+
+  const AttentionSchedule &s;
+  const AttentionProblemShape &p;
+  ImplicitLocOpBuilder &b;
+  MLIRContext *ctx;
+
+  // Kernel arguments.
+  Value tmapQ, tmapK, tmapV, outO, outLse, lens, sink, scaleLog2;
+  // Per-CTA values.
+  Value tid, warp, batch, kvHead, rowBlock, len, tileLo, tileCount;
+  Value smem, qOff;
+  /// Byte offsets of stage `stage`'s K and V tiles (first box).
+  Value kOffset(Value stage) {
+    return arith::AddIOp::create(
+        b, arith::AddIOp::create(b, qOff, idx(s.qBytes)),
+        arith::MulIOp::create(b, stage, idx(s.stageBytes())));
+  }
+  Value vOffset(Value kOff) {
+    return p.kvSame ? kOff : arith::AddIOp::create(b, kOff, idx(s.kBytes));
+  }
+  Value qFull, kvFull, kvEmpty, sFull, pFull, oDone;
+  Value all, sAcc, oAcc, pTm;
+  // Softmax per-row values.
+  Value rowLo, rowHi;
+};
+
+gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
+  // Argument types.
+  Type ptrTy = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> args = {ptrTy, ptrTy};
+  if (!p.kvSame)
+    args.push_back(ptrTy);
+  args.push_back(MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV},
+                                 p.outElement));
+  args.push_back(MemRefType::get({p.batch, p.headsQ, p.seqQ}, b.getF32Type()));
+  if (p.hasLens)
+    args.push_back(MemRefType::get({p.batch}, b.getI32Type()));
+  if (p.hasSink)
+    args.push_back(MemRefType::get({p.headsQ}, b.getF32Type()));
+  args.push_back(b.getF32Type());
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  // The TMEM allocation slot.
+  memref::GlobalOp::create(b, "tmem_slot", b.getStringAttr("private"),
+                           smemMemref({1}, b.getI32Type()), Attribute(),
+                           /*constant=*/false, IntegerAttr());
+  auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(args, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(AttentionSchedule::kThreads), 1, 1}));
+  func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(int32_t(s.maxRegs)));
+
+  b.setInsertionPointToStart(&func.getBody().front());
+  prologue(func);
+
+  auto roles = sm100::WarpRolesOp::create(
+      b, uint32_t(AttentionSchedule::kThreads / 32));
+  roles.getBody().push_back(new Block());
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&roles.getBody().front());
+    auto makeRole = [&](StringRef roleName, uint32_t begin, uint32_t end,
+                        int64_t regs) {
+      auto role = sm100::RoleOp::create(b, roleName, begin, end,
+                                        b.getI32IntegerAttr(int32_t(regs)));
+      role.getBody().push_back(new Block());
+      return role;
+    };
+    auto softmax = makeRole("softmax", 0, 4, s.softmaxRegs);
+    auto load = makeRole("load", 4, 5, s.otherRegs);
+    auto mma = makeRole("mma", 5, 6, s.otherRegs);
+    makeRole("spare", 6, 8, s.otherRegs);
+    b.setInsertionPointToStart(&softmax.getBody().front());
+    softmaxRole();
+    b.setInsertionPointToStart(&load.getBody().front());
+    loadRole();
+    b.setInsertionPointToStart(&mma.getBody().front());
+    mmaRole();
+  }
+
+  // Teardown: everyone is done with TMEM before warp 0 frees it.
+  fence(sm100::FenceKind::before_thread_sync);
+  gpu::BarrierOp::create(b);
+  fence(sm100::FenceKind::after_thread_sync);
+  ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp, idx(0)),
+         [&] {
+           sm100::TmemDeallocOp::create(b, all, uint32_t(s.tmemColumns));
+         });
+  gpu::ReturnOp::create(b);
+  return func;
+}
+
+void KernelBuilder::prologue(gpu::GPUFuncOp func) {
+  unsigned a = 0;
+  tmapQ = func.getArgument(a++);
+  tmapK = func.getArgument(a++);
+  tmapV = p.kvSame ? tmapK : func.getArgument(a++);
+  outO = func.getArgument(a++);
+  outLse = func.getArgument(a++);
+  lens = p.hasLens ? func.getArgument(a++) : Value();
+  sink = p.hasSink ? func.getArgument(a++) : Value();
+  scaleLog2 = func.getArgument(a++);
+
+  // The TMA descriptors, typed by their boxes.
+  auto qBox = smemMemref({s.queriesPerCta, s.group, 64}, p.element);
+  auto kBox = smemMemref({AttentionSchedule::kKvTile, 1, 64}, p.element);
+  tmapQ = UnrealizedConversionCastOp::create(b, tmapType(qBox), tmapQ)
+              .getResult(0);
+  Value tK = UnrealizedConversionCastOp::create(b, tmapType(kBox), tmapK)
+                 .getResult(0);
+  tmapV = p.kvSame ? tK
+                   : UnrealizedConversionCastOp::create(b, tmapType(kBox),
+                                                        tmapV)
+                         .getResult(0);
+  tmapK = tK;
+
+  tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  warp = arith::DivUIOp::create(b, tid, idx(32));
+  rowBlock = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
+  batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
+  if (p.hasLens) {
+    Value l = memref::LoadOp::create(b, lens, ValueRange{batch});
+    len = arith::IndexCastOp::create(b, b.getIndexType(), l);
+  } else {
+    len = idx(p.seqKv);
+  }
+
+  // The KV tiles this CTA visits: keys [keyLo, keyHi) cover every key any
+  // of its queries sees (docs/AttentionLowering.md, "Masks").
+  Value iFirst = arith::MulIOp::create(b, rowBlock, idx(s.queriesPerCta));
+  Value iEnd = arith::MinSIOp::create(
+      b, arith::AddIOp::create(b, iFirst, idx(s.queriesPerCta)),
+      idx(p.seqQ));
+  Value base = arith::SubIOp::create(b, len, idx(p.seqQ)); // p = base + i
+  Value keyHi = len;
+  if (p.causal) // last position + 1
+    keyHi = arith::MinSIOp::create(b, len,
+                                   arith::AddIOp::create(b, base, iEnd));
+  Value keyLo = idx(0);
+  if (p.window) {
+    Value first = arith::AddIOp::create(b, base, iFirst);
+    keyLo = arith::MaxSIOp::create(
+        b, idx(0), arith::SubIOp::create(b, first, idx(*p.window - 1)));
+  }
+  keyHi = arith::MaxSIOp::create(b, keyHi, keyLo);
+  tileLo = arith::DivUIOp::create(b, keyLo, idx(AttentionSchedule::kKvTile));
+  Value tileHi = arith::CeilDivUIOp::create(b, keyHi,
+                                            idx(AttentionSchedule::kKvTile));
+  tileCount = arith::SubIOp::create(b, tileHi, tileLo);
+
+  // Dynamic shared memory, 1024-aligned: Q | stage 0 (K, V) | stage 1 ...
+  auto smemTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                MemRefLayoutAttrInterface(),
+                                wg());
+  smem = gpu::DynamicSharedMemoryOp::create(b, smemTy);
+  Value ptr = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+  Value up = arith::AddIOp::create(b, ptr, idx(1023));
+  Value aligned = arith::AndIOp::create(b, up, idx(-1024));
+  qOff = arith::SubIOp::create(b, aligned, ptr);
+  // Barriers: q_full (TMA), kv_full / kv_empty per stage (TMA / MMA
+  // commit), s_full (commit), p_full (128 softmax threads), o_done
+  // (commit).
+  qFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  kvFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
+  kvEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
+  sFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  pFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  oDone = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  Value slot = memref::GetGlobalOp::create(
+      b, smemMemref({1}, b.getI32Type()), "tmem_slot");
+  ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0)),
+         [&] {
+           Value c0 = idx(0), c1 = idx(1);
+           nvgpu::MBarrierInitOp::create(b, qFull, c1, c0, Value());
+           for (int64_t st = 0; st < s.stages; ++st) {
+             nvgpu::MBarrierInitOp::create(b, kvFull, c1, idx(st), Value());
+             nvgpu::MBarrierInitOp::create(b, kvEmpty, c1, idx(st), Value());
+           }
+           nvgpu::MBarrierInitOp::create(b, sFull, c1, c0, Value());
+           nvgpu::MBarrierInitOp::create(b, pFull, idx(128), c0, Value());
+           nvgpu::MBarrierInitOp::create(b, oDone, c1, c0, Value());
+         });
+  ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp, idx(0)),
+         [&] {
+           sm100::TmemAllocOp::create(b, slot, uint32_t(s.tmemColumns));
+         });
+  fence(sm100::FenceKind::before_thread_sync);
+  gpu::BarrierOp::create(b);
+  fence(sm100::FenceKind::after_thread_sync);
+
+  all = sm100::TmemBaseOp::create(
+      b, tmem(128, s.tmemColumns, b.getF32Type(), sm100::TmemLayout::acc),
+      slot);
+  sAcc = sm100::TmemSliceOp::create(
+      b, tmem(128, AttentionSchedule::kKvTile, b.getF32Type(),
+              sm100::TmemLayout::acc),
+      all, uint32_t(s.tmemS));
+  oAcc = sm100::TmemSliceOp::create(
+      b, tmem(128, p.headDimV, b.getF32Type(), sm100::TmemLayout::acc), all,
+      uint32_t(s.tmemO));
+  pTm = sm100::TmemSliceOp::create(
+      b, tmem(128, AttentionSchedule::kKvTile, p.element,
+              sm100::TmemLayout::operand_a),
+      all, uint32_t(s.tmemP));
+}
+
+Value KernelBuilder::maskedLogits(Value sv, Value kb) {
+  auto vi32 = VectorType::get({32}, b.getI32Type());
+  auto vf32 = VectorType::get({32}, b.getF32Type());
+  SmallVector<int32_t> steps;
+  for (int32_t i = 0; i < 32; ++i)
+    steps.push_back(i);
+  Value step = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vi32, ArrayRef<int32_t>(steps)));
+  Value kbi = arith::IndexCastOp::create(b, b.getI32Type(), kb);
+  Value keys = arith::AddIOp::create(
+      b, step, vector::BroadcastOp::create(b, vi32, kbi));
+  Value lo = vector::BroadcastOp::create(b, vi32, rowLo);
+  Value hi = vector::BroadcastOp::create(b, vi32, rowHi);
+  Value ok = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, keys, lo),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::slt, keys, hi));
+  Value x = arith::MulFOp::create(
+      b, sv, vector::BroadcastOp::create(b, vf32, scaleLog2));
+  Value ninf = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(
+             vf32, APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true)));
+  return arith::SelectOp::create(b, ok, x, ninf);
+}
+
+void KernelBuilder::softmaxRole() {
+  Type f32Ty = b.getF32Type();
+  Type i32Ty = b.getI32Type();
+  auto vf32 = VectorType::get({32}, f32Ty);
+  constexpr int64_t tile = AttentionSchedule::kKvTile;
+
+  // Thread tid owns TMEM lane tid: row r = query (r / G) of the block, head
+  // g * G + r % G.
+  Value r = tid;
+  Value iLocal = arith::DivUIOp::create(b, r, idx(s.group));
+  Value hh = arith::RemUIOp::create(b, r, idx(s.group));
+  Value i = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, rowBlock, idx(s.queriesPerCta)), iLocal);
+  Value head = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, kvHead, idx(s.group)), hh);
+  Value valid = arith::AndIOp::create(
+      b,
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, r,
+                            idx(s.usedRows())),
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, i, idx(p.seqQ)));
+  // Visible keys of this row: [rowLo, rowHi) (docs/AttentionLowering.md).
+  Value pos = arith::AddIOp::create(
+      b, arith::SubIOp::create(b, len, idx(p.seqQ)), i);
+  Value posI = arith::IndexCastOp::create(b, i32Ty, pos);
+  Value lenI = arith::IndexCastOp::create(b, i32Ty, len);
+  rowHi = lenI;
+  if (p.causal)
+    rowHi = arith::MinSIOp::create(b, lenI,
+                                   arith::AddIOp::create(b, posI, i32(1)));
+  rowLo = i32(std::numeric_limits<int32_t>::min());
+  if (p.window)
+    rowLo = arith::SubIOp::create(b, posI, i32(*p.window - 1));
+
+  Value ninf = negInf();
+  Value zero = f32(0.0);
+  auto loop = scf::ForOp::create(b, idx(0), tileCount, idx(1),
+                                 ValueRange{ninf, zero});
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value n = loop.getInductionVar();
+    Value m = loop.getRegionIterArgs()[0];
+    Value l = loop.getRegionIterArgs()[1];
+    Value t = arith::AddIOp::create(b, tileLo, n);
+    wait(sFull, idx(0), parityOf(n));
+    fence(sm100::FenceKind::after_thread_sync);
+    Value key0 = arith::MulIOp::create(b, t, idx(tile));
+
+    // Pass 1: the tile's max of the scaled, masked logits.
+    auto maxLoop = scf::ForOp::create(b, idx(0), idx(tile), idx(32),
+                                      ValueRange{ninf});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(maxLoop.getBody());
+      Value ch = maxLoop.getInductionVar();
+      Value sv = sm100::TmemLoadOp::create(b, vf32, sAcc, ch,
+                                           sm100::LdStShape::shape_32x32b, 32,
+                                           false, IntegerAttr(), IntegerAttr());
+      Value x = maskedLogits(sv, arith::AddIOp::create(b, key0, ch));
+      Value red = vector::ReductionOp::create(
+          b, vector::CombiningKind::MAXIMUMF, x,
+          maxLoop.getRegionIterArgs()[0]);
+      scf::YieldOp::create(b, red);
+    }
+    Value mNew = arith::MaximumFOp::create(b, m, maxLoop.getResult(0));
+    // A row that has seen no visible key yet keeps m = -inf; exponents are
+    // taken against 0 then, so that no -inf - -inf appears.
+    Value isInf = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
+                                        ninf);
+    Value mUse = arith::SelectOp::create(b, isInf, zero, mNew);
+    Value alpha = ex2(arith::SubFOp::create(b, m, mUse));
+
+    // P and O may be touched only after the previous P V finished.
+    ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n, idx(0)),
+           [&] {
+             wait(oDone, idx(0),
+                  parityOf(arith::SubIOp::create(b, n, idx(1))));
+             fence(sm100::FenceKind::after_thread_sync);
+             forLoop(idx(0), idx(p.headDimV), idx(32), [&](Value oc) {
+               Value ov = sm100::TmemLoadOp::create(
+                   b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
+                   false, IntegerAttr(), IntegerAttr());
+               Value scaled = arith::MulFOp::create(
+                   b, ov, vector::BroadcastOp::create(b, vf32, alpha));
+               sm100::TmemStoreOp::create(b, scaled, oAcc, oc,
+                                          sm100::LdStShape::shape_32x32b, 32,
+                                          false, IntegerAttr(), IntegerAttr());
+             });
+           });
+
+    // Pass 2: P = exp2(x - m) as 16-bit pairs (key 2j low, 2j + 1 high:
+    // the ts A-operand packing), and the row sum of the f32 values.
+    auto sumLoop = scf::ForOp::create(b, idx(0), idx(tile / 64), idx(1),
+                                      ValueRange{zero});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      Value pc = sumLoop.getInductionVar();
+      Value ch0 = arith::MulIOp::create(b, pc, idx(64));
+      Value ch1 = arith::AddIOp::create(b, ch0, idx(32));
+      Value mv = vector::BroadcastOp::create(b, vf32, mUse);
+      Value sum = sumLoop.getRegionIterArgs()[0];
+      SmallVector<Value> halves;
+      for (Value ch : {ch0, ch1}) {
+        Value sv = sm100::TmemLoadOp::create(
+            b, vf32, sAcc, ch, sm100::LdStShape::shape_32x32b, 32, false,
+            IntegerAttr(), IntegerAttr());
+        Value x = maskedLogits(sv, arith::AddIOp::create(b, key0, ch));
+        Value e = math::Exp2Op::create(
+            b, arith::SubFOp::create(b, x, mv),
+            arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::afn));
+        sum = vector::ReductionOp::create(b, vector::CombiningKind::ADD, e,
+                                          sum);
+        halves.push_back(arith::TruncFOp::create(
+            b, VectorType::get({32}, p.element), e));
+      }
+      SmallVector<int64_t> order;
+      for (int64_t k = 0; k < 64; ++k)
+        order.push_back(k);
+      Value cat = vector::ShuffleOp::create(b, halves[0], halves[1], order);
+      Value packed = vector::BitCastOp::create(
+          b, VectorType::get({32}, i32Ty), cat);
+      Value pcol = arith::MulIOp::create(b, pc, idx(32));
+      sm100::TmemStoreOp::create(b, packed, pTm, pcol,
+                                 sm100::LdStShape::shape_32x32b, 32, false,
+                                 IntegerAttr(), IntegerAttr());
+      scf::YieldOp::create(b, sum);
+    }
+    sm100::WaitOp::create(b, sm100::WaitKind::store);
+    fence(sm100::FenceKind::before_thread_sync);
+    nvgpu::MBarrierArriveOp::create(
+        b, nvgpu::MBarrierTokenType::get(ctx), pFull, idx(0));
+    Value lNew = arith::AddFOp::create(b, arith::MulFOp::create(b, l, alpha),
+                                       sumLoop.getResult(0));
+    scf::YieldOp::create(b, ValueRange{mNew, lNew});
+  }
+  Value m = loop.getResult(0);
+  Value l = loop.getResult(1);
+
+  // Epilogue. With the sink (in base 2: sink * log2 e) in the denominator:
+  // m_f = max(m, sink), Z = l 2^(m - m_f) + 2^(sink - m_f),
+  // LSE = (m_f + log2 Z) ln 2, O = acc 2^(m - m_f) / Z; a row without any
+  // visible key and without a sink gets O = 0 and LSE = -inf.
+  Value mF = m, e2 = zero;
+  Value sinkL = ninf;
+  if (p.hasSink) {
+    Value sk = memref::LoadOp::create(b, sink, ValueRange{head});
+    sinkL = arith::MulFOp::create(b, sk, f32(1.4426950408889634));
+    mF = arith::MaximumFOp::create(b, m, sinkL);
+  }
+  Value fInf = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mF, ninf);
+  Value mS = arith::SelectOp::create(b, fInf, zero, mF);
+  Value e1 = ex2(arith::SubFOp::create(b, m, mS));
+  if (p.hasSink)
+    e2 = ex2(arith::SubFOp::create(b, sinkL, mS));
+  Value z = arith::AddFOp::create(b, arith::MulFOp::create(b, l, e1), e2);
+  Value lse = arith::MulFOp::create(b, arith::AddFOp::create(b, mS, lg2(z)),
+                                    f32(0.69314718055994530942));
+  Value positive =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
+  Value inv = arith::SelectOp::create(
+      b, positive, arith::DivFOp::create(b, e1, z), zero);
+  ifThen(valid, [&] {
+    memref::StoreOp::create(b, lse, outLse, ValueRange{batch, head, i});
+  });
+  auto outVec = VectorType::get({32}, p.outElement);
+  Value any = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, tileCount,
+                                    idx(0));
+  auto ifAny = scf::IfOp::create(b, any, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifAny.thenBlock());
+    wait(oDone, idx(0),
+         parityOf(arith::SubIOp::create(b, tileCount, idx(1))));
+    fence(sm100::FenceKind::after_thread_sync);
+    forLoop(idx(0), idx(p.headDimV), idx(32), [&](Value oc) {
+      Value ov = sm100::TmemLoadOp::create(
+          b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32, false,
+          IntegerAttr(), IntegerAttr());
+      Value on = arith::MulFOp::create(
+          b, ov, vector::BroadcastOp::create(b, vf32, inv));
+      Value ob = arith::TruncFOp::create(b, outVec, on);
+      ifThen(valid, [&] {
+        vector::StoreOp::create(b, ob, outO, ValueRange{batch, i, head, oc});
+      });
+    });
+    b.setInsertionPointToStart(ifAny.elseBlock());
+    Value zeros = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(
+               outVec, FloatAttr::get(p.outElement, 0.0)));
+    ifThen(valid, [&] {
+      forLoop(idx(0), idx(p.headDimV), idx(32), [&](Value oc) {
+        vector::StoreOp::create(b, zeros, outO,
+                                ValueRange{batch, i, head, oc});
+      });
+    });
+  }
+}
+
+void KernelBuilder::loadRole() {
+  constexpr int64_t tile = AttentionSchedule::kKvTile;
+  auto elect = sm100::ElectOneOp::create(b);
+  elect.getBody().push_back(new Block());
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&elect.getBody().front());
+
+  // Q: D / 64 boxes of (64, G, queriesPerCta), each into its own 16 KiB
+  // column of the K-major tile.
+  auto qBox = smemMemref({s.queriesPerCta, s.group, 64}, p.element);
+  nvgpu::MBarrierArriveExpectTxOp::create(
+      b, qFull, idx(s.qBoxBytes() * (p.headDim / 64)), idx(0), Value());
+  Value qRow = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, batch, idx(p.seqQ)),
+      arith::MulIOp::create(b, rowBlock, idx(s.queriesPerCta)));
+  Value qHead = arith::MulIOp::create(b, kvHead, idx(s.group));
+  for (int64_t c = 0; c < p.headDim / 64; ++c) {
+    Value dst = view(arith::AddIOp::create(
+                         b, qOff, idx(c * AttentionSchedule::kBoxBytes)),
+                     qBox);
+    nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
+                                  ValueRange{idx(c * 64), qHead, qRow},
+                                  idx(0), Value(), Value());
+  }
+
+  // K and V tiles through the ring; the first wait on each stage passes at
+  // once (a fresh barrier completes "phase -1").
+  auto kBox = smemMemref({tile, 1, 64}, p.element);
+  Value rowBase = arith::MulIOp::create(b, batch, idx(p.seqKv));
+  forLoop(idx(0), tileCount, idx(1), [&](Value n) {
+    Value stage = arith::RemUIOp::create(b, n, idx(s.stages));
+    Value round = arith::DivUIOp::create(b, n, idx(s.stages));
+    Value emptyParity =
+        arith::XOrIOp::create(b, parityOf(round), i1(true));
+    wait(kvEmpty, stage, emptyParity);
+    Value t = arith::AddIOp::create(b, tileLo, n);
+    Value row = arith::AddIOp::create(
+        b, rowBase, arith::MulIOp::create(b, t, idx(tile)));
+    nvgpu::MBarrierArriveExpectTxOp::create(b, kvFull,
+                                            idx(s.stageTxBytes()), stage,
+                                            Value());
+    Value kOff = kOffset(stage);
+    Value vOff = vOffset(kOff);
+    for (int64_t c = 0; c < p.headDim / 64; ++c) {
+      Value dst = view(arith::AddIOp::create(
+                           b, kOff, idx(c * AttentionSchedule::kBoxBytes)),
+                       kBox);
+      nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapK,
+                                    ValueRange{idx(c * 64), kvHead, row},
+                                    stage, Value(), Value());
+    }
+    if (!p.kvSame)
+      for (int64_t c = 0; c < p.headDimV / 64; ++c) {
+        Value dst = view(arith::AddIOp::create(
+                             b, vOff, idx(c * AttentionSchedule::kBoxBytes)),
+                         kBox);
+        nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapV,
+                                      ValueRange{idx(c * 64), kvHead, row},
+                                      stage, Value(), Value());
+      }
+  });
+}
+
+void KernelBuilder::mmaRole() {
+  constexpr int64_t tile = AttentionSchedule::kKvTile;
+  auto elect = sm100::ElectOneOp::create(b);
+  elect.getBody().push_back(new Block());
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&elect.getBody().front());
+
+  Type e = p.element;
+  auto qkTile = smemMemref({128, p.headDim}, e);
+  auto vBoxTy = smemMemref({tile, 64}, e);
+  auto layQK = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
+                                          sm100::Swizzle::sw128, e, 128,
+                                          p.headDim);
+  auto layV = sm100::SmemLayoutAttr::get(ctx, sm100::Major::mn,
+                                         sm100::Swizzle::sw128, e, 64, tile);
+  Type f32Ty = b.getF32Type();
+  auto idescS = sm100::IDescAttr::get(ctx, sm100::MmaKind::f16, e, e, f32Ty,
+                                      128, tile, sm100::Major::k,
+                                      sm100::Major::k, false, false, 1,
+                                      sm100::ScaleType::ue8m0);
+  auto idescO = sm100::IDescAttr::get(ctx, sm100::MmaKind::f16, e, e, f32Ty,
+                                      128, 64, sm100::Major::k,
+                                      sm100::Major::mn, false, false, 1,
+                                      sm100::ScaleType::ue8m0);
+  auto oHalf = tmem(128, 64, f32Ty, sm100::TmemLayout::acc);
+  auto pK = tmem(128, 16, e, sm100::TmemLayout::operand_a);
+  Value c0 = idx(0);
+  Value qTile = view(qOff, qkTile);
+
+  wait(qFull, c0, i1(false));
+  forLoop(idx(0), tileCount, idx(1), [&](Value n) {
+    Value stage = arith::RemUIOp::create(b, n, idx(s.stages));
+    Value round = arith::DivUIOp::create(b, n, idx(s.stages));
+    wait(kvFull, stage, parityOf(round));
+    fence(sm100::FenceKind::after_thread_sync);
+    Value notFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n,
+                                           idx(0));
+    Value yes = i1(true);
+    Value kOff = kOffset(stage);
+    Value vOff = vOffset(kOff);
+    // S = Q K^T: D / 16 MMAs of K = 16.
+    Value kTile = view(kOff, qkTile);
+    for (int64_t k = 0; k < p.headDim / 16; ++k) {
+      Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
+                                           ValueRange{c0, c0}, layQK,
+                                           uint32_t(k));
+      Value kb = sm100::UmmaDescOp::create(b, b.getI64Type(), kTile,
+                                           ValueRange{c0, c0}, layQK,
+                                           uint32_t(k));
+      sm100::MmaOp::create(b, sAcc, qa, kb, k == 0 ? i1(false) : yes,
+                           idescS);
+    }
+    sm100::CommitOp::create(b, sFull, c0, Value(), 1u);
+    // O += P V once the softmax wrote P (and rescaled O).
+    wait(pFull, c0, parityOf(n));
+    fence(sm100::FenceKind::after_thread_sync);
+    for (int64_t k = 0; k < tile / 16; ++k) {
+      Value pa = sm100::TmemSliceOp::create(b, pK, pTm, uint32_t(8 * k));
+      for (int64_t c = 0; c < p.headDimV / 64; ++c) {
+        Value vBox = view(arith::AddIOp::create(
+                              b, vOff, idx(c * AttentionSchedule::kBoxBytes)),
+                          vBoxTy);
+        Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vBox,
+                                             ValueRange{c0, c0}, layV,
+                                             uint32_t(k));
+        Value oc = sm100::TmemSliceOp::create(b, oHalf, oAcc,
+                                              uint32_t(64 * c));
+        sm100::MmaOp::create(b, oc, pa, vb, k == 0 ? notFirst : yes, idescO);
+      }
+    }
+    sm100::CommitOp::create(b, kvEmpty, stage, Value(), 1u);
+    sm100::CommitOp::create(b, oDone, c0, Value(), 1u);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The harness attribute
+//===----------------------------------------------------------------------===//
+
+std::string typeName(Type t) {
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF16())
+    return "f16";
+  if (t.isF32())
+    return "f32";
+  return "i32";
+}
+
+DictionaryAttr harnessAttr(const AttentionSchedule &s, StringRef kernelName,
+                           Builder &b) {
+  const AttentionProblemShape &p = s.problem;
+  auto str = [&](StringRef v) { return b.getStringAttr(v); };
+  auto named = [&](StringRef n, Attribute a) {
+    return b.getNamedAttr(n, a);
+  };
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  SmallVector<NamedAttribute> types = {
+      named("q", str(typeName(p.element))),
+      named("k", str(typeName(p.element))),
+      named("v", str(typeName(p.element))),
+      named("o", str(typeName(p.outElement))),
+      named("lse", str("f32"))};
+  if (p.hasSink)
+    types.push_back(named("sink", str("f32")));
+  if (p.hasLens)
+    types.push_back(named("kv_lens", str("i32")));
+  SmallVector<Attribute> absent;
+  if (!p.hasSink)
+    absent.push_back(str("sink"));
+  if (!p.hasLens)
+    absent.push_back(str("kv_lens"));
+  SmallVector<NamedAttribute> sizes = {
+      named("b", i64(p.batch)),      named("sq", i64(p.seqQ)),
+      named("hq", i64(p.headsQ)),    named("skv", i64(p.seqKv)),
+      named("hkv", i64(p.headsKv)),  named("d", i64(p.headDim)),
+      named("dv", i64(p.headDimV))};
+  SmallVector<NamedAttribute> options = {
+      named("softmax_scale", b.getF32FloatAttr(p.softmaxScale)),
+      named("causal", b.getBoolAttr(p.causal))};
+  if (p.window)
+    options.push_back(named("window", i64(*p.window)));
+
+  auto tmapArg = [&](StringRef t, ArrayRef<StringRef> view,
+                     ArrayRef<int64_t> box) {
+    SmallVector<Attribute> v;
+    for (StringRef x : view)
+      v.push_back(str(x));
+    return b.getDictionaryAttr(
+        {named("tmap", str(t)), named("view", b.getArrayAttr(v)),
+         named("box", b.getDenseI64ArrayAttr(box)),
+         named("swizzle", str("128B"))});
+  };
+  auto bufArg = [&](StringRef t) {
+    return b.getDictionaryAttr({named("buffer", str(t))});
+  };
+  SmallVector<Attribute> args = {
+      tmapArg("q", {"b*sq", "hq", "d"}, {64, s.group, s.queriesPerCta}),
+      tmapArg("k", {"b*skv", "hkv", "d"}, {64, 1, AttentionSchedule::kKvTile})};
+  if (!p.kvSame)
+    args.push_back(tmapArg("v", {"b*skv", "hkv", "dv"},
+                           {64, 1, AttentionSchedule::kKvTile}));
+  args.push_back(bufArg("o"));
+  args.push_back(bufArg("lse"));
+  if (p.hasLens)
+    args.push_back(bufArg("kv_lens"));
+  if (p.hasSink)
+    args.push_back(bufArg("sink"));
+  args.push_back(b.getDictionaryAttr(
+      {named("scalar", str("f32")), named("value", str("softmax_scale*log2e"))}));
+
+  SmallVector<NamedAttribute> h = {
+      named("reference", str("attention")),
+      named("types", b.getDictionaryAttr(types)),
+      named("sizes", b.getDictionaryAttr(sizes)),
+      named("options", b.getDictionaryAttr(options)),
+      named("grid", b.getDenseI32ArrayAttr({int32_t(s.rowBlocks),
+                                            int32_t(p.headsKv),
+                                            int32_t(p.batch)})),
+      named("block", b.getDenseI32ArrayAttr(
+                         {int32_t(AttentionSchedule::kThreads), 1, 1})),
+      named("dynamic_smem", i64(s.dynamicSmem)),
+      named("args", b.getArrayAttr(args))};
+  if (!absent.empty())
+    h.push_back(named("absent", b.getArrayAttr(absent)));
+  if (p.kvSame)
+    h.push_back(named("same", b.getDictionaryAttr({named("v", str("k"))})));
+  (void)kernelName;
+  return b.getDictionaryAttr(h);
+}
+
+/// The schedule as attributes on the kernel, for tests and tables.
+DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
+  auto named = [&](StringRef n, int64_t v) {
+    return b.getNamedAttr(n, b.getI64IntegerAttr(v));
+  };
+  return b.getDictionaryAttr(
+      {named("group", s.group), named("queries_per_cta", s.queriesPerCta),
+       named("row_blocks", s.rowBlocks), named("kv_tile", s.kKvTile),
+       named("stages", s.stages), named("smem_bytes", s.dynamicSmem),
+       named("tmem_columns", s.tmemColumns), named("tmem_s", s.tmemS),
+       named("tmem_o", s.tmemO), named("tmem_p", s.tmemP),
+       named("mmas_per_tile", s.mmasPerTile()), named("max_regs", s.maxRegs),
+       named("softmax_regs", s.softmaxRegs), named("other_regs", s.otherRegs)});
+}
+
+struct NVFP4LowerAttentionPass
+    : nvfp4::impl::NVFP4LowerAttentionBase<NVFP4LowerAttentionPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<AttentionOp> ops;
+    module.walk([&](AttentionOp op) {
+      if (!op->hasAttr(kKernelAttr))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    SymbolTable symbols(module);
+    for (AttentionOp op : ops) {
+      FailureOr<AttentionSchedule> s = chooseAttentionSchedule(op);
+      if (failed(s))
+        return signalPassFailure();
+      auto parent = op->getParentOfType<FunctionOpInterface>();
+      std::string base =
+          (parent ? parent.getName().str() : std::string("kernel")) +
+          "_attention";
+      ImplicitLocOpBuilder b(op.getLoc(), module.getContext());
+      b.setInsertionPointToEnd(module.getBody());
+      auto gpuModule = gpu::GPUModuleOp::create(b, base);
+      symbols.insert(gpuModule); // renames on a clash
+      std::string kernelName = base;
+      KernelBuilder builder(*s, b);
+      gpu::GPUFuncOp func = builder.build(gpuModule, kernelName);
+      func->setAttr(kHarnessAttr, harnessAttr(*s, kernelName, b));
+      func->setAttr("nvfp4.schedule", scheduleAttr(*s, b));
+      op->setAttr(kKernelAttr,
+                  SymbolRefAttr::get(
+                      gpuModule.getNameAttr(),
+                      {FlatSymbolRefAttr::get(func.getNameAttr())}));
+      ++numKernels;
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Runs nvfp4.attention configurations through the lowering and nvfp4-run.
+
+Each case is one `nvfp4.attention` op in a function of its own; nvfp4-run
+lowers it (nvfp4-lower-attention), compiles the kernel, runs it on the
+emulator with seeded inputs and checks O and the LSE against the float64
+reference (docs/Attention.md thresholds). With --ptxas each kernel is also
+assembled for sm_100a and must have zero spills and no stack frame.
+
+  scripts/attention_matrix.py --set=ci --nvfp4-run=build/bin/nvfp4-run \
+      [--nvfp4-opt=build/bin/nvfp4-opt --ptxas=/usr/local/cuda/bin/ptxas] \
+      [--table=FILE] [--only=SUBSTRING] [--jobs=N]
+
+--set=ci is the share CI runs (test/Runtime/attention-matrix.test); --set=full
+is the larger sweep (docs/AttentionLowering.md). --table writes the ptxas
+registers / shared memory / TMEM columns per configuration as Markdown.
+Prints one line per case and ends with "attention matrix: N of M passed".
+Exits non-zero when a case fails.
+"""
+
+import argparse
+import concurrent.futures
+import itertools
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def op_text(c):
+    """The function holding the case's nvfp4.attention."""
+    B, Sq, Hq, Skv, Hkv, D, Dv = (c[k] for k in
+                                  ("b", "sq", "hq", "skv", "hkv", "d", "dv"))
+    T, To = c.get("t", "bf16"), c.get("to", c.get("t", "bf16"))
+    q = f"tensor<{B}x{Sq}x{Hq}x{D}x{T}>"
+    k = f"tensor<{B}x{Skv}x{Hkv}x{D}x{T}>"
+    v = f"tensor<{B}x{Skv}x{Hkv}x{Dv}x{T}>"
+    o = f"tensor<{B}x{Sq}x{Hq}x{Dv}x{To}>"
+    lse = f"tensor<{B}x{Hq}x{Sq}xf32>"
+    same = c.get("same", False)
+    args = [f"%q: {q}", f"%k: {k}"] + ([] if same else [f"%v: {v}"])
+    operands = ["%q", "%k", "%k" if same else "%v"]
+    types = [q, k, k if same else v]
+    opt = ""
+    if c.get("sink"):
+        args.append(f"%s: tensor<{Hq}xf32>")
+        types.append(f"tensor<{Hq}xf32>")
+        opt += " sink(%s)"
+    if c.get("lens"):
+        args.append(f"%l: tensor<{B}xi32>")
+        types.append(f"tensor<{B}xi32>")
+        opt += " kv_lens(%l)"
+    opt += " softmax_scale(%.9g)" % (1.0 / D ** 0.5)
+    if c.get("causal"):
+        opt += " causal"
+    if c.get("window"):
+        opt += " window(%d)" % c["window"]
+    return (f"func.func @{c['name']}({', '.join(args)}) -> ({o}, {lse}) {{\n"
+            f"  %o, %lse = nvfp4.attention {', '.join(operands)}{opt}\n"
+            f"      : ({', '.join(types)}) -> ({o}, {lse})\n"
+            f"  return %o, %lse : {o}, {lse}\n}}\n")
+
+
+def case(name, **kw):
+    kw["name"] = name
+    kw.setdefault("dv", kw["d"])
+    return kw
+
+
+def ci_cases():
+    """One case per row of the acceptance matrix, each with several KV
+    tiles and lengths that are not multiples of the 128-key tile (kv_lens
+    holds Skv, random lengths and 1)."""
+    return [
+        # Decode, MQA / GQA / MHA, head dims 64, 128, 256.
+        case("mqa_d128_sink_lens", b=3, sq=1, hq=128, hkv=1, skv=400, d=128,
+             sink=True, lens=True),
+        case("mqa_d64_plain", b=2, sq=1, hq=64, hkv=1, skv=300, d=64),
+        case("mqa_d256_kv_same", b=2, sq=1, hq=16, hkv=1, skv=390, d=256,
+             same=True, sink=True, lens=True),
+        case("gqa8_d128_window", b=2, sq=1, hq=16, hkv=2, skv=500, d=128,
+             window=130, lens=True),
+        case("gqa6_d64_causal_sink", b=3, sq=1, hq=18, hkv=3, skv=333, d=64,
+             causal=True, sink=True, lens=True),
+        case("mha_d256_dv128", b=2, sq=1, hq=4, hkv=4, skv=300, d=256,
+             dv=128, sink=True),
+        case("mha_d64_dv256_f16", b=2, sq=1, hq=2, hkv=2, skv=270, d=64,
+             dv=256, t="f16", lens=True),
+        # Decode with two queries (speculative decoding), causal + window.
+        case("mqa_sq2_causal_window", b=2, sq=2, hq=64, hkv=1, skv=450, d=128,
+             causal=True, window=200, sink=True, lens=True),
+        # Prefill: queries along M, several row blocks.
+        case("prefill_causal_d128", b=1, sq=300, hq=2, hkv=1, skv=300, d=128,
+             causal=True),
+        case("prefill_causal_window_lens", b=2, sq=260, hq=1, hkv=1, skv=400,
+             d=64, causal=True, window=100, lens=True, sink=True),
+        case("prefill_gqa_window_only", b=1, sq=140, hq=4, hkv=2, skv=400,
+             d=128, window=150),
+        case("prefill_d256_f16_bf16out", b=1, sq=200, hq=1, hkv=1, skv=330,
+             d=256, t="f16", to="bf16", causal=True, lens=True),
+    ]
+
+
+def full_cases():
+    """The larger sweep: head dims x heads per KV head x options x
+    decode/prefill."""
+    out = []
+    for d, (hq, hkv), (causal, window, sink), sq in itertools.product(
+            (64, 128, 256), ((8, 8), (16, 2), (64, 1), (128, 1)),
+            ((False, None, False), (True, None, True), (True, 130, False),
+             (False, 200, True)),
+            (1, 2, 200)):
+        if sq == 200 and hq // hkv > 16:
+            continue  # prefill with 64+ heads per KV head: many CTAs, slow
+        name = "d%d_h%dx%d_sq%d_%s%s%s" % (
+            d, hq, hkv, sq, "c" if causal else "", "w%d" % window if window
+            else "", "s" if sink else "")
+        out.append(case(name, b=2, sq=sq, hq=hq, hkv=hkv, skv=390, d=d,
+                        causal=causal, window=window, sink=sink, lens=True,
+                        same=(d == 256)))
+    return out
+
+
+PTXAS_RE = re.compile(r"Used (\d+) registers")
+SPILL_RE = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, "
+                      r"(\d+) bytes spill loads")
+
+
+def run_case(c, args, tmp):
+    path = os.path.join(tmp, c["name"] + ".mlir")
+    with open(path, "w") as f:
+        f.write(op_text(c))
+    info = {}
+    r = subprocess.run([args.nvfp4_run, "--backend=emulator", path],
+                       capture_output=True, text=True)
+    lines = (r.stdout + r.stderr).strip().splitlines()
+    verdict = lines[-1] if lines else "(no output)"
+    ok = r.returncode == 0 and verdict.startswith("PASS")
+    for line in lines:
+        m = re.search(r"(\d+) warp instructions", line)
+        if m:
+            info["warp_instructions"] = int(m.group(1))
+    if args.ptxas and args.nvfp4_opt:
+        ptx = os.path.join(tmp, c["name"] + ".ptx")
+        r2 = subprocess.run([args.nvfp4_opt, path,
+                             "--nvfp4-sm100-to-cubin=format=isa ptx-file=" +
+                             ptx, "-o", os.devnull],
+                            capture_output=True, text=True)
+        r3 = subprocess.run([args.ptxas, "-v", "-arch=sm_100a", ptx, "-o",
+                             os.devnull], capture_output=True, text=True) \
+            if r2.returncode == 0 else r2
+        text = r3.stdout + r3.stderr
+        regs = PTXAS_RE.search(text)
+        spill = SPILL_RE.search(text)
+        if r3.returncode != 0 or not regs or not spill:
+            ok = False
+            verdict += " | ptxas failed: " + text.strip()[-300:]
+        else:
+            info["regs"] = int(regs.group(1))
+            stack, st, ld = (int(x) for x in spill.groups())
+            info["spills"] = st + ld
+            info["stack"] = stack
+            if st or ld or stack:
+                ok = False
+            verdict += " | ptxas %d regs, %d bytes spilled, %d stack" % (
+                info["regs"], st + ld, stack)
+        sched = subprocess.run([args.nvfp4_opt, path,
+                                "--nvfp4-lower-attention"],
+                               capture_output=True, text=True).stdout
+        m = re.search(r"nvfp4.schedule = \{([^}]*)\}", sched)
+        if m:
+            for kv in m.group(1).split(","):
+                k, v = kv.split("=")
+                info[k.strip()] = int(v.split(":")[0])
+    return ok, verdict, info
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--set", choices=("ci", "full"), default="ci")
+    ap.add_argument("--nvfp4-run", required=True)
+    ap.add_argument("--nvfp4-opt")
+    ap.add_argument("--ptxas")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--table")
+    ap.add_argument("--print", metavar="NAME",
+                    help="print the MLIR of one case and exit")
+    args = ap.parse_args()
+    cases = ci_cases() if args.set == "ci" else full_cases()
+    if args.print:
+        for c in cases:
+            if c["name"] == args.print:
+                sys.stdout.write(op_text(c))
+                return 0
+        print("no case named " + args.print, file=sys.stderr)
+        return 2
+    cases = [c for c in cases if args.only in c["name"]]
+    passed = 0
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(lambda c: run_case(c, args, tmp), cases))
+    for c, (ok, verdict, info) in zip(cases, results):
+        passed += ok
+        print("%s %s %s" % ("ok" if ok else "FAIL", c["name"], verdict))
+        rows.append((c, info))
+    print("attention matrix: %d of %d passed" % (passed, len(cases)))
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write("| case | B | Sq | Hq/Hkv | D/Dv | options | grid | "
+                    "stages | smem bytes | TMEM cols (S/O/P) | regs "
+                    "(cap; softmax/other) | spills | MMAs per KV tile |\n")
+            f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            for c, i in rows:
+                opts = ",".join(x for x in (
+                    "sink" if c.get("sink") else "",
+                    "lens" if c.get("lens") else "",
+                    "causal" if c.get("causal") else "",
+                    "window=%d" % c["window"] if c.get("window") else "",
+                    "K=V" if c.get("same") else "", c.get("t", "")) if x)
+                f.write("| %s | %d | %d | %d/%d | %d/%d | %s | %dx%dx%d | "
+                        "%s | %s | %s (%s/%s/%s) | %s (%s; %s/%s) | %s | %s |\n"
+                        % (c["name"], c["b"], c["sq"], c["hq"], c["hkv"],
+                           c["d"], c["dv"], opts or "-",
+                           i.get("row_blocks", 0), c["hkv"], c["b"],
+                           i.get("stages", "?"), i.get("smem_bytes", "?"),
+                           i.get("tmem_columns", "?"), i.get("tmem_s", "?"),
+                           i.get("tmem_o", "?"), i.get("tmem_p", "?"),
+                           i.get("regs", "?"), i.get("max_regs", "?"),
+                           i.get("softmax_regs", "?"), i.get("other_regs", "?"),
+                           i.get("spills", "?"),
+                           i.get("mmas_per_tile", "?")))
+    return 0 if passed == len(cases) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+// RUN: nvfp4-opt %s --nvfp4-lower-attention -split-input-file | FileCheck %s
+// RUN: nvfp4-opt %s --nvfp4-lower-attention --nvfp4-lower-attention -split-input-file | FileCheck %s --check-prefix=TWICE
+// RUN: nvfp4-opt %s --nvfp4-sm100-to-cubin="stop-after=attention" -split-input-file | FileCheck %s
+
+// MQA decode (DeepSeek-like, head dim 128): 128 query heads of one token in
+// the MMA's M, one CTA per sequence, three K/V stages, K and V separate.
+
+// CHECK-LABEL: func.func @mqa
+// CHECK: nvfp4.attention {{.*}} {nvfp4.kernel = @mqa_attention::@mqa_attention}
+// CHECK: gpu.module @mqa_attention
+// CHECK: memref.global "private" @tmem_slot : memref<1xi32, #gpu.address_space<workgroup>>
+// CHECK: gpu.func @mqa_attention(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<4x1x128x128xbf16>, %{{.*}}: memref<4x128x1xf32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<128xf32>, %{{.*}}: f32) kernel
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: nvfp4.harness = {args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "v", view = ["b*skv", "hkv", "dv"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: dynamic_smem = 230400
+// CHECK-SAME: grid = array<i32: 1, 1, 4>
+// CHECK-SAME: reference = "attention"
+// CHECK-SAME: nvfp4.schedule = {group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 24 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvvm.maxnreg = 168 : i32
+// The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
+// CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: !nvgpu.tensormap.descriptor<tensor = memref<128x1x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
+// CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
+// CHECK: sm100.tmem_alloc %{{.*}}, 512
+// CHECK: sm100.warp_roles 8
+// CHECK: sm100.role "softmax" warps[0, 4) regs 200
+// CHECK: sm100.tmem_load %{{.*}} shape_32x32b x 32 : <128x128xf32, acc> -> vector<32xf32>
+// CHECK: math.exp2 %{{.*}} fastmath<afn> : vector<32xf32>
+// CHECK: sm100.tmem_store %{{.*}} shape_32x32b x 32 : vector<32xi32>, <128x128xbf16, operand_a>
+// CHECK: nvgpu.mbarrier.arrive
+// CHECK: lg2.approx.ftz.f32
+// CHECK: sm100.role "load" warps[4, 5) regs 128
+// CHECK-COUNT-2: nvgpu.tma.async.load
+// CHECK: scf.for
+// CHECK-COUNT-4: nvgpu.tma.async.load
+// CHECK: sm100.role "mma" warps[5, 6) regs 128
+// S = Q K^T: 8 MMAs of K = 16 (N = 128), then P V: 8 K-slices x 2 halves of N = 64.
+// CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
+// CHECK: sm100.commit
+// CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64, b_major = mn>
+// CHECK: sm100.commit
+// CHECK: sm100.commit
+// CHECK: sm100.role "spare" warps[6, 8) regs 128
+// CHECK: sm100.tmem_dealloc %{{.*}}, 512
+
+// Running the pass again builds nothing new.
+// TWICE: gpu.module @mqa_attention
+// TWICE-NOT: gpu.module @mqa_attention
+// TWICE: gpu.module @gqa_prefill_attention
+// TWICE-NOT: gpu.module
+func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
+               %v: tensor<4x512x1x128xbf16>, %sink: tensor<128xf32>,
+               %lens: tensor<4xi32>)
+    -> (tensor<4x1x128x128xbf16>, tensor<4x128x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v sink(%sink) kv_lens(%lens)
+      softmax_scale(0.0883883476)
+      : (tensor<4x1x128x128xbf16>, tensor<4x512x1x128xbf16>,
+         tensor<4x512x1x128xbf16>, tensor<128xf32>, tensor<4xi32>)
+      -> (tensor<4x1x128x128xbf16>, tensor<4x128x1xf32>)
+  return %o, %lse : tensor<4x1x128x128xbf16>, tensor<4x128x1xf32>
+}
+
+// -----
+
+// GQA prefill, head dim 256 with K = V, no sink and no kv_lens: the kernel
+// has one K/V map, no length or sink buffer, and the harness says so;
+// 4 query heads per KV head x 32 queries per CTA; two stages of 64 KiB.
+
+// CHECK-LABEL: func.func @gqa_prefill
+// CHECK: gpu.func @gqa_prefill_attention(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: f32) kernel
+// CHECK-SAME: absent = ["sink", "kv_lens"]
+// CHECK-SAME: args = [{box = array<i64: 64, 4, 32>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: grid = array<i32: 4, 2, 1>
+// CHECK-SAME: options = {causal = true, softmax_scale = 6.250000e-02 : f32, window = 64 : i64}
+// CHECK-SAME: same = {v = "k"}
+// CHECK-SAME: group = 4 : i64
+// CHECK-SAME: queries_per_cta = 32 : i64
+// CHECK-SAME: row_blocks = 4 : i64
+// CHECK-SAME: stages = 2 : i64
+// CHECK-SAME: tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = f16, b = f16, d = f32, m = 128, n = 128>
+func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>)
+    -> (tensor<1x100x8x256xf16>, tensor<1x8x100xf32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv softmax_scale(0.0625) causal
+      window(64)
+      : (tensor<1x100x8x256xf16>, tensor<1x700x2x256xf16>,
+         tensor<1x700x2x256xf16>) -> (tensor<1x100x8x256xf16>, tensor<1x8x100xf32>)
+  return %o, %lse : tensor<1x100x8x256xf16>, tensor<1x8x100xf32>
+}
