@@ -937,24 +937,66 @@ bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
   //     {.collector::a::*} [d], a-desc | [a], b-desc, idesc
   //     {, [sfa], [sfb]}{, disable-output-lane}, enable-input-d
   //     {, scale-input-d};
-  // Implemented: every dense kind with 8- or 16-bit (or tf32) inputs and
-  // the block-scaled kinds with e4m3/e5m2/e2m1 inputs; A from shared
-  // memory or TMEM; cta_group 1 and 2; disable-output-lane; scale-input-d.
+  // tcgen05.mma.ws.cta_group::1.kind::{f16,tf32,f8f6f4,i8}
+  //     {.collector::bN::{fill,use,lastuse,discard}} [d], a-desc | [a],
+  //     b-desc, idesc, enable-input-d{, zero-column-mask-desc};
+  // Implemented: every dense kind (f8f6f4 with all of e4m3, e5m2, e2m3,
+  // e3m2, e2m1) and the block-scaled kinds; A from shared memory or TMEM;
+  // cta_group 1 and 2; disable-output-lane; scale-input-d; .ws with the
+  // zero-column mask (the collector buffer qualifiers have no effect on
+  // results).
   auto later = [&](const std::string &what) {
     x.op = XOp::NotImplemented;
     return fail("not implemented yet: '" + in.mnemonic + "' with " + what);
   };
-  for (ModId m : {ModId::Ws, ModId::Sp, ModId::Ashift})
+  for (ModId m : {ModId::Sp, ModId::Ashift})
     if (in.has(m))
       return later(std::string(".") + modName(m));
-  if (!checkMods(in, {ModId::CtaGroup, ModId::KindF16, ModId::KindTf32,
-                      ModId::KindF8f6f4, ModId::KindI8, ModId::KindMxf8f6f4,
-                      ModId::KindMxf4, ModId::KindMxf4nvf4, ModId::BlockScale,
-                      ModId::ScaleVec1X, ModId::ScaleVec2X, ModId::ScaleVec4X,
-                      ModId::Block16, ModId::Block32,
-                      ModId::CollectorADiscard, ModId::CollectorALastuse,
-                      ModId::CollectorAFill, ModId::CollectorAUse}))
+  const bool ws = in.has(ModId::Ws);
+  if (!checkMods(in, {ModId::CtaGroup,
+                      ModId::KindF16,
+                      ModId::KindTf32,
+                      ModId::KindF8f6f4,
+                      ModId::KindI8,
+                      ModId::KindMxf8f6f4,
+                      ModId::KindMxf4,
+                      ModId::KindMxf4nvf4,
+                      ModId::BlockScale,
+                      ModId::ScaleVec1X,
+                      ModId::ScaleVec2X,
+                      ModId::ScaleVec4X,
+                      ModId::Block16,
+                      ModId::Block32,
+                      ModId::CollectorADiscard,
+                      ModId::CollectorALastuse,
+                      ModId::CollectorAFill,
+                      ModId::CollectorAUse,
+                      ModId::Ws,
+                      ModId::CollectorB}))
     return false;
+  unsigned collectors = 0;
+  for (const Modifier &m : in.mods) {
+    bool a = m.id == ModId::CollectorADiscard ||
+             m.id == ModId::CollectorALastuse ||
+             m.id == ModId::CollectorAFill || m.id == ModId::CollectorAUse;
+    if (m.id == ModId::CollectorB) {
+      if (!ws)
+        return fail("'" + in.mnemonic +
+                    "': .collector::bN is only allowed with .ws (use "
+                    ".collector::a::* without .ws)");
+      if (m.value / 4 > 3)
+        return fail("'" + in.mnemonic + "': collector buffer b" +
+                    std::to_string(m.value / 4) +
+                    " does not exist (b0, b1, b2, b3)");
+    } else if (a && ws) {
+      return fail("'" + in.mnemonic +
+                  "': .ws takes .collector::bN::op (the collector buffer "
+                  "holds B), not .collector::a::*");
+    }
+    collectors += a || m.id == ModId::CollectorB;
+  }
+  if (collectors > 1)
+    return fail("'" + in.mnemonic + "' has more than one .collector qualifier");
   int cg = in.value(ModId::CtaGroup, 0);
   if (cg != 1 && cg != 2)
     return fail("'" + in.mnemonic + "' needs .cta_group::1 or ::2");
@@ -974,6 +1016,15 @@ bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
   if (kinds != 1)
     return fail("'" + in.mnemonic + "' needs exactly one .kind");
   bool scaled = umma::isBlockScaled(*kind);
+  if (ws && cg != 1)
+    return fail("'" + in.mnemonic +
+                "': .ws requires .cta_group::1, got "
+                ".cta_group::" +
+                std::to_string(cg));
+  if (ws && scaled)
+    return fail("'" + in.mnemonic +
+                "': .ws is not allowed with .kind::" + umma::stringify(*kind) +
+                " (it takes kind::f16, tf32, f8f6f4 or i8)");
   if (scaled != in.has(ModId::BlockScale))
     return fail("'" + in.mnemonic + "': .block_scale " +
                 (scaled ? "is required for" : "is not allowed with") +
@@ -1002,11 +1053,13 @@ bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
       return fail("'" + in.mnemonic + "': kind::mxf4 takes 2X / block32");
   }
   const size_t nops = in.operands.size();
-  if (!expectOperands(in, 5, 8))
+  if (!expectOperands(in, 5, ws ? 6 : 8))
     return false;
   x.op = XOp::TmemMma;
   x.sub = static_cast<uint8_t>(*kind);
   x.sub2 = cg == 2 ? XT_CtaGroup2 : 0;
+  if (ws)
+    x.sub2 |= XM_Ws;
   x.vec = static_cast<uint8_t>(block);
   if (!plainAddress(in, 0, XSpace::Generic, x.src[0], x.imm))
     return false;
@@ -1035,6 +1088,8 @@ bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
     next = 6;
   }
   std::vector<uint32_t> lanes;
+  if (ws && next < nops && in.operands[next].kind == Operand::Kind::Vector)
+    return fail("'" + in.mnemonic + "': .ws takes no disable-output-lane");
   if (next < nops && in.operands[next].kind == Operand::Kind::Vector) {
     const Operand &v = in.operands[next];
     if (v.elems.size() != (cg == 2 ? 8u : 4u))
@@ -1058,7 +1113,14 @@ bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
   if (p.srcNeg & 1)
     x.sub2 |= XM_NegEnable;
   ++next;
-  uint32_t scaleD = constRow(0);
+  uint32_t scaleD = constRow(0), zeroColMask = constRow(0);
+  if (ws && next < nops) {
+    // zero-column-mask-desc: a 64-bit register (or constant).
+    if (!src(in, static_cast<unsigned>(next), Type::U64, zeroColMask))
+      return false;
+    x.sub2 |= XM_ZeroColMask;
+    ++next;
+  }
   if (next < nops) {
     if (*kind != umma::MmaKind::F16 && *kind != umma::MmaKind::TF32)
       return fail("'" + in.mnemonic +
@@ -1080,6 +1142,7 @@ bool Decoder::decodeTcgen05Mma(const Instruction &in, XInst &x) {
   p_.lists.push_back(sfb);
   p_.lists.push_back(constRow(static_cast<uint64_t>(sfbImm)));
   p_.lists.push_back(scaleD);
+  p_.lists.push_back(zeroColMask);
   for (uint32_t l : lanes)
     p_.lists.push_back(l);
   return true;
@@ -1102,27 +1165,36 @@ bool Decoder::decodeTcgen05CpShift(const Instruction &in, XInst &x) {
   }
   // tcgen05.cp.cta_group::N.shape{.multicast}{.dst_fmt.src_fmt} [taddr],
   //     s-desc;
-  if (in.has(ModId::B8x16) || in.has(ModId::B6x16P32) ||
-      in.has(ModId::B4x16P64)) {
-    x.op = XOp::NotImplemented;
-    return fail("not implemented yet: '" + in.mnemonic +
-                "' with decompression (.b8x16.b6x16_p32 / .b8x16.b4x16_p64)");
-  }
-  if (in.has(ModId::Shape4x256b)) {
-    x.op = XOp::NotImplemented;
-    return fail("not implemented yet: '" + in.mnemonic + "' (.4x256b)");
-  }
-  if (!checkMods(in, {ModId::CtaGroup, ModId::Shape128x256b,
+  if (!checkMods(in, {ModId::CtaGroup, ModId::Shape128x256b, ModId::Shape4x256b,
                       ModId::Shape128x128b, ModId::Shape64x128b,
                       ModId::Shape32x128b, ModId::Warpx2_02_13,
-                      ModId::Warpx2_01_23, ModId::Warpx4}) ||
+                      ModId::Warpx2_01_23, ModId::Warpx4, ModId::B8x16,
+                      ModId::B6x16P32, ModId::B4x16P64}) ||
       !expectOperands(in, 2, 2))
     return false;
-  if (in.has(ModId::Shape128x256b) && !in.has(ModId::Warpx4) &&
-      !in.has(ModId::Warpx2_02_13) && !in.has(ModId::Warpx2_01_23))
+  // Decompression: .dst_fmt (.b8x16) and one .src_fmt, both or neither.
+  const bool b6 = in.has(ModId::B6x16P32), b4 = in.has(ModId::B4x16P64);
+  if (in.has(ModId::B8x16) != (b6 || b4) || (b6 && b4))
+    return fail("'" + in.mnemonic +
+                "': decompression takes the destination format .b8x16 "
+                "followed by one source format (.b6x16_p32 or .b4x16_p64)");
+  if (b6)
+    x.sub2 |= XCP_B6x16P32;
+  if (b4)
+    x.sub2 |= XCP_B4x16P64;
+  unsigned shapes = in.has(ModId::Shape128x256b) + in.has(ModId::Shape4x256b) +
+                    in.has(ModId::Shape128x128b) + in.has(ModId::Shape64x128b) +
+                    in.has(ModId::Shape32x128b);
+  unsigned casts = in.has(ModId::Warpx2_02_13) + in.has(ModId::Warpx2_01_23) +
+                   in.has(ModId::Warpx4);
+  if (shapes != 1 || casts > 1)
+    return fail("'" + in.mnemonic +
+                "' needs exactly one shape and at most one multicast");
+  if (in.has(ModId::Shape128x256b) && !casts)
     x.sub = XC_128x256b;
-  else if (in.has(ModId::Shape128x128b) && !in.has(ModId::Warpx4) &&
-           !in.has(ModId::Warpx2_02_13) && !in.has(ModId::Warpx2_01_23))
+  else if (in.has(ModId::Shape4x256b) && !casts)
+    x.sub = XC_4x256b;
+  else if (in.has(ModId::Shape128x128b) && !casts)
     x.sub = XC_128x128b;
   else if (in.has(ModId::Shape64x128b) && in.has(ModId::Warpx2_02_13))
     x.sub = XC_64x128b_02_13;
@@ -1132,7 +1204,7 @@ bool Decoder::decodeTcgen05CpShift(const Instruction &in, XInst &x) {
     x.sub = XC_32x128b_warpx4;
   else
     return fail("'" + in.mnemonic +
-                "': the shape and multicast do not match (128x256b, "
+                "': the shape and multicast do not match (128x256b, 4x256b, "
                 "128x128b, 64x128b.warpx2::02_13 or ::01_23, "
                 "32x128b.warpx4)");
   x.op = XOp::TmemCp;
@@ -1630,6 +1702,11 @@ bool Decoder::checkMods(const Instruction &in,
         name = "x" + std::to_string(m.value);
       else if (m.id == ModId::CtaGroup)
         name = "cta_group::" + std::to_string(m.value);
+      else if (m.id == ModId::CollectorB) {
+        static const char *const kOps[] = {"fill", "use", "lastuse", "discard"};
+        name = "collector::b" + std::to_string(m.value / 4) +
+               "::" + kOps[m.value % 4];
+      }
       return fail("modifier '." + name + "' is not supported on '" +
                   std::string(opcodeName(in.opcode)) +
                   "' by the emulator (in '" + in.mnemonic + "')");

@@ -28,12 +28,20 @@
 //  - D: M = 128 row m at lane m; M = 64 row m at lane 32(m/16) + m%16
 //    (layout F); cta_group::2 with M = 256: rows 128r.. of CTA r of the
 //    pair. Column n at the D address's column + n. f32 cells, or f16 in the
-//    low half of a cell.
+//    low half of a cell. .ws (layouts G, E, D: 1x4, 2x2, 4x1): row m,
+//    column n at lane m + M (n / (N M / 128)), column n % (N M / 128).
+//  - kind::f8f6f4 / mxf8f6f4 4- and 6-bit operands: in shared memory 16
+//    packed elements then padding per 16-byte unit (addressed as 8-bit
+//    elements); in TMEM one 8-bit container each (e2m1 in bits [5:2], 6-bit
+//    types in [5:0]).
 //  - cta_group::2: each CTA of the pair supplies its half of A (its 128
 //    rows) and half of B (N/2 rows: CTA r holds B rows rN/2..) from the
 //    same shared-memory offsets; the leader (even rank) issues.
 //  - A from tensor memory (`ts`): A[m, k] at lane m, 32/bits elements per
-//    column.
+//    column; .ws reads A in the lane of each D cell (A is duplicated per
+//    lane group when M < 128).
+//  - .ws zero-column mask (umma::zeroColumnMask): a masked D column n
+//    multiplies zeros; the column shift s makes it use B column n + s.
 //
 // Arithmetic: products of the (exact) input values summed in double over
 // the instruction's K, added to D, rounded to f32 (or f16) once per MMA.
@@ -53,6 +61,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <tuple>
 
 using namespace nvfp4::emu;
 using namespace nvfp4::emu::fp;
@@ -115,6 +124,10 @@ double elementValue(umma::ElemType t, uint32_t bits) {
     return toDouble(kE5M2, bits & 0xff);
   case umma::ElemType::E2M1:
     return toDouble(kE2M1, bits & 0xf);
+  case umma::ElemType::E2M3:
+    return toDouble(kE2M3, bits & 0x3f);
+  case umma::ElemType::E3M2:
+    return toDouble(kE3M2, bits & 0x3f);
   case umma::ElemType::S8:
     return static_cast<int8_t>(bits & 0xff);
   case umma::ElemType::U8:
@@ -131,29 +144,82 @@ double scaleValue(umma::ScaleType t, uint32_t b) {
   return toDouble(kE4M3, b & 0x7f); // UE4M3: e4m3 without the sign bit
 }
 
-/// The shared-memory byte address (before the swizzle) and the nibble (0/1
-/// for packed 4-bit elements, element 2i in the low nibble) of element
-/// (mn, k).
+/// How the elements of an operand sit in shared memory.
+enum class Storage : uint8_t {
+  Dense,   ///< 8-, 16- or 32-bit elements
+  Packed4, ///< e2m1 two per byte, element 2i in the low nibble (mxf4*)
+  /// e2m1 / e2m3 / e3m2 under kind::f8f6f4 and mxf8f6f4 (PTX 9.7.16.10.4.4
+  /// and 5.5.1.1.1, .b4x16_p64 / .b6x16_p32): each 16-byte chunk holds 16
+  /// consecutive elements packed from bit 0 (element j at bits [b j,
+  /// b j + b)), then 64 (b = 4) or 32 (b = 6) bits of padding. So the
+  /// layout is that of 8-bit elements; only the bits inside a chunk differ.
+  Padded,
+};
+
+/// An operand's element format: its storage and the bits of one element.
+struct ElemFormat {
+  Storage storage = Storage::Dense;
+  unsigned bits = 8;
+};
+
+ElemFormat elemFormat(umma::ElemType t, umma::MmaKind kind) {
+  const unsigned bits = umma::elemBits(t);
+  if (bits >= 8)
+    return {Storage::Dense, bits};
+  if (umma::smemElemBits(t, kind) == 8)
+    return {Storage::Padded, bits};
+  return {Storage::Packed4, bits};
+}
+
+/// The shared-memory byte address (before the swizzle) of the 16-byte
+/// chunk (Padded), byte (Packed4) or element (Dense) holding element
+/// (mn, k), and the element's bit offset from that address.
 std::pair<uint64_t, unsigned> elementAddress(const umma::SmemDescFields &d,
-                                             umma::Major major, unsigned bits,
+                                             umma::Major major, ElemFormat fmt,
                                              uint32_t mn, uint32_t k) {
-  if (bits == 4)
-    return {d.startAddress + canonicalOffset(d, major, 1, mn, k / 2), k % 2};
-  return {d.startAddress + canonicalOffset(d, major, bits / 8, mn, k), 0};
+  switch (fmt.storage) {
+  case Storage::Packed4:
+    return {d.startAddress + canonicalOffset(d, major, 1, mn, k / 2),
+            4 * (k % 2)};
+  case Storage::Padded: {
+    // The offset of a byte-wide element; its low 4 bits are its index in
+    // the 16-byte chunk (the canonical layouts move whole 16-byte units).
+    uint64_t off = canonicalOffset(d, major, 1, mn, k);
+    return {d.startAddress + (off & ~uint64_t(15)),
+            unsigned(off & 15) * fmt.bits};
+  }
+  case Storage::Dense:
+    break;
+  }
+  return {d.startAddress + canonicalOffset(d, major, fmt.bits / 8, mn, k), 0};
+}
+
+/// The value of the 8-bit TMEM container of a 4- or 6-bit element of
+/// kind::f8f6f4 / mxf8f6f4 (PTX 9.7.16.10.4.3; the bit positions are those
+/// the ISA states for the same containers of mma.sync, 9.7.14.5.14): e2m1
+/// in bits [5:2], e2m3 / e3m2 in bits [5:0].
+uint32_t containerElement(uint32_t byte, unsigned bits) {
+  return bits == 4 ? (byte >> 2) & 0xf : byte & 0x3f;
+}
+
+/// The 8-bit container tcgen05.cp's decompression writes for a 4- or 6-bit
+/// element (the inverse of containerElement, padding bits zero).
+uint32_t toContainer(uint32_t element, unsigned bits) {
+  return bits == 4 ? (element & 0xf) << 2 : element & 0x3f;
 }
 
 /// The byte range [lo, hi) of shared memory that a rows x k box of
 /// `bits`-wide elements described by `d` occupies: the corners of the box
 /// bound it, widened to whole swizzle rows (the swizzle permutes bytes
 /// within 2^(B+4)-byte rows of a 1024-byte-aligned pattern).
-void footprint(const umma::SmemDescFields &d, umma::Major major, unsigned bits,
+void footprint(const umma::SmemDescFields &d, umma::Major major, ElemFormat fmt,
                uint32_t rows, uint32_t k, uint64_t &lo, uint64_t &hi) {
   lo = ~uint64_t(0);
   hi = 0;
   const uint64_t width = 16u << swizzleBits(d.swizzle);
   for (uint32_t r : {0u, rows - 1})
     for (uint32_t kk : {0u, k - 1}) {
-      uint64_t a = elementAddress(d, major, bits, r, kk).first;
+      uint64_t a = elementAddress(d, major, fmt, r, kk).first;
       uint64_t rowBase = a & ~(width - 1);
       lo = std::min(lo, rowBase);
       hi = std::max(hi, rowBase + width);
@@ -178,11 +244,19 @@ static bool insideAllocation(const Executor::Cta &cta, uint32_t col,
 struct MmaOp {
   bool isCommit = false;
   /// tcgen05.cp (1) or tcgen05.shift (2) instead of an MMA; cpShape is the
-  /// XCpShape.
-  uint8_t special = 0, cpShape = 0;
+  /// XCpShape; cpBits the source element bits of a decompressing copy (4 or
+  /// 6; 0: plain copy).
+  uint8_t special = 0, cpShape = 0, cpBits = 0;
   // MMA
   umma::InstrDescFields f;
   bool ctaGroup2 = false;
+  /// .ws: D row m, column n at lane m + M (n / (N M / 128)), column
+  /// n % (N M / 128) (PTX data path layouts G, E, D).
+  bool ws = false;
+  /// .ws zero-column mask (bit n: column n of B is zero) and column shift
+  /// (D column n uses B column n + shift).
+  uint64_t zeroCols[4] = {};
+  uint32_t colShift = 0;
   bool accumulate = false;
   bool aTmem = false;
   uint64_t aDesc = 0, bDesc = 0;
@@ -320,13 +394,19 @@ bool Executor::execMma(Warp &w, const XInst &I, uint32_t mask) {
 static void cpGeometry(uint8_t shape, uint32_t &rows, uint32_t &cols) {
   rows = shape == XC_128x256b || shape == XC_128x128b ? 128
          : shape == XC_32x128b_warpx4                 ? 32
+         : shape == XC_4x256b                         ? 4
                                                       : 64;
-  cols = shape == XC_128x256b ? 8 : 4;
+  cols = shape == XC_128x256b || shape == XC_4x256b ? 8 : 4;
 }
 
-/// The TMEM lanes source row `r` of a tcgen05.cp shape goes to.
+/// The TMEM lanes (relative to the address's lane) source row `r` of a
+/// tcgen05.cp shape goes to.
 static std::vector<uint32_t> cpLanes(uint8_t shape, uint32_t r) {
   switch (shape) {
+  case XC_4x256b:
+    // One row per 32-lane subpartition (docs/Emulator.md, "tcgen05.cp
+    // .4x256b": the ISA gives only "4 lanes x 256 bits"; open question).
+    return {32 * r};
   case XC_64x128b_02_13:
     return r < 32 ? std::vector<uint32_t>{r, 64 + r}
                   : std::vector<uint32_t>{r, 64 + r}; // 32..63 -> 1, 3
@@ -358,9 +438,16 @@ bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
       return bad("cta_group::2 needs the even CTA of a pair to issue it");
     op.parts[1] = ctas_[cta.rank + 1].get();
   }
-  if (tmem::addressLane(op.dAddr) != 0)
+  if (op.special == 1 && op.cpShape == XC_4x256b) {
+    if (tmem::addressLane(op.dAddr) >= 32)
+      return bad("the TMEM address " + hexStr(op.dAddr) +
+                 " of a .4x256b copy must name a lane in 0..31 (row r goes "
+                 "to that lane of subpartition r)");
+  } else if (tmem::addressLane(op.dAddr) != 0) {
     return bad("the TMEM address " + hexStr(op.dAddr) +
                " must start at lane 0");
+  }
+  op.cpBits = (I.sub2 & XCP_B6x16P32) ? 6 : (I.sub2 & XCP_B4x16P64) ? 4 : 0;
   op.dCol0 = tmem::addressColumn(op.dAddr);
   uint32_t rows = 128, cols = 8;
   if (op.special == 1)
@@ -387,7 +474,7 @@ bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
                        "128B-base32B swizzle");
     // The source: rows x (4 * cols) bytes as a K-major matrix of bytes.
     uint64_t lo, hi;
-    footprint(*d, umma::Major::K, 8, rows, 4 * cols, lo, hi);
+    footprint(*d, umma::Major::K, ElemFormat{}, rows, 4 * cols, lo, hi);
     for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
       if (hi > op.parts[q]->shared.size())
         return fault(Fault::Kind::Memory, w, lane, I,
@@ -427,21 +514,40 @@ std::string Executor::runCpShift(const MmaOp &op) {
     uint32_t rows, cols;
     cpGeometry(op.cpShape, rows, cols);
     unsigned B = swizzleBits(d->swizzle);
-    for (uint32_t r = 0; r < rows; ++r)
-      for (uint32_t k = 0; k < cols; ++k) {
-        uint32_t v = 0;
-        for (uint32_t b = 0; b < 4; ++b) {
-          uint64_t a = swizzle(d->startAddress +
-                                   canonicalOffset(*d, umma::Major::K, 1, r,
-                                                   4 * k + b),
-                               B);
-          v |= uint32_t(c.shared[a]) << (8 * b);
-        }
-        for (uint32_t lane : cpLanes(op.cpShape, r)) {
-          c.tmem[cell(lane, op.dCol0 + k)] = v;
-          c.tmemWritten[cell(lane, op.dCol0 + k)] = 1;
+    const uint32_t lane0 = tmem::addressLane(op.dAddr);
+    // Row r of the source: 4 * cols bytes read as a K-major byte matrix.
+    std::vector<uint8_t> row(4 * cols);
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t b = 0; b < 4 * cols; ++b)
+        row[b] = c.shared[swizzle(
+            d->startAddress + canonicalOffset(*d, umma::Major::K, 1, r, b), B)];
+      if (op.cpBits) {
+        // Decompression (PTX 9.7.16.9.1): each 16-byte chunk holds 16
+        // packed 4- or 6-bit elements (then padding); element j becomes
+        // byte j of the chunk, in the 8-bit container of the MMA kinds.
+        for (uint32_t ch = 0; ch < 4 * cols; ch += 16) {
+          uint8_t out[16];
+          for (uint32_t j = 0; j < 16; ++j) {
+            unsigned bit = j * op.cpBits;
+            uint32_t two =
+                row[ch + bit / 8] |
+                uint32_t(bit / 8 + 1 < 16 ? row[ch + bit / 8 + 1] : 0) << 8;
+            uint32_t e = (two >> (bit % 8)) & ((1u << op.cpBits) - 1);
+            out[j] = static_cast<uint8_t>(toContainer(e, op.cpBits));
+          }
+          std::memcpy(&row[ch], out, 16);
         }
       }
+      for (uint32_t k = 0; k < cols; ++k) {
+        uint32_t v = 0;
+        for (uint32_t b = 0; b < 4; ++b)
+          v |= uint32_t(row[4 * k + b]) << (8 * b);
+        for (uint32_t lane : cpLanes(op.cpShape, r)) {
+          c.tmem[cell(lane0 + lane, op.dCol0 + k)] = v;
+          c.tmemWritten[cell(lane0 + lane, op.dCol0 + k)] = 1;
+        }
+      }
+    }
   }
   return "";
 }
@@ -454,46 +560,46 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   MmaOp op;
   op.ctaGroup2 = (I.sub2 & XT_CtaGroup2) != 0;
   op.aTmem = (I.sub2 & XM_ATmem) != 0;
+  op.ws = (I.sub2 & XM_Ws) != 0;
   auto kind = static_cast<umma::MmaKind>(I.sub);
   uint32_t idesc = static_cast<uint32_t>(src(w, I.src[3])[lane]);
   std::string derr;
   auto f = umma::decodeInstrDesc(idesc, kind, &derr);
+  if (f) {
+    // The descriptor alone cannot say .ws or cta_group::2 (decodeInstrDesc
+    // infers them from M and max_shift): verify again with the
+    // instruction's own.
+    f->weightStationary = op.ws;
+    f->ctaGroup = op.ctaGroup2 ? 2 : 1;
+    if (auto msg = umma::verifyInstrDesc(*f)) {
+      derr = *msg;
+      f.reset();
+    }
+  }
   if (!f)
     return bad("instruction descriptor " + hexStr(idesc) + ": " + derr);
   op.f = *f;
   unsigned cg = op.ctaGroup2 ? 2 : 1;
-  if ((op.f.m == 256) != op.ctaGroup2 || op.f.m == 32 ||
-      (op.ctaGroup2 && op.f.m != 256))
+  if (!op.ws && op.ctaGroup2 && op.f.m != 256)
     return fault(Fault::Kind::NotImplemented, w, lane, I,
-                 "not implemented yet: '" + mnem + "' with M = " +
-                     std::to_string(op.f.m) + " and cta_group::" +
-                     std::to_string(cg) +
+                 "not implemented yet: '" + mnem +
+                     "' with M = " + std::to_string(op.f.m) +
+                     " and cta_group::" + std::to_string(cg) +
                      " (implemented: M = 64 and 128 with cta_group::1, M = "
-                     "256 with cta_group::2)");
-  // Input types the emulator reads (f8f6f4's padded 6- and 4-bit forms
-  // are a later increment).
-  auto typeOk = [&](umma::ElemType t) {
-    switch (kind) {
-    case umma::MmaKind::F16:
-      return t == umma::ElemType::F16 || t == umma::ElemType::BF16;
-    case umma::MmaKind::TF32:
-      return t == umma::ElemType::TF32;
-    case umma::MmaKind::F8F6F4:
-    case umma::MmaKind::MXF8F6F4:
-      return t == umma::ElemType::E4M3 || t == umma::ElemType::E5M2;
-    case umma::MmaKind::I8:
-      return t == umma::ElemType::S8 || t == umma::ElemType::U8;
-    default:
-      return t == umma::ElemType::E2M1;
-    }
-  };
-  if (!typeOk(op.f.a) || !typeOk(op.f.b))
-    return fault(Fault::Kind::NotImplemented, w, lane, I,
-                 "not implemented yet: '" + mnem + "' with A " +
-                     umma::stringify(op.f.a) + " and B " +
-                     umma::stringify(op.f.b) +
-                     " (the padded 6- and 4-bit forms of kind::f8f6f4 and "
-                     "kind::mxf8f6f4)");
+                     "256 with cta_group::2, M = 32, 64 and 128 with .ws)");
+  // kind::f8f6f4 / mxf8f6f4 read 4- and 6-bit operands in their padded
+  // form, which exists only K-major (PTX Table 52: transposes are for 8-,
+  // 16- and 32-bit types).
+  for (auto [t, major, which] : {std::tuple{op.f.a, op.f.aMajor, "A"},
+                                 std::tuple{op.f.b, op.f.bMajor, "B"}})
+    if (elemFormat(t, kind).storage == Storage::Padded &&
+        major != umma::Major::K)
+      return bad(std::string("an ") + umma::stringify(t) + " " + which +
+                 " operand must be K-major (the instruction descriptor "
+                 "transposes it; PTX Table 52 allows MN-major only for 8-, "
+                 "16- and 32-bit types)");
+  const ElemFormat afmt = elemFormat(op.f.a, kind),
+                   bfmt = elemFormat(op.f.b, kind);
   op.scaled = umma::isBlockScaled(kind);
   op.block = I.vec;
   {
@@ -509,8 +615,23 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
       op.sfbCol = tmem::addressColumn(sfb);
     }
     op.scaleD = static_cast<unsigned>(val(lst[5]));
+    if (I.sub2 & XM_ZeroColMask) {
+      uint64_t zd = val(lst[6]);
+      std::string zerr;
+      auto z = umma::decodeZeroColumnMask(zd, &zerr);
+      if (!z)
+        return bad("zero-column mask descriptor " + hexStr(zd) + ": " + zerr);
+      const unsigned maxShift = op.f.m == 32 ? 16 : 32;
+      if (z->columnShift > maxShift)
+        return bad("zero-column mask descriptor " + hexStr(zd) +
+                   ": column shift " + std::to_string(z->columnShift) +
+                   " exceeds " + std::to_string(maxShift) +
+                   " for M = " + std::to_string(op.f.m));
+      umma::zeroColumnMask(*z, op.f.m, op.f.n, op.zeroCols);
+      op.colShift = z->columnShift;
+    }
     for (uint32_t i = 0; i < I.listCount; ++i)
-      op.disable[i] = static_cast<uint32_t>(val(lst[6 + i]));
+      op.disable[i] = static_cast<uint32_t>(val(lst[7 + i]));
   }
   uint32_t p = w.preds[I.target];
   if (I.sub2 & XM_NegEnable)
@@ -546,16 +667,18 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
                " must start at lane 0 (it names lane " +
                std::to_string(tmem::addressLane(op.dAddr)) + ")");
   op.dCol0 = tmem::addressColumn(op.dAddr);
-  op.dCols = op.f.n;
-  const unsigned abits = umma::elemBits(op.f.a);
-  const unsigned bbits = umma::elemBits(op.f.b);
+  // .ws with M < 128 folds N into 128 / M lane groups of N M / 128 columns.
+  op.dCols = op.ws ? op.f.n * op.f.m / 128 : op.f.n;
   const unsigned K = umma::mmaK(kind);
+  // Bits of one A element in TMEM: 4/6-bit elements of kind::(mx)f8f6f4
+  // take an 8-bit container (PTX 9.7.16.10.4.3).
+  const unsigned aTmemBits = afmt.storage == Storage::Padded ? 8 : afmt.bits;
   if (op.aTmem) {
     if (tmem::addressLane(op.aAddr) != 0)
       return bad("the A address " + hexStr(op.aAddr) +
                  " must start at lane 0");
     op.aCol0 = tmem::addressColumn(op.aAddr);
-    op.aCols = K * abits / 32;
+    op.aCols = K * aTmemBits / 32;
   }
   for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
     Cta &c = *op.parts[q];
@@ -580,11 +703,12 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
                  ") are not inside a live allocation of CTA rank " +
                  std::to_string(c.rank));
   }
-  if (op.aTmem && op.f.m != 128)
-    return fault(Fault::Kind::NotImplemented, w, lane, I,
-                 "not implemented yet: '" + mnem +
-                     "' with A in tensor memory and M = " +
-                     std::to_string(op.f.m) + " (implemented: M = 128)");
+  if (op.aTmem && !op.ws && op.f.m != 128)
+    return fault(
+        Fault::Kind::NotImplemented, w, lane, I,
+        "not implemented yet: '" + mnem +
+            "' with A in tensor memory and M = " + std::to_string(op.f.m) +
+            " (implemented: M = 128, and every M with .ws)");
 
   // Shared-memory operands: decode, and record the byte ranges read.
   auto decode = [&](uint64_t desc, const char *which,
@@ -610,19 +734,16 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   if (!decode(op.bDesc, "B", bd))
     return false;
   const uint32_t mPart = op.ctaGroup2 ? op.f.m / 2 : op.f.m;
-  const uint32_t nPart = op.ctaGroup2 ? op.f.n / 2 : op.f.n;
-  auto range = [&](const umma::SmemDescFields &d, umma::Major major,
-                   unsigned bits, uint32_t rows, uint64_t &lo, uint64_t &hi) {
-    footprint(d, major, bits, rows, K, lo, hi);
-  };
+  // B rows read: N (per CTA), plus the .ws column shift.
+  const uint32_t nPart = (op.ctaGroup2 ? op.f.n / 2 : op.f.n) + op.colShift;
   for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
     uint64_t lo = ~uint64_t(0), hi = 0, l2, h2;
     if (!op.aTmem) {
-      range(ad, op.f.aMajor, abits, mPart, l2, h2);
+      footprint(ad, op.f.aMajor, afmt, mPart, K, l2, h2);
       lo = std::min(lo, l2);
       hi = std::max(hi, h2);
     }
-    range(bd, op.f.bMajor, bbits, nPart, l2, h2);
+    footprint(bd, op.f.bMajor, bfmt, nPart, K, l2, h2);
     lo = std::min(lo, l2);
     hi = std::max(hi, h2);
     if (hi > op.parts[q]->shared.size())
@@ -706,7 +827,8 @@ std::string Executor::runCommit(const MmaOp &op) {
 std::string Executor::runMma(const MmaOp &op) {
   const umma::InstrDescFields &f = op.f;
   const unsigned K = umma::mmaK(f.kind);
-  const unsigned abits = umma::elemBits(f.a), bbits = umma::elemBits(f.b);
+  const ElemFormat afmt = elemFormat(f.a, f.kind),
+                   bfmt = elemFormat(f.b, f.kind);
   const uint32_t mPart = op.ctaGroup2 ? f.m / 2 : f.m;
   const uint32_t nPart = op.ctaGroup2 ? f.n / 2 : f.n;
   const int nParts = op.ctaGroup2 ? 2 : 1;
@@ -714,30 +836,53 @@ std::string Executor::runMma(const MmaOp &op) {
   auto bSd = umma::decodeSmemDesc(op.bDesc);
   const double negA = f.negateA ? -1.0 : 1.0, negB = f.negateB ? -1.0 : 1.0;
   const bool isInt = f.kind == umma::MmaKind::I8;
+  // .ws: D is folded into `groups` lane groups of `groupCols` columns.
+  const uint32_t groups = op.ws ? 128 / f.m : 1;
+  const uint32_t groupCols = f.n / groups;
 
   // Reads element (mn, k) of an operand in shared memory.
   auto smemElem = [](const Cta &c, const umma::SmemDescFields &d,
-                     umma::Major major, unsigned bits, uint32_t mn,
+                     umma::Major major, ElemFormat fmt, uint32_t mn,
                      uint32_t k) {
-    auto [addr, nib] = elementAddress(d, major, bits, mn, k);
-    addr = swizzle(addr, swizzleBits(d.swizzle));
+    auto [addr, bit] = elementAddress(d, major, fmt, mn, k);
+    addr = swizzle(addr, swizzleBits(d.swizzle)) + bit / 8;
     uint32_t v = 0;
-    std::memcpy(&v, c.shared.data() + addr, bits >= 8 ? bits / 8 : 1);
-    if (bits == 4)
-      v = (v >> (4 * nib)) & 0xf;
+    // Dense: the element's bytes; sub-byte: the (up to) two bytes holding
+    // its bits (a 6-bit element may straddle a byte boundary).
+    unsigned bytes = fmt.storage == Storage::Dense ? fmt.bits / 8
+                     : fmt.bits + bit % 8 > 8      ? 2
+                                                   : 1;
+    std::memcpy(&v, c.shared.data() + addr, bytes);
+    if (fmt.storage != Storage::Dense)
+      v = (v >> (bit % 8)) & ((1u << fmt.bits) - 1);
     return v;
   };
-  // B: all N rows (part q holds rows q*nPart ..).
-  std::vector<double> B(size_t(f.n) * K);
+  // B: all N rows (part q holds rows q*nPart ..); .ws reads colShift more.
+  const uint32_t nRows = nPart + op.colShift;
+  std::vector<double> B(size_t(nParts) * nRows * K);
   for (int q = 0; q < nParts; ++q)
-    for (uint32_t n = 0; n < nPart; ++n)
+    for (uint32_t n = 0; n < nRows; ++n)
       for (uint32_t k = 0; k < K; ++k)
-        B[size_t(q * nPart + n) * K + k] =
-            negB * elementValue(f.b, smemElem(*op.parts[q], *bSd, f.bMajor,
-                                              bbits, n, k));
-  std::vector<double> A(size_t(mPart) * K);
+        B[size_t(q * nRows + n) * K + k] =
+            negB * elementValue(
+                       f.b, smemElem(*op.parts[q], *bSd, f.bMajor, bfmt, n, k));
+  // Row of B used for D column n: the column shift, then the part.
+  auto bRow = [&](uint32_t n) -> const double * {
+    uint32_t q = n / nPart;
+    return &B[size_t(q * nRows + n % nPart + op.colShift) * K];
+  };
+  // A column of B that the zero-column mask selects reads as zeros.
+  const std::vector<double> zeroRow(K, 0.0);
+  auto zeroCol = [&](uint32_t n) {
+    return (op.zeroCols[n / 64] >> (n % 64)) & 1;
+  };
+  // A per lane group (only .ws with A in TMEM reads each group's own copy:
+  // every data path lane uses the A row in its own lane).
+  const uint32_t aGroups = op.aTmem ? groups : 1;
+  std::vector<double> A(size_t(aGroups) * mPart * K);
   std::vector<double> sa, sb;
   const unsigned blocks = op.scaled ? K / op.block : 0;
+  const unsigned aTmemBits = afmt.storage == Storage::Padded ? 8 : afmt.bits;
   for (int q = 0; q < nParts; ++q) {
     Cta &c = *op.parts[q];
     ensureTmem(c);
@@ -745,31 +890,43 @@ std::string Executor::runMma(const MmaOp &op) {
       return (c.tmem[size_t(lane) * tmem::kColumns + col] >> (8 * byte)) & 0xff;
     };
     // A rows of this part.
-    for (uint32_t m = 0; m < mPart; ++m)
-      for (uint32_t k = 0; k < K; ++k) {
-        uint32_t bits;
-        if (op.aTmem) {
-          unsigned per = 32 / abits;
-          size_t cell = size_t(m) * tmem::kColumns + op.aCol0 + k / per;
-          if (!c.tmemWritten[cell])
-            return "the tcgen05.mma issued in " + op.origin +
-                   " reads its A operand from TMEM lane " + std::to_string(m) +
-                   " column " + std::to_string(op.aCol0 + k / per) +
-                   ", which was never written";
-          if (c.tmemStPending[cell])
-            return "race: the tcgen05.mma issued in " + op.origin +
-                   " reads its A operand from TMEM lane " + std::to_string(m) +
-                   " column " + std::to_string(op.aCol0 + k / per) +
-                   ", which warp " + std::to_string(c.tmemStPending[cell] - 1) +
-                   " stored with tcgen05.st and has not waited for "
-                   "(tcgen05.wait::st)";
-          bits = (c.tmem[cell] >> ((k % per) * abits)) &
-                 (abits == 32 ? 0xffffffffu : ((1u << abits) - 1));
-        } else {
-          bits = smemElem(c, *aSd, f.aMajor, abits, m, k);
+    for (uint32_t g = 0; g < aGroups; ++g)
+      for (uint32_t m = 0; m < mPart; ++m)
+        for (uint32_t k = 0; k < K; ++k) {
+          uint32_t bits;
+          if (op.aTmem) {
+            const uint32_t lane = g * f.m + m;
+            unsigned per = 32 / aTmemBits;
+            size_t cell = size_t(lane) * tmem::kColumns + op.aCol0 + k / per;
+            if (!c.tmemWritten[cell])
+              return "the tcgen05.mma issued in " + op.origin +
+                     " reads its A operand from TMEM lane " +
+                     std::to_string(lane) + " column " +
+                     std::to_string(op.aCol0 + k / per) +
+                     ", which was never written" +
+                     (g ? " (.ws with M = " + std::to_string(f.m) +
+                              " reads A in each lane group of D: A must be "
+                              "duplicated into lanes " +
+                              std::to_string(g * f.m) + ".." +
+                              std::to_string(g * f.m + f.m - 1) + ")"
+                        : std::string());
+            if (c.tmemStPending[cell])
+              return "race: the tcgen05.mma issued in " + op.origin +
+                     " reads its A operand from TMEM lane " +
+                     std::to_string(lane) + " column " +
+                     std::to_string(op.aCol0 + k / per) + ", which warp " +
+                     std::to_string(c.tmemStPending[cell] - 1) +
+                     " stored with tcgen05.st and has not waited for "
+                     "(tcgen05.wait::st)";
+            bits = (c.tmem[cell] >> ((k % per) * aTmemBits)) &
+                   (aTmemBits == 32 ? 0xffffffffu : ((1u << aTmemBits) - 1));
+            if (afmt.storage == Storage::Padded)
+              bits = containerElement(bits, afmt.bits);
+          } else {
+            bits = smemElem(c, *aSd, f.aMajor, afmt, m, k);
+          }
+          A[(size_t(g) * mPart + m) * K + k] = negA * elementValue(f.a, bits);
         }
-        A[size_t(m) * K + k] = negA * elementValue(f.a, bits);
-      }
     // Block scales (docs/Emulator.md, "Block scaling"): row m's scale for
     // K block j is byte (sf id + j) of TMEM lane m, column sfa + m/32; column
     // n's is byte (sf id + j) of lane 32 (m/32) + n%32, column sfb + n/32 in
@@ -792,12 +949,20 @@ std::string Executor::runMma(const MmaOp &op) {
     const double dScale = std::ldexp(1.0, -int(op.scaleD));
     // D rows of this part.
     for (uint32_t m = 0; m < mPart; ++m) {
-      uint32_t lane = f.m == 64 ? 32 * (m / 16) + m % 16 : m;
-      if ((op.disable[q * 4 + lane / 32] >> (lane % 32)) & 1)
-        continue; // disable-output-lane
-      const double *ar = &A[size_t(m) * K];
+      // disable-output-lane (not with .ws): the row keeps its contents.
+      const uint32_t rowLane = f.m == 64 ? 32 * (m / 16) + m % 16 : m;
+      if (!op.ws && ((op.disable[q * 4 + rowLane / 32] >> (rowLane % 32)) & 1))
+        continue;
       for (uint32_t n = 0; n < f.n; ++n) {
-        const double *br = &B[size_t(n) * K];
+        // The TMEM cell of D[m][n] (PTX data path layouts A, D, E, F, G).
+        uint32_t lane = rowLane, col = n;
+        if (op.ws) {
+          lane = m + f.m * (n / groupCols);
+          col = n % groupCols;
+        }
+        const double *ar =
+            &A[(size_t(aGroups > 1 ? lane / f.m : 0) * mPart + m) * K];
+        const double *br = zeroCol(n) ? zeroRow.data() : bRow(n);
         double s = 0;
         if (op.scaled) {
           for (unsigned j = 0; j < blocks; ++j) {
@@ -811,19 +976,19 @@ std::string Executor::runMma(const MmaOp &op) {
           for (uint32_t k = 0; k < K; ++k)
             s += ar[k] * br[k];
         }
-        size_t cell = size_t(lane) * tmem::kColumns + op.dCol0 + n;
+        size_t cell = size_t(lane) * tmem::kColumns + op.dCol0 + col;
         uint32_t &d = c.tmem[cell];
         if (op.accumulate && c.tmemStPending[cell])
           return "race: the tcgen05.mma issued in " + op.origin +
                  " accumulates into TMEM lane " + std::to_string(lane) +
-                 " column " + std::to_string(op.dCol0 + n) + ", which warp " +
+                 " column " + std::to_string(op.dCol0 + col) + ", which warp " +
                  std::to_string(c.tmemStPending[cell] - 1) +
                  " stored with tcgen05.st and has not waited for "
                  "(tcgen05.wait::st)";
         if (op.accumulate && !c.tmemWritten[cell])
           return "the tcgen05.mma issued in " + op.origin +
                  " accumulates into TMEM lane " + std::to_string(lane) +
-                 " column " + std::to_string(op.dCol0 + n) +
+                 " column " + std::to_string(op.dCol0 + col) +
                  ", which was never written (enable-input-d is true for the "
                  "first MMA)";
         if (isInt) {

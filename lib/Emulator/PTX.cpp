@@ -123,6 +123,8 @@ const char *nvfp4::emu::ptx::modName(ModId id) {
     return "cta_group::<N>";
   case ModId::MmaShape:
     return "m<M>n<N>k<K>";
+  case ModId::CollectorB:
+    return "collector::b<N>::<op>";
 #define NVFP4_X(E, S)                                                          \
   case ModId::E:                                                               \
     return S;

@@ -435,6 +435,21 @@ Modifier classifyModifier(std::string_view piece, bool &known) {
   if (piece.size() > 11 && piece.substr(0, 11) == "cta_group::" &&
       parseDecimal(piece.substr(11), 16, n))
     return {ModId::CtaGroup, n};
+  // collector::bN::{fill,use,lastuse,discard} (tcgen05.mma.ws)
+  if (piece.size() > 12 && piece.substr(0, 12) == "collector::b") {
+    std::string_view rest = piece.substr(12);
+    size_t sep = rest.find("::");
+    static constexpr std::pair<std::string_view, CollectorOp> kOps[] = {
+        {"fill", CollectorFill},
+        {"use", CollectorUse},
+        {"lastuse", CollectorLastuse},
+        {"discard", CollectorDiscard}};
+    if (sep != std::string_view::npos &&
+        parseDecimal(rest.substr(0, sep), 1023, n))
+      for (const auto &[name, op] : kOps)
+        if (rest.substr(sep + 2) == name)
+          return {ModId::CollectorB, n * 4 + op};
+  }
   // mMnN[kK]
   if (piece.size() >= 4 && piece[0] == 'm') {
     size_t nPos = piece.find('n');

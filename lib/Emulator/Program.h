@@ -172,23 +172,24 @@ enum class XOp : uint16_t {
   TmemAlloc,      ///< tcgen05.alloc: src[0] shared addr, src[1] ncols
   TmemDealloc,    ///< tcgen05.dealloc: src[0] taddr, src[1] ncols
   TmemRelinquish, ///< tcgen05.relinquish_alloc_permit
-  TmemLd, ///< tcgen05.ld: sub shape, sub2 pack, target num, list regs+split
-  TmemSt, ///< tcgen05.st: as TmemLd (sub2 unpack)
+  TmemLd,    ///< tcgen05.ld: sub shape, sub2 pack, target num, list regs+split
+  TmemSt,    ///< tcgen05.st: as TmemLd (sub2 unpack)
   TmemWait,  ///< tcgen05.wait::ld / ::st (sub 0 ld, 1 st)
   TmemFence, ///< tcgen05.fence::*
   /// tcgen05.mma (Mma.cpp): src[0] D address, src[1] A descriptor or A
   /// address (sub2 & XM_ATmem), src[2] B descriptor, src[3] idesc; target the
   /// enable-input-d predicate (negated when sub2 & XM_NegEnable); sub the
   /// umma::MmaKind; vec the elements per scale factor (block-scaled kinds);
-  /// imm the D address offset; lists[listBegin..+6): A offset, SFA address
-  /// and offset, SFB address and offset, scale-input-d (constant rows or
-  /// registers), then listCount disable-output-lane registers.
+  /// imm the D address offset; lists[listBegin..+7): A offset, SFA address
+  /// and offset, SFB address and offset, scale-input-d, zero-column mask
+  /// descriptor (constant rows or registers; .ws only, with XM_ZeroColMask),
+  /// then listCount disable-output-lane registers. sub2 & XM_Ws: .ws.
   TmemMma,
   /// tcgen05.commit (Mma.cpp): src[0] mbarrier (shared::cluster, or
   /// generic when space is Generic), src[1] CTA mask; sub XT_* flags.
   TmemCommit,
   /// tcgen05.cp (Mma.cpp): src[0] TMEM address, src[1] source descriptor;
-  /// sub the XCpShape, sub2 XT_CtaGroup2; imm the address offset.
+  /// sub the XCpShape, sub2 XT_CtaGroup2 | XCpSub; imm the address offset.
   TmemCp,
   /// tcgen05.shift.down (Mma.cpp): src[0] TMEM address; sub2 XT_CtaGroup2.
   TmemShift,
@@ -233,6 +234,13 @@ enum XCpShape : uint8_t {
   XC_64x128b_02_13,  ///< rows 0-31 -> subpartitions 0, 2; 32-63 -> 1, 3
   XC_64x128b_01_23,  ///< rows 0-31 -> subpartitions 0, 1; 32-63 -> 2, 3
   XC_32x128b_warpx4, ///< rows 0-31 -> every subpartition
+  XC_4x256b,         ///< row r -> lane 32r + lane(taddr), 8 columns
+};
+
+/// XInst::sub2 bits of TmemCp besides XT_CtaGroup2: decompression.
+enum XCpSub : uint8_t {
+  XCP_B6x16P32 = 1 << 2, ///< .b8x16.b6x16_p32
+  XCP_B4x16P64 = 1 << 3, ///< .b8x16.b4x16_p64
 };
 
 /// XInst::sub of BulkCopy.
@@ -244,10 +252,12 @@ enum XBulkDir : uint8_t {
 
 /// XInst::sub bits of TmaLoad.
 enum XTmaSub : uint8_t {
-  XT_Multicast = 1 << 0, ///< .multicast::cluster: src[3] is the CTA mask
-  XT_CtaGroup2 = 1 << 1, ///< .cta_group::2
-  XM_NegEnable = 1 << 2, ///< tcgen05.mma: enable-input-d is !%p
-  XM_ATmem = 1 << 3,     ///< tcgen05.mma: A is in tensor memory
+  XT_Multicast = 1 << 0,   ///< .multicast::cluster: src[3] is the CTA mask
+  XT_CtaGroup2 = 1 << 1,   ///< .cta_group::2
+  XM_NegEnable = 1 << 2,   ///< tcgen05.mma: enable-input-d is !%p
+  XM_ATmem = 1 << 3,       ///< tcgen05.mma: A is in tensor memory
+  XM_Ws = 1 << 4,          ///< tcgen05.mma.ws
+  XM_ZeroColMask = 1 << 5, ///< tcgen05.mma.ws with a zero-column mask
 };
 
 /// XInst::sub bits of MbarArrive; XInst::sub of the waits (parity form).

@@ -1087,3 +1087,55 @@ umma::decodeInstrDesc(uint32_t idesc, MmaKind kind, std::string *error) {
     return fail<InstrDescFields>(error, *msg);
   return f;
 }
+
+std::optional<ZeroColumnMaskFields>
+umma::decodeZeroColumnMask(uint64_t desc, std::string *error) {
+  using namespace zcm_bits;
+  if (getField(desc, kReserved36, kReserved36Width))
+    return fail<ZeroColumnMaskFields>(
+        error, "expected reserved " + bitRange(kReserved36, kReserved36Width) +
+                   " of the zero-column mask descriptor to be zero, got " +
+                   hex(desc));
+  if (getField(desc, kUnlisted62, 2))
+    return fail<ZeroColumnMaskFields>(
+        error, "expected " + bitRange(kUnlisted62, 2) +
+                   " of the zero-column mask descriptor to be zero, got " +
+                   hex(desc));
+  ZeroColumnMaskFields f;
+  for (unsigned i = 0; i < 4; ++i) {
+    f.startCount[i] =
+        static_cast<uint8_t>(getField(desc, kStartCount + 8 * i, 8));
+    f.firstSpan[i] = getField(desc, kFirstSpan + i, 1) != 0;
+  }
+  f.nonZero = getField(desc, kNonZero, 1) != 0;
+  f.skipSpan = static_cast<uint8_t>(getField(desc, kSkipSpan, 8));
+  f.useSpan = static_cast<uint8_t>(getField(desc, kUseSpan, 8));
+  f.columnShift =
+      static_cast<uint8_t>(getField(desc, kColumnShift, kColumnShiftWidth));
+  return f;
+}
+
+void umma::zeroColumnMask(const ZeroColumnMaskFields &f, uint32_t m, uint32_t n,
+                          uint64_t (&mask)[4]) {
+  for (uint64_t &w : mask)
+    w = 0;
+  if (!f.nonZero || m == 0 || n == 0)
+    return;
+  const uint32_t subMasks = m >= 128 ? 1 : 128 / m;
+  const uint32_t width = n / subMasks;
+  const uint32_t ones = uint32_t(f.skipSpan) + 1,
+                 zeros = uint32_t(f.useSpan) + 1;
+  for (uint32_t i = 0; i < subMasks && i < 4; ++i) {
+    // The pattern starts with a run of fs_i; the first sc_i bits of it are
+    // skipped.
+    const uint32_t first = f.firstSpan[i] ? ones : zeros;
+    const uint32_t period = ones + zeros;
+    for (uint32_t j = 0; j < width; ++j) {
+      uint32_t p = (j + f.startCount[i]) % period;
+      bool bit = p < first ? f.firstSpan[i] : !f.firstSpan[i];
+      uint32_t col = i * width + j;
+      if (bit && col < 256)
+        mask[col / 64] |= uint64_t(1) << (col % 64);
+    }
+  }
+}

@@ -895,17 +895,6 @@ TEST(TcgenCpTest, ShiftDown) {
           << lane << " " << col;
 }
 
-TEST(TcgenCpTest, DecompressionIsNotImplementedYet) {
-  std::vector<uint8_t> img;
-  uint64_t desc = byteMatrix(128, img);
-  std::vector<uint32_t> out;
-  std::string r = runCp(
-      cpKernel("", "  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 "
-                   "[%r8], %rd9;\n"),
-      img, desc, out);
-  EXPECT_NE(r.find("not implemented yet"), std::string::npos) << r;
-}
-
 } // namespace
 
 namespace {

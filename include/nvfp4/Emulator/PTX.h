@@ -345,9 +345,10 @@ const char *opcodeName(Opcode op);
 // X(enumerator, spelling without the leading dot). Modifiers whose meaning
 // depends on the opcode (.lo is mul's low half and setp's unsigned less-than)
 // get one enumerator; the executor interprets it per opcode. Parameterized
-// modifiers (.v4, .x32, .2d, .cta_group::2, .m16n8k16) are ModId::Vec, Count,
-// Dim, CtaGroup and MmaShape with the number in Modifier::value; a type is
-// ModId::Type with the Type in value.
+// modifiers (.v4, .x32, .2d, .cta_group::2, .m16n8k16,
+// .collector::b1::fill) are ModId::Vec, Count, Dim, CtaGroup, MmaShape and
+// CollectorB with the number in Modifier::value; a type is ModId::Type with
+// the Type in value.
 #define NVFP4_PTX_MODIFIERS(X)                                                 \
   /* rounding */                                                               \
   X(Rn, "rn")                                                                  \
@@ -581,10 +582,20 @@ enum class ModId : uint16_t {
   Dim,      ///< .1d ... .5d; value is the dimension count
   CtaGroup, ///< .cta_group::N; value is N
   MmaShape, ///< .mMnNkK; value is (M << 20) | (N << 10) | K (K may be 0)
+  /// .collector::bN::op (tcgen05.mma.ws); value is N * 4 + CollectorOp.
+  CollectorB,
 #define NVFP4_X(E, S) E,
   NVFP4_PTX_MODIFIERS(NVFP4_X)
 #undef NVFP4_X
 };
+/// The operation of a `.collector::bN::op` modifier (ModId::CollectorB).
+enum CollectorOp : int32_t {
+  CollectorFill = 0,
+  CollectorUse = 1,
+  CollectorLastuse = 2,
+  CollectorDiscard = 3,
+};
+
 /// The spelling of a non-parameterized modifier without the dot.
 const char *modName(ModId id);
 

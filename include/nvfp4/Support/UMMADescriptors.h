@@ -390,6 +390,53 @@ std::optional<uint32_t> encodeInstrDesc(const InstrDescFields &f,
 std::optional<InstrDescFields> decodeInstrDesc(uint32_t idesc, MmaKind kind,
                                                std::string *error = nullptr);
 
+//===----------------------------------------------------------------------===//
+// Zero-column mask descriptor (PTX 9.7.16.4.3, Table 45)
+//===----------------------------------------------------------------------===//
+
+/// Bit positions of the 64-bit zero-column mask descriptor, the optional
+/// last operand of tcgen05.mma.ws. Bits 36-38 are reserved; bits 62-63 are
+/// not listed and are kept zero.
+namespace zcm_bits {
+inline constexpr unsigned kStartCount = 0; // 4 x 8 bits, sc0..sc3
+inline constexpr unsigned kFirstSpan = 32; // 4 x 1 bit, fs0..fs3
+inline constexpr unsigned kReserved36 = 36;
+inline constexpr unsigned kReserved36Width = 3;
+inline constexpr unsigned kNonZero = 39;
+inline constexpr unsigned kSkipSpan = 40;    // 8 bits
+inline constexpr unsigned kUseSpan = 48;     // 8 bits
+inline constexpr unsigned kColumnShift = 56; // 6 bits
+inline constexpr unsigned kColumnShiftWidth = 6;
+inline constexpr unsigned kUnlisted62 = 62;
+} // namespace zcm_bits
+
+/// The fields of a zero-column mask descriptor.
+struct ZeroColumnMaskFields {
+  uint8_t startCount[4] = {}; ///< sc_i: leading bits of sub-mask i skipped
+  bool firstSpan[4] = {};     ///< fs_i: the value of sub-mask i's first run
+  bool nonZero = false;       ///< false: the mask is all zeros
+  uint8_t skipSpan = 0;       ///< run length of 1-bits (zeroed columns) - 1
+  uint8_t useSpan = 0;        ///< run length of 0-bits (used columns) - 1
+  uint8_t columnShift = 0;    ///< B columns used start at this column
+};
+
+/// Unpacks a zero-column mask descriptor. Returns std::nullopt (and sets
+/// `*error`) when the reserved bits 36-38 or the unlisted bits 62-63 are set.
+std::optional<ZeroColumnMaskFields>
+decodeZeroColumnMask(uint64_t desc, std::string *error = nullptr);
+
+/// The N-bit mask that `f` generates for an M x N tcgen05.mma.ws (M = 32,
+/// 64 or 128, N <= 256): bit n (of word n / 64) set means column n of B is
+/// replaced by zeros. The mask is made of 128 / M sub-masks, sub-mask i
+/// covering columns [i N M / 128, (i + 1) N M / 128). Bit j of sub-mask i is
+/// element j + sc_i of the periodic pattern that starts with a run of fs_i
+/// (runs of 1-bits are skipSpan + 1 long, runs of 0-bits useSpan + 1 long),
+/// as the four examples of the PTX ISA section show; the table's prose has
+/// the two span lengths the other way round, the examples and the field
+/// names agree with this reading.
+void zeroColumnMask(const ZeroColumnMaskFields &f, uint32_t m, uint32_t n,
+                    uint64_t (&mask)[4]);
+
 } // namespace nvfp4::umma
 
 #endif // NVFP4_SUPPORT_UMMADESCRIPTORS_H
