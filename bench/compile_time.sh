@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Time from examples/*.mlir (sm100 level) to PTX + sm_100a cubin through
+# Time from examples/*.mlir (sm100 level, and attention_op: nvfp4.attention
+# lowered by the pipeline's first step) to PTX + sm_100a cubin through
 # `nvfp4-opt --nvfp4-sm100-to-cubin`, and ptxas alone on the same PTX, both
 # measured side by side in one run. Prints the median of N runs (default 11).
 #
@@ -20,7 +21,7 @@ now_ns() { date +%s%N; }
 median_ms() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1e6}'; }
 
 printf '%-22s %10s %10s %8s\n' example "opt->cubin" "ptxas" ratio
-for ex in gemm gemm_m64 gemm_2cta attention_decode; do
+for ex in gemm gemm_m64 gemm_2cta attention_decode attention_op; do
   src=$root/examples/$ex.mlir
   : > "$tmp/full"; : > "$tmp/ptxas"
   for _ in $(seq "$runs"); do

@@ -99,6 +99,13 @@ def ci_cases():
              d=128, window=150),
         case("prefill_d256_f16_bf16out", b=1, sq=200, hq=1, hkv=1, skv=330,
              d=256, t="f16", to="bf16", causal=True, lens=True),
+        # Head dim 512: Dv split across two CTAs, 64-key tiles.
+        case("mqa_d512_kv_same_sink", b=2, sq=1, hq=128, hkv=1, skv=300,
+             d=512, same=True, sink=True, lens=True),
+        case("gqa_d512_sq2_causal_window", b=1, sq=2, hq=16, hkv=2, skv=270,
+             d=512, causal=True, window=100, lens=True),
+        case("prefill_d512_causal", b=1, sq=150, hq=1, hkv=1, skv=200, d=512,
+             causal=True, sink=True),
     ]
 
 
@@ -107,7 +114,7 @@ def full_cases():
     decode/prefill."""
     out = []
     for d, (hq, hkv), (causal, window, sink), sq in itertools.product(
-            (64, 128, 256), ((8, 8), (16, 2), (64, 1), (128, 1)),
+            (64, 128, 256, 512), ((8, 8), (16, 2), (64, 1), (128, 1)),
             ((False, None, False), (True, None, True), (True, 130, False),
              (False, 200, True)),
             (1, 2, 200)):
@@ -118,7 +125,7 @@ def full_cases():
             else "", "s" if sink else "")
         out.append(case(name, b=2, sq=sq, hq=hq, hkv=hkv, skv=390, d=d,
                         causal=causal, window=window, sink=sink, lens=True,
-                        same=(d == 256)))
+                        same=(d >= 256)))
     return out
 
 
@@ -224,7 +231,8 @@ def main():
                         "%s | %s | %s (%s/%s/%s) | %s (%s; %s/%s) | %s | %s |\n"
                         % (c["name"], c["b"], c["sq"], c["hq"], c["hkv"],
                            c["d"], c["dv"], opts or "-",
-                           i.get("row_blocks", 0), c["hkv"], c["b"],
+                           i.get("row_blocks", 0) * i.get("dv_split", 1),
+                           c["hkv"], c["b"],
                            i.get("stages", "?"), i.get("smem_bytes", "?"),
                            i.get("tmem_columns", "?"), i.get("tmem_s", "?"),
                            i.get("tmem_o", "?"), i.get("tmem_p", "?"),

@@ -4,7 +4,9 @@
 # Installs what is missing, builds nvfp4-opt, compiles examples/gemm.mlir with
 # the nvfp4-sm100-to-cubin pipeline into <build>/demo/gemm.ptx and gemm.cubin,
 # and prints each kernel with its registers and shared memory (ptxas -v) and
-# the TMEM columns that the sm100-plan-tmem pass gave it.
+# the TMEM columns that the sm100-plan-tmem pass gave it; then compiles
+# examples/dsv4_decode.mlir (nvfp4.attention, DeepSeek-V4-Pro decode), checks it
+# on the emulator against float64 and prints the PASS line.
 #
 #===----------------------------------------------------------------------===#
 
@@ -96,3 +98,26 @@ for kernel in "${kernels[@]}"; do
   fi
   echo "    TMEM columns   ${columns:-not in the plan} (sm100-plan-tmem)"
 done
+
+# DeepSeek-V4-Pro decode attention (examples/dsv4_decode.mlir): the
+# nvfp4.attention op lowered, compiled for sm_100a (ptxas must accept it with
+# no spill) and checked against float64 on the emulator (no SM100 here).
+dsv4="$NVFP4_ROOT/examples/dsv4_decode.mlir"
+run="$NVFP4_BUILD_DIR/bin/nvfp4-run"
+[[ -x "$run" ]] || nvfp4_die "the build did not produce $run"
+nvfp4_log "compiling ${dsv4#"$NVFP4_ROOT"/} for sm_100a"
+"$opt" "$dsv4" \
+  --nvfp4-sm100-to-cubin="ptx-file=$out/dsv4.ptx cubin-file=$out/dsv4.cubin" \
+  -o /dev/null || nvfp4_die "nvfp4-opt --nvfp4-sm100-to-cubin failed on $dsv4"
+"$ptxas" -v -arch=sm_100a "$out/dsv4.ptx" -o /dev/null >"$out/dsv4.ptxas.log" 2>&1 ||
+  { cat "$out/dsv4.ptxas.log" >&2; nvfp4_die "ptxas rejected $out/dsv4.ptx"; }
+echo
+echo "nvfp4 demo: ${dsv4#"$NVFP4_ROOT"/} -> sm_100a"
+echo "  PTX    $out/dsv4.ptx ($(wc -c <"$out/dsv4.ptx") bytes)"
+echo "  ptxas  $(grep -Eo 'Used [0-9]+ registers' "$out/dsv4.ptxas.log"), $(grep -Eo '[0-9]+ bytes spill stores' "$out/dsv4.ptxas.log")"
+nvfp4_log "running it on the emulator against float64"
+"$run" --backend=emulator "$dsv4" >"$out/dsv4.run.log" 2>&1 || true
+grep -E '^nvfp4-run: (output|emulator)' "$out/dsv4.run.log" | sed 's/^/  /'
+verdict=$(tail -1 "$out/dsv4.run.log")
+echo "  $verdict"
+[[ "$verdict" == PASS* ]] || nvfp4_die "examples/dsv4_decode.mlir did not pass on the emulator"

@@ -62,11 +62,6 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
     p.window = int64_t(*w);
   p.softmaxScale = op.getSoftmaxScale().convertToFloat();
 
-  if (p.headDim == 512 || p.headDimV == 512)
-    return op.emitOpError("cannot be lowered yet: head dim 512 (D = ")
-           << p.headDim << ", Dv = " << p.headDimV
-           << ") needs the 2-CTA schedule, which is not implemented; "
-              "supported: D and Dv in {64, 128, 256}";
   if (p.batch < 1 || p.seqQ < 1 || p.seqKv < 1)
     return op.emitOpError("cannot be lowered: expected B, Sq and Skv >= 1, "
                           "got B = ")
@@ -85,7 +80,8 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
   if (s.queriesPerCta > 256)
     return op.emitOpError("internal error: a Q box of ")
            << s.queriesPerCta << " queries";
-  // The launch: grid (row blocks, Hkv, B), each at most 65535 in y and z.
+  // The launch: grid (row blocks x Dv split, Hkv, B), at most 65535 in y
+  // and z.
   if (p.headsKv > 65535 || p.batch > 65535)
     return op.emitOpError("cannot be lowered: the grid is (row blocks, Hkv, "
                           "B) and y/z extents are at most 65535, got Hkv = ")
@@ -96,26 +92,37 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
                           "in 32 bits (TMA coordinates), got B x Skv = ")
            << p.batch * p.seqKv;
 
-  // Shared memory: Q once, then `stages` K/V tiles.
-  constexpr int64_t box = AttentionSchedule::kBoxBytes;
-  s.qBytes = (p.headDim / AttentionSchedule::kBoxCols) * box;
-  s.kBytes = (p.headDim / AttentionSchedule::kBoxCols) * box;
-  s.vBytes = p.kvSame ? 0 : (p.headDimV / AttentionSchedule::kBoxCols) * box;
-  int64_t room = AttentionSchedule::kSmemBudget - s.qBytes;
-  s.stages = std::min(AttentionSchedule::kMaxStages, room / s.stageBytes());
+  // Dv = 512: O (512 f32 columns) fills TMEM, so two CTAs share the row
+  // block, each computing S in full and O for its 256 columns.
+  s.dvSplit = p.headDimV == 512 ? 2 : 1;
+  // Shared memory: Q once, then `stages` K/V tiles (for this CTA's V
+  // columns); a 64-key tile when a 128-key one does not fit beside Q.
+  constexpr int64_t qBox = AttentionSchedule::kBoxBytes;
+  constexpr int64_t cols = AttentionSchedule::kBoxCols;
+  s.qBytes = (p.headDim / cols) * qBox;
+  auto sizeFor = [&](int64_t tile) {
+    s.kvTile = tile;
+    s.kBytes = (p.headDim / cols) * s.kvBoxBytes();
+    s.vBytes = p.kvSame ? 0 : (s.dvPerCta() / cols) * s.kvBoxBytes();
+    return (AttentionSchedule::kSmemBudget - s.qBytes) / s.stageBytes();
+  };
+  int64_t fit = sizeFor(128);
+  if (fit < 1)
+    fit = sizeFor(64);
+  s.stages = std::min(AttentionSchedule::kMaxStages, fit);
   if (s.stages < 1)
     return op.emitOpError("cannot be lowered: Q (")
-           << s.qBytes << " bytes) and one K/V stage (" << s.stageBytes()
-           << " bytes) exceed the shared-memory budget of "
+           << s.qBytes << " bytes) and one K/V stage of 64 keys ("
+           << s.stageBytes() << " bytes) exceed the shared-memory budget of "
            << AttentionSchedule::kSmemBudget << " bytes";
   s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes();
 
-  // Tensor memory: S (128 f32 columns), O (Dv f32 columns), P (128 keys as
-  // 16-bit pairs: 64 columns), allocated as one power of two.
+  // Tensor memory: S (kvTile f32 columns), O (this CTA's Dv columns), P
+  // (kvTile keys as 16-bit pairs), allocated as one power of two.
   s.tmemS = 0;
-  s.tmemO = AttentionSchedule::kKvTile;
-  s.tmemP = s.tmemO + p.headDimV;
-  s.tmemColumns = nextPowerOfTwo(s.tmemP + AttentionSchedule::kKvTile / 2);
+  s.tmemO = s.kvTile;
+  s.tmemP = s.tmemO + s.dvPerCta();
+  s.tmemColumns = nextPowerOfTwo(s.tmemP + s.kvTile / 2);
   if (s.tmemColumns > 512)
     return op.emitOpError("internal error: the TMEM plan needs ")
            << s.tmemColumns << " columns";

@@ -79,6 +79,19 @@ private:
         .getResult(0);
   }
   Value ex2(Value x) { return ptx("ex2.approx.ftz.f32 $0, $1;", x); }
+  /// `v` through an opaque move: LLVM cannot hoist what is computed from
+  /// it out of the loop it is in. The MMA warp's shared-memory descriptors
+  /// (D / 16 per operand) would otherwise all be hoisted and held in
+  /// registers across the KV loop, spilling at head dim 512.
+  Value opaque(Value v) {
+    Value i = arith::IndexCastOp::create(b, b.getI32Type(), v);
+    Value m = NVVM::InlinePtxOp::create(b, TypeRange{b.getI32Type()},
+                                        ValueRange{i}, ValueRange{},
+                                        b.getStringAttr("mov.b32 $0, $1;"),
+                                        Value())
+                  .getResult(0);
+    return arith::IndexCastOp::create(b, b.getIndexType(), m);
+  }
   Value lg2(Value x) { return ptx("lg2.approx.ftz.f32 $0, $1;", x); }
   /// try_wait.parity on barrier `index` of `group`.
   void wait(Value group, Value index, Value parity) {
@@ -144,7 +157,8 @@ private:
   // Kernel arguments.
   Value tmapQ, tmapK, tmapV, outO, outLse, lens, sink, scaleLog2;
   // Per-CTA values.
-  Value tid, warp, batch, kvHead, rowBlock, len, tileLo, tileCount;
+  Value tid, warp, batch, kvHead, rowBlock, split, dvBase, len, tileLo,
+      tileCount;
   Value smem, qOff;
   /// Byte offsets of stage `stage`'s K and V tiles (first box).
   Value kOffset(Value stage) {
@@ -241,7 +255,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
 
   // The TMA descriptors, typed by their boxes.
   auto qBox = smemMemref({s.queriesPerCta, s.group, 64}, p.element);
-  auto kBox = smemMemref({AttentionSchedule::kKvTile, 1, 64}, p.element);
+  auto kBox = smemMemref({s.kvTile, 1, 64}, p.element);
   tmapQ = UnrealizedConversionCastOp::create(b, tmapType(qBox), tmapQ)
               .getResult(0);
   Value tK = UnrealizedConversionCastOp::create(b, tmapType(kBox), tmapK)
@@ -254,7 +268,11 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
 
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   warp = arith::DivUIOp::create(b, tid, idx(32));
-  rowBlock = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  // blockIdx.x = row block x dvSplit + the CTA's part of Dv.
+  Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  rowBlock = arith::DivUIOp::create(b, bx, idx(s.dvSplit));
+  split = arith::RemUIOp::create(b, bx, idx(s.dvSplit));
+  dvBase = arith::MulIOp::create(b, split, idx(s.dvPerCta()));
   kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   if (p.hasLens) {
@@ -282,9 +300,8 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
         b, idx(0), arith::SubIOp::create(b, first, idx(*p.window - 1)));
   }
   keyHi = arith::MaxSIOp::create(b, keyHi, keyLo);
-  tileLo = arith::DivUIOp::create(b, keyLo, idx(AttentionSchedule::kKvTile));
-  Value tileHi = arith::CeilDivUIOp::create(b, keyHi,
-                                            idx(AttentionSchedule::kKvTile));
+  tileLo = arith::DivUIOp::create(b, keyLo, idx(s.kvTile));
+  Value tileHi = arith::CeilDivUIOp::create(b, keyHi, idx(s.kvTile));
   tileCount = arith::SubIOp::create(b, tileHi, tileLo);
 
   // Dynamic shared memory, 1024-aligned: Q | stage 0 (K, V) | stage 1 ...
@@ -331,15 +348,13 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       b, tmem(128, s.tmemColumns, b.getF32Type(), sm100::TmemLayout::acc),
       slot);
   sAcc = sm100::TmemSliceOp::create(
-      b, tmem(128, AttentionSchedule::kKvTile, b.getF32Type(),
-              sm100::TmemLayout::acc),
-      all, uint32_t(s.tmemS));
+      b, tmem(128, s.kvTile, b.getF32Type(), sm100::TmemLayout::acc), all,
+      uint32_t(s.tmemS));
   oAcc = sm100::TmemSliceOp::create(
-      b, tmem(128, p.headDimV, b.getF32Type(), sm100::TmemLayout::acc), all,
-      uint32_t(s.tmemO));
+      b, tmem(128, s.dvPerCta(), b.getF32Type(), sm100::TmemLayout::acc),
+      all, uint32_t(s.tmemO));
   pTm = sm100::TmemSliceOp::create(
-      b, tmem(128, AttentionSchedule::kKvTile, p.element,
-              sm100::TmemLayout::operand_a),
+      b, tmem(128, s.kvTile, p.element, sm100::TmemLayout::operand_a),
       all, uint32_t(s.tmemP));
 }
 
@@ -371,7 +386,7 @@ void KernelBuilder::softmaxRole() {
   Type f32Ty = b.getF32Type();
   Type i32Ty = b.getI32Type();
   auto vf32 = VectorType::get({32}, f32Ty);
-  constexpr int64_t tile = AttentionSchedule::kKvTile;
+  const int64_t tile = s.kvTile;
 
   // Thread tid owns TMEM lane tid: row r = query (r / G) of the block, head
   // g * G + r % G.
@@ -445,7 +460,7 @@ void KernelBuilder::softmaxRole() {
              wait(oDone, idx(0),
                   parityOf(arith::SubIOp::create(b, n, idx(1))));
              fence(sm100::FenceKind::after_thread_sync);
-             forLoop(idx(0), idx(p.headDimV), idx(32), [&](Value oc) {
+             forLoop(idx(0), idx(s.dvPerCta()), idx(32), [&](Value oc) {
                Value ov = sm100::TmemLoadOp::create(
                    b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
                    false, IntegerAttr(), IntegerAttr());
@@ -529,7 +544,13 @@ void KernelBuilder::softmaxRole() {
       arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
   Value inv = arith::SelectOp::create(
       b, positive, arith::DivFOp::create(b, e1, z), zero);
-  ifThen(valid, [&] {
+  // The CTAs of a Dv split compute the same LSE; the first writes it.
+  Value writesLse = valid;
+  if (s.dvSplit > 1)
+    writesLse = arith::AndIOp::create(
+        b, valid,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, split, idx(0)));
+  ifThen(writesLse, [&] {
     memref::StoreOp::create(b, lse, outLse, ValueRange{batch, head, i});
   });
   auto outVec = VectorType::get({32}, p.outElement);
@@ -542,7 +563,7 @@ void KernelBuilder::softmaxRole() {
     wait(oDone, idx(0),
          parityOf(arith::SubIOp::create(b, tileCount, idx(1))));
     fence(sm100::FenceKind::after_thread_sync);
-    forLoop(idx(0), idx(p.headDimV), idx(32), [&](Value oc) {
+    forLoop(idx(0), idx(s.dvPerCta()), idx(32), [&](Value oc) {
       Value ov = sm100::TmemLoadOp::create(
           b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32, false,
           IntegerAttr(), IntegerAttr());
@@ -550,7 +571,10 @@ void KernelBuilder::softmaxRole() {
           b, ov, vector::BroadcastOp::create(b, vf32, inv));
       Value ob = arith::TruncFOp::create(b, outVec, on);
       ifThen(valid, [&] {
-        vector::StoreOp::create(b, ob, outO, ValueRange{batch, i, head, oc});
+        vector::StoreOp::create(b, ob, outO,
+                                ValueRange{batch, i, head,
+                                           arith::AddIOp::create(b, dvBase,
+                                                                 oc)});
       });
     });
     b.setInsertionPointToStart(ifAny.elseBlock());
@@ -558,16 +582,17 @@ void KernelBuilder::softmaxRole() {
         b, DenseElementsAttr::get(
                outVec, FloatAttr::get(p.outElement, 0.0)));
     ifThen(valid, [&] {
-      forLoop(idx(0), idx(p.headDimV), idx(32), [&](Value oc) {
-        vector::StoreOp::create(b, zeros, outO,
-                                ValueRange{batch, i, head, oc});
+      forLoop(idx(0), idx(s.dvPerCta()), idx(32), [&](Value oc) {
+        vector::StoreOp::create(
+            b, zeros, outO,
+            ValueRange{batch, i, head, arith::AddIOp::create(b, dvBase, oc)});
       });
     });
   }
 }
 
 void KernelBuilder::loadRole() {
-  constexpr int64_t tile = AttentionSchedule::kKvTile;
+  const int64_t tile = s.kvTile;
   auto elect = sm100::ElectOneOp::create(b);
   elect.getBody().push_back(new Block());
   OpBuilder::InsertionGuard g(b);
@@ -610,38 +635,44 @@ void KernelBuilder::loadRole() {
     Value kOff = kOffset(stage);
     Value vOff = vOffset(kOff);
     for (int64_t c = 0; c < p.headDim / 64; ++c) {
-      Value dst = view(arith::AddIOp::create(
-                           b, kOff, idx(c * AttentionSchedule::kBoxBytes)),
+      Value dst = view(arith::AddIOp::create(b, kOff,
+                                             idx(c * s.kvBoxBytes())),
                        kBox);
       nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapK,
                                     ValueRange{idx(c * 64), kvHead, row},
                                     stage, Value(), Value());
     }
+    // This CTA's V columns only (all of them without a Dv split).
     if (!p.kvSame)
-      for (int64_t c = 0; c < p.headDimV / 64; ++c) {
-        Value dst = view(arith::AddIOp::create(
-                             b, vOff, idx(c * AttentionSchedule::kBoxBytes)),
+      for (int64_t c = 0; c < s.dvPerCta() / 64; ++c) {
+        Value dst = view(arith::AddIOp::create(b, vOff,
+                                               idx(c * s.kvBoxBytes())),
                          kBox);
+        Value col = arith::AddIOp::create(b, dvBase, idx(c * 64));
         nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapV,
-                                      ValueRange{idx(c * 64), kvHead, row},
-                                      stage, Value(), Value());
+                                      ValueRange{col, kvHead, row}, stage,
+                                      Value(), Value());
       }
   });
 }
 
 void KernelBuilder::mmaRole() {
-  constexpr int64_t tile = AttentionSchedule::kKvTile;
+  const int64_t tile = s.kvTile;
   auto elect = sm100::ElectOneOp::create(b);
   elect.getBody().push_back(new Block());
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&elect.getBody().front());
 
   Type e = p.element;
-  auto qkTile = smemMemref({128, p.headDim}, e);
+  auto qTileTy = smemMemref({128, p.headDim}, e);
+  auto kTileTy = smemMemref({tile, p.headDim}, e);
   auto vBoxTy = smemMemref({tile, 64}, e);
-  auto layQK = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
-                                          sm100::Swizzle::sw128, e, 128,
-                                          p.headDim);
+  auto layQ = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
+                                         sm100::Swizzle::sw128, e, 128,
+                                         p.headDim);
+  auto layK = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
+                                         sm100::Swizzle::sw128, e, tile,
+                                         p.headDim);
   auto layV = sm100::SmemLayoutAttr::get(ctx, sm100::Major::mn,
                                          sm100::Swizzle::sw128, e, 64, tile);
   Type f32Ty = b.getF32Type();
@@ -656,7 +687,6 @@ void KernelBuilder::mmaRole() {
   auto oHalf = tmem(128, 64, f32Ty, sm100::TmemLayout::acc);
   auto pK = tmem(128, 16, e, sm100::TmemLayout::operand_a);
   Value c0 = idx(0);
-  Value qTile = view(qOff, qkTile);
 
   wait(qFull, c0, i1(false));
   forLoop(idx(0), tileCount, idx(1), [&](Value n) {
@@ -667,16 +697,17 @@ void KernelBuilder::mmaRole() {
     Value notFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n,
                                            idx(0));
     Value yes = i1(true);
-    Value kOff = kOffset(stage);
+    Value kOff = opaque(kOffset(stage));
     Value vOff = vOffset(kOff);
+    Value qTile = view(opaque(qOff), qTileTy);
     // S = Q K^T: D / 16 MMAs of K = 16.
-    Value kTile = view(kOff, qkTile);
+    Value kTile = view(kOff, kTileTy);
     for (int64_t k = 0; k < p.headDim / 16; ++k) {
       Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
-                                           ValueRange{c0, c0}, layQK,
+                                           ValueRange{c0, c0}, layQ,
                                            uint32_t(k));
       Value kb = sm100::UmmaDescOp::create(b, b.getI64Type(), kTile,
-                                           ValueRange{c0, c0}, layQK,
+                                           ValueRange{c0, c0}, layK,
                                            uint32_t(k));
       sm100::MmaOp::create(b, sAcc, qa, kb, k == 0 ? i1(false) : yes,
                            idescS);
@@ -687,9 +718,16 @@ void KernelBuilder::mmaRole() {
     fence(sm100::FenceKind::after_thread_sync);
     for (int64_t k = 0; k < tile / 16; ++k) {
       Value pa = sm100::TmemSliceOp::create(b, pK, pTm, uint32_t(8 * k));
-      for (int64_t c = 0; c < p.headDimV / 64; ++c) {
+      for (int64_t c = 0; c < s.dvPerCta() / 64; ++c) {
+        // With K = V the CTA's V columns are boxes of the K tile.
+        Value box = idx(c);
+        if (p.kvSame)
+          box = arith::AddIOp::create(
+              b, arith::DivUIOp::create(b, dvBase, idx(64)), box);
         Value vBox = view(arith::AddIOp::create(
-                              b, vOff, idx(c * AttentionSchedule::kBoxBytes)),
+                              b, vOff,
+                              arith::MulIOp::create(b, box,
+                                                    idx(s.kvBoxBytes()))),
                           vBoxTy);
         Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vBox,
                                              ValueRange{c0, c0}, layV,
@@ -767,10 +805,10 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, StringRef kernelName,
   };
   SmallVector<Attribute> args = {
       tmapArg("q", {"b*sq", "hq", "d"}, {64, s.group, s.queriesPerCta}),
-      tmapArg("k", {"b*skv", "hkv", "d"}, {64, 1, AttentionSchedule::kKvTile})};
+      tmapArg("k", {"b*skv", "hkv", "d"}, {64, 1, s.kvTile})};
   if (!p.kvSame)
     args.push_back(tmapArg("v", {"b*skv", "hkv", "dv"},
-                           {64, 1, AttentionSchedule::kKvTile}));
+                           {64, 1, s.kvTile}));
   args.push_back(bufArg("o"));
   args.push_back(bufArg("lse"));
   if (p.hasLens)
@@ -785,7 +823,7 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, StringRef kernelName,
       named("types", b.getDictionaryAttr(types)),
       named("sizes", b.getDictionaryAttr(sizes)),
       named("options", b.getDictionaryAttr(options)),
-      named("grid", b.getDenseI32ArrayAttr({int32_t(s.rowBlocks),
+      named("grid", b.getDenseI32ArrayAttr({int32_t(s.rowBlocks * s.dvSplit),
                                             int32_t(p.headsKv),
                                             int32_t(p.batch)})),
       named("block", b.getDenseI32ArrayAttr(
@@ -807,7 +845,8 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
   };
   return b.getDictionaryAttr(
       {named("group", s.group), named("queries_per_cta", s.queriesPerCta),
-       named("row_blocks", s.rowBlocks), named("kv_tile", s.kKvTile),
+       named("row_blocks", s.rowBlocks), named("kv_tile", s.kvTile),
+       named("dv_split", s.dvSplit),
        named("stages", s.stages), named("smem_bytes", s.dynamicSmem),
        named("tmem_columns", s.tmemColumns), named("tmem_s", s.tmemS),
        named("tmem_o", s.tmemO), named("tmem_p", s.tmemP),

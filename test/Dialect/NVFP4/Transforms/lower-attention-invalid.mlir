@@ -3,17 +3,6 @@
 // Every constraint of chooseAttentionSchedule that no schedule meets yet,
 // broken once each: the pass names it at the op and fails.
 
-func.func @head_dim_512(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>)
-    -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>) {
-  // expected-error @below {{cannot be lowered yet: head dim 512 (D = 512, Dv = 512) needs the 2-CTA schedule, which is not implemented; supported: D and Dv in {64, 128, 256}}}
-  %o, %lse = nvfp4.attention %q, %kv, %kv softmax_scale(0.044)
-      : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>, tensor<4x4096x1x512xbf16>)
-      -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
-  return %o, %lse : tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>
-}
-
-// -----
-
 func.func @dynamic(%q: tensor<?x1x8x64xbf16>, %k: tensor<?x256x8x64xbf16>, %v: tensor<?x256x8x64xbf16>)
     -> (tensor<?x1x8x64xbf16>, tensor<?x8x1xf32>) {
   // expected-error @below {{cannot be lowered yet: expected static shapes, got q : 'tensor<?x1x8x64xbf16>' (dynamic B, Sq and Skv are not supported by the lowering)}}

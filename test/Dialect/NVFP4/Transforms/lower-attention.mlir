@@ -15,7 +15,7 @@
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 1, 1, 4>
 // CHECK-SAME: reference = "attention"
-// CHECK-SAME: nvfp4.schedule = {group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 24 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 24 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
 // CHECK-SAME: nvvm.maxnreg = 168 : i32
 // The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
@@ -47,6 +47,8 @@
 // TWICE: gpu.module @mqa_attention
 // TWICE-NOT: gpu.module @mqa_attention
 // TWICE: gpu.module @gqa_prefill_attention
+// TWICE-NOT: gpu.module @gqa_prefill_attention
+// TWICE: gpu.module @dsv4_attention
 // TWICE-NOT: gpu.module
 func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
                %v: tensor<4x512x1x128xbf16>, %sink: tensor<128xf32>,
@@ -86,4 +88,38 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
       : (tensor<1x100x8x256xf16>, tensor<1x700x2x256xf16>,
          tensor<1x700x2x256xf16>) -> (tensor<1x100x8x256xf16>, tensor<1x8x100xf32>)
   return %o, %lse : tensor<1x100x8x256xf16>, tensor<1x8x100xf32>
+}
+
+// -----
+
+// Head dim 512 (DeepSeek-V4 decode, K = V): Dv is split across two CTAs per
+// sequence (grid x = 2), each with 256 O columns, and the KV tile is 64 keys
+// so that Q (128 KiB) and one K tile (64 KiB) fit; S = Q K^T is 32 MMAs of
+// N = 64, P V 4 K-slices x 4 boxes of N = 64; only the first CTA of the pair
+// writes the LSE.
+
+// CHECK-LABEL: func.func @dsv4
+// CHECK: gpu.func @dsv4_attention
+// CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 64>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: dynamic_smem = 197632
+// CHECK-SAME: grid = array<i32: 2, 1, 4>
+// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, group = 128 : i64, kv_tile = 64 : i64, max_regs = 168 : i64, mmas_per_tile = 48 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 200 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 64 : i64, tmem_p = 320 : i64, tmem_s = 0 : i64}
+// CHECK: sm100.tmem_load %{{.*}} shape_32x32b x 32 : <128x64xf32, acc> -> vector<32xf32>
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: arith.andi
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store %{{.*}} : memref<4x128x1xf32>
+// CHECK: sm100.role "mma"
+// CHECK-COUNT-32: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64>
+// CHECK: sm100.commit
+// CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64, b_major = mn>
+func.func @dsv4(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,
+                %sink: tensor<128xf32>, %lens: tensor<4xi32>)
+    -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv sink(%sink) kv_lens(%lens)
+      softmax_scale(0.0441941738)
+      : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>,
+         tensor<4x4096x1x512xbf16>, tensor<128xf32>, tensor<4xi32>)
+      -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
+  return %o, %lse : tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>
 }

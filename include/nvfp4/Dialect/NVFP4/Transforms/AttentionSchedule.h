@@ -40,9 +40,8 @@ struct AttentionSchedule {
 
   // Hardware and tiling constants.
   static constexpr int64_t kRows = 128;     ///< MMA M: TMEM lanes
-  static constexpr int64_t kKvTile = 128;   ///< keys per KV tile (MMA N of S)
   static constexpr int64_t kBoxCols = 64;   ///< elements per 128-byte row
-  static constexpr int64_t kBoxBytes = kRows * 128; ///< one 128 x 64 box
+  static constexpr int64_t kBoxBytes = kRows * 128; ///< one 128 x 64 Q box
   static constexpr int64_t kMaxStages = 3;
   static constexpr int64_t kSmemBudget = 232448 - 2048; ///< 227 KiB - slack
   static constexpr int64_t kThreads = 256;  ///< 8 warps, two warpgroups
@@ -56,11 +55,21 @@ struct AttentionSchedule {
   int64_t rowBlocks = 0;
   /// K/V stages of the TMA ring.
   int64_t stages = 0;
+  /// Keys per KV tile (the N of S = Q K^T): 128, or 64 when a 128-key tile
+  /// does not fit beside Q (head dim 512).
+  int64_t kvTile = 128;
+  /// CTAs that share one row block, each computing O for Dv / dvSplit
+  /// columns (2 for Dv = 512: O would not fit one CTA's TMEM).
+  int64_t dvSplit = 1;
+  int64_t dvPerCta() const { return problem.headDimV / dvSplit; }
+  /// Bytes of one 64-column K or V box of a KV tile.
+  int64_t kvBoxBytes() const { return kvTile * 128; }
 
   // Shared memory, in bytes from the 1024-aligned base.
   int64_t qBytes = 0;      ///< Q tile: D / 64 boxes
   int64_t kBytes = 0;      ///< one stage's K tile
-  int64_t vBytes = 0;      ///< one stage's V tile (0 when K and V are one)
+  int64_t vBytes = 0;      ///< one stage's V columns of this CTA (0 when
+                           ///< K and V are one)
   int64_t dynamicSmem = 0; ///< what the launch asks for (incl. alignment)
 
   // Tensor memory columns.
@@ -78,7 +87,7 @@ struct AttentionSchedule {
   int64_t stageBytes() const { return kBytes + vBytes; }
   /// tcgen05.mma instructions per KV tile: S = Q K^T and O += P V.
   int64_t mmasPerTile() const {
-    return problem.headDim / 16 + (kKvTile / 16) * (problem.headDimV / 64);
+    return problem.headDim / 16 + (kvTile / 16) * (dvPerCta() / 64);
   }
 };
 
