@@ -325,6 +325,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
       if (!p)
         return false;
       std::memcpy(out, p, eb);
+      stats_.tmaLoadBytes += eb;
     } else {
       std::memcpy(out, &fill, eb);
     }

@@ -204,7 +204,8 @@ std::string EmulatorDevice::lastLaunchReport() const {
   std::ostringstream os;
   os << "emulator: " << s.warpInstructions << " warp instructions, "
      << s.threadInstructions << " thread instructions, " << s.barriers
-     << " barriers, " << s.mbarrierPhases << " mbarrier phases in "
+     << " barriers, " << s.mbarrierPhases << " mbarrier phases, " << s.mmas
+     << " MMAs, " << s.tmaLoadBytes << " TMA bytes loaded in "
      << std::fixed << std::setprecision(3) << lastWallMs_ << " ms wall";
   if (lastWallMs_ > 0)
     os << " (" << std::setprecision(1)

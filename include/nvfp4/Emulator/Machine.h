@@ -211,6 +211,10 @@ struct LaunchStats {
   uint64_t mbarrierPhases = 0;     ///< mbarrier phase completions
   /// tcgen05.mma issued (per thread) and wgmma.mma_async (per warpgroup).
   uint64_t mmas = 0;
+  /// Global bytes read by TMA tensor loads (in-bounds elements only; a
+  /// multicast load counts once): what bench/attention.sh compares with
+  /// the minimum a kernel must read.
+  uint64_t tmaLoadBytes = 0;
   /// 32-bit TMEM cells read by tcgen05.ld that nothing had written (they
   /// read as the NaN 0x7FBADBAD).
   uint64_t tmemPoisonReads = 0;
