@@ -3,10 +3,10 @@
 // (MQA), head dim 512 with K = V (the compressed latent is both), a learned
 // sink per head, per-sequence KV lengths up to 4096 keys.
 //
-// The lowering (docs/AttentionLowering.md) splits Dv = 512 across two CTAs
-// per sequence (each computes S in full and O for 256 columns: 128 x 512
-// f32 would fill one CTA's tensor memory) with 64-key KV tiles; K = V is
-// loaded once per tile. scripts/demo.sh compiles it and checks it on the
+// The lowering (docs/AttentionLowering.md) splits Dv = 512 across a cluster
+// of two CTAs per sequence (each computes S in full and O for 256 columns:
+// 128 x 512 f32 would fill one CTA's tensor memory) with 64-key KV tiles;
+// K = V is loaded once per tile and cluster (multicast). scripts/demo.sh compiles it and checks it on the
 // emulator:
 //
 //   build/bin/nvfp4-run --backend=emulator examples/dsv4_decode.mlir

@@ -99,6 +99,17 @@ private:
                                            index);
   }
   void fence(sm100::FenceKind k) { sm100::FenceOp::create(b, k); }
+  /// The CTAs of a Dv split form a cluster (AttentionSchedule::clustered).
+  bool clustered() const { return s.dvSplit > 1; }
+  /// Both CTAs of the cluster reach this point before either goes on.
+  void clusterSync() {
+    NVVM::ClusterArriveOp::create(b, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, b.getUnitAttr());
+  }
+  /// The multicast mask naming both CTAs of the cluster.
+  Value bothCtas() {
+    return arith::ConstantIntOp::create(b, 3, 16).getResult();
+  }
   /// scf.if without results, body built by `f`.
   template <typename F> void ifThen(Value cond, F f) {
     auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
@@ -201,6 +212,9 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({int32_t(AttentionSchedule::kThreads), 1, 1}));
   func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(int32_t(s.maxRegs)));
+  if (clustered())
+    func->setAttr("nvvm.cluster_dim",
+                  b.getDenseI32ArrayAttr({int32_t(s.dvSplit), 1, 1}));
 
   b.setInsertionPointToStart(&func.getBody().front());
   prologue(func);
@@ -230,10 +244,14 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     mmaRole();
   }
 
-  // Teardown: everyone is done with TMEM before warp 0 frees it.
+  // Teardown: everyone is done with TMEM before warp 0 frees it; in a
+  // cluster, neither CTA exits while the peer may still signal its
+  // barriers.
   fence(sm100::FenceKind::before_thread_sync);
   gpu::BarrierOp::create(b);
   fence(sm100::FenceKind::after_thread_sync);
+  if (clustered())
+    clusterSync();
   ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp, idx(0)),
          [&] {
            sm100::TmemDeallocOp::create(b, all, uint32_t(s.tmemColumns));
@@ -330,7 +348,11 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
            nvgpu::MBarrierInitOp::create(b, qFull, c1, c0, Value());
            for (int64_t st = 0; st < s.stages; ++st) {
              nvgpu::MBarrierInitOp::create(b, kvFull, c1, idx(st), Value());
-             nvgpu::MBarrierInitOp::create(b, kvEmpty, c1, idx(st), Value());
+             // In a cluster both CTAs' MMAs must release a stage: the
+             // peer's next multicast load writes it here too.
+             nvgpu::MBarrierInitOp::create(b, kvEmpty,
+                                           idx(clustered() ? 2 : 1), idx(st),
+                                           Value());
            }
            nvgpu::MBarrierInitOp::create(b, sFull, c1, c0, Value());
            nvgpu::MBarrierInitOp::create(b, pFull, idx(128), c0, Value());
@@ -343,6 +365,12 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   fence(sm100::FenceKind::before_thread_sync);
   gpu::BarrierOp::create(b);
   fence(sm100::FenceKind::after_thread_sync);
+  // The peer multicasts into our barriers: they must be initialised (and
+  // the initialisation visible to the cluster) first.
+  if (clustered()) {
+    NVVM::FenceMbarrierInitOp::create(b);
+    clusterSync();
+  }
 
   all = sm100::TmemBaseOp::create(
       b, tmem(128, s.tmemColumns, b.getF32Type(), sm100::TmemLayout::acc),
@@ -607,14 +635,24 @@ void KernelBuilder::loadRole() {
       b, arith::MulIOp::create(b, batch, idx(p.seqQ)),
       arith::MulIOp::create(b, rowBlock, idx(s.queriesPerCta)));
   Value qHead = arith::MulIOp::create(b, kvHead, idx(s.group));
-  for (int64_t c = 0; c < p.headDim / 64; ++c) {
-    Value dst = view(arith::AddIOp::create(
-                         b, qOff, idx(c * AttentionSchedule::kBoxBytes)),
-                     qBox);
-    nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
-                                  ValueRange{idx(c * 64), qHead, qRow},
-                                  idx(0), Value(), Value());
-  }
+  // In a cluster each CTA loads every other box and multicasts it to both
+  // (the peer's barrier at the same offset counts the bytes).
+  auto shared = [&](int64_t c, function_ref<void(Value mask)> load) {
+    if (!clustered())
+      return load(Value());
+    ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, split,
+                                 idx(c % s.dvSplit)),
+           [&] { load(bothCtas()); });
+  };
+  for (int64_t c = 0; c < p.headDim / 64; ++c)
+    shared(c, [&](Value mask) {
+      Value dst = view(arith::AddIOp::create(
+                           b, qOff, idx(c * AttentionSchedule::kBoxBytes)),
+                       qBox);
+      nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
+                                    ValueRange{idx(c * 64), qHead, qRow},
+                                    idx(0), mask, Value());
+    });
 
   // K and V tiles through the ring; the first wait on each stage passes at
   // once (a fresh barrier completes "phase -1").
@@ -634,14 +672,15 @@ void KernelBuilder::loadRole() {
                                             Value());
     Value kOff = kOffset(stage);
     Value vOff = vOffset(kOff);
-    for (int64_t c = 0; c < p.headDim / 64; ++c) {
-      Value dst = view(arith::AddIOp::create(b, kOff,
-                                             idx(c * s.kvBoxBytes())),
-                       kBox);
-      nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapK,
-                                    ValueRange{idx(c * 64), kvHead, row},
-                                    stage, Value(), Value());
-    }
+    for (int64_t c = 0; c < p.headDim / 64; ++c)
+      shared(c, [&](Value mask) {
+        Value dst = view(arith::AddIOp::create(b, kOff,
+                                               idx(c * s.kvBoxBytes())),
+                         kBox);
+        nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapK,
+                                      ValueRange{idx(c * 64), kvHead, row},
+                                      stage, mask, Value());
+      });
     // This CTA's V columns only (all of them without a Dv split).
     if (!p.kvSame)
       for (int64_t c = 0; c < s.dvPerCta() / 64; ++c) {
@@ -737,7 +776,8 @@ void KernelBuilder::mmaRole() {
         sm100::MmaOp::create(b, oc, pa, vb, k == 0 ? notFirst : yes, idescO);
       }
     }
-    sm100::CommitOp::create(b, kvEmpty, stage, Value(), 1u);
+    sm100::CommitOp::create(b, kvEmpty, stage,
+                            clustered() ? bothCtas() : Value(), 1u);
     sm100::CommitOp::create(b, oDone, c0, Value(), 1u);
   });
 }
@@ -828,6 +868,7 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, StringRef kernelName,
                                             int32_t(p.batch)})),
       named("block", b.getDenseI32ArrayAttr(
                          {int32_t(AttentionSchedule::kThreads), 1, 1})),
+      named("cluster", b.getDenseI32ArrayAttr({int32_t(s.dvSplit), 1, 1})),
       named("dynamic_smem", i64(s.dynamicSmem)),
       named("args", b.getArrayAttr(args))};
   if (!absent.empty())

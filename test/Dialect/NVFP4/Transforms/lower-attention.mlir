@@ -101,18 +101,32 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-LABEL: func.func @dsv4
 // CHECK: gpu.func @dsv4_attention
 // CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 64>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 197632
 // CHECK-SAME: grid = array<i32: 2, 1, 4>
 // CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, group = 128 : i64, kv_tile = 64 : i64, max_regs = 168 : i64, mmas_per_tile = 48 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 200 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 64 : i64, tmem_p = 320 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// The pair is a cluster: the peer multicasts into our barriers, so they are
+// initialised and the cluster synchronised first; kv_empty needs both MMAs.
+// CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c2
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
 // CHECK: sm100.tmem_load %{{.*}} shape_32x32b x 32 : <128x64xf32, acc> -> vector<32xf32>
 // CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: arith.andi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: memref.store %{{.*}} : memref<4x128x1xf32>
+// Each CTA loads every other Q / K box and multicasts it to both.
+// CHECK: sm100.role "load"
+// CHECK: nvgpu.tma.async.load {{.*}} multicast
 // CHECK: sm100.role "mma"
 // CHECK-COUNT-32: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64>
 // CHECK: sm100.commit
 // CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64, b_major = mn>
+// CHECK: sm100.commit %{{.*}}[%{{.*}}] multicast
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
 func.func @dsv4(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,
                 %sink: tensor<128xf32>, %lens: tensor<4xi32>)
     -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>) {
