@@ -24,6 +24,14 @@
 // issuing thread's cp.async.bulk.wait_group retires the store's bulk group
 // (or the thread exits). Out-of-bounds elements are not written.
 //
+// Three rules of stores measured on an H200 (docs/Differential.md "TMA
+// stores"): a store with a negative tensor coordinate in any dimension, or
+// whose box starts at a byte offset in dimension 0 (coordinate 0 x element
+// size) that is not a multiple of 16, is an illegal instruction (the
+// emulator reports an error); and a store writes whole 16-byte chunks of a
+// row, so when dimension 0's size in bytes is not a multiple of 16, the
+// elements past its end within the last chunk are written too.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Executor.h"
@@ -424,6 +432,35 @@ bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
   for (unsigned i = 0; i < dims; ++i)
     boxElems *= d.boxDims[i];
   const SmemBox box(uint64_t(d.boxDims[0]) * eb, boxElems * eb, swz);
+
+  // The H200 raises an illegal-instruction error for a store with a
+  // negative coordinate, even in an outer dimension only and whether or not
+  // part of the box is inside the tensor (corpus cases
+  // tma_store_2d_f32_none_b64_m4_1, tma_store_2d_f32_none_b64_12_m4,
+  // tma_store_5d_f32_none_b64_12_1_1_1_m1, tma_store_2d_f32_none_b64_m16_1),
+  // and for one whose box starts in dimension 0 at a byte offset that is
+  // not a multiple of 16, in bounds or not (tma_store_2d_f32_none_b64_1_1,
+  // tma_store_1d_f32_none_b128_1, tma_store_2d_bf16_none_b64_129_1).
+  for (unsigned i = 0; i < dims; ++i)
+    if (coord[i] < 0)
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "TMA tile store with a negative tensor coordinate "
+                   "(dimension " +
+                       std::to_string(i) + ": " + std::to_string(coord[i]) +
+                       ") in '" + mnem +
+                       "': an illegal instruction on the H200, whatever part "
+                       "of the box lies inside the tensor (corpus case "
+                       "tma_store_2d_f32_none_b64_12_m4)");
+  if ((coord[0] * eb) % 16 != 0)
+    return fault(Fault::Kind::Invalid, w, lane, I,
+                 "TMA tile store whose box starts at byte " +
+                     std::to_string(coord[0] * eb) +
+                     " of dimension 0 (coordinate " + std::to_string(coord[0]) +
+                     " x " + std::to_string(eb) + "-byte elements) in '" +
+                     mnem +
+                     "': not a multiple of 16 bytes, an illegal instruction "
+                     "on the H200 (corpus case tma_store_2d_f32_none_b64_1_1)");
+
   if (swz != 0 && box.bytes % 128 != 0)
     return fault(Fault::Kind::NotImplemented, w, lane, I,
                  "not implemented yet: a swizzled TMA box of " +
@@ -444,11 +481,14 @@ bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
   const uint64_t srcOff = addrspace::sharedOffset(srcAddr);
 
   // One pending bulk store per box row with in-bounds elements: the
-  // in-bounds part of a row is contiguous in global memory.
+  // in-bounds part of a row is contiguous in global memory. The H200 writes
+  // whole 16-byte chunks: dimension 0 ends at its size rounded up to 16
+  // bytes (corpus cases tma_store_2d_f32_none_b64_52_1_d62,
+  // tma_store_1d_f32_none_b128_240_d270). c0 >= 0 (checked above).
   const int64_t c0 = coord[0];
-  const int64_t lo = std::max<int64_t>(0, -c0);
-  const int64_t hi =
-      std::min<int64_t>(d.boxDims[0], int64_t(d.globalDims[0]) - c0);
+  const int64_t end0 = int64_t((d.globalDims[0] * eb + 15) / 16 * 16 / eb);
+  const int64_t lo = 0;
+  const int64_t hi = std::min<int64_t>(d.boxDims[0], end0 - c0);
   uint32_t idx[rt::kTmaMaxRank] = {};
   for (uint64_t r = 0; r < box.rows; ++r) {
     bool inside = lo < hi;

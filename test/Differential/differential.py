@@ -17,6 +17,11 @@
       here (the tile's bytes with the swizzle un-applied, in-bounds elements
       only, everything else still poisoned)
 
+A case with `faults` (the TMA stores the H200 faults on; manifest.py) must
+fail to run with the expected error on both backends: run writes
+DIR/<case>.fault.txt (the error line) instead of its buffers, and
+compare/replay count one comparison, the two faults, for it.
+
 --only takes a comma-separated list of substrings of case names. A wgmma
 case that the emulator rejects with "not implemented yet: wgmma" is
 SKIPPED (printed with the reason), not failed: the cases run by themselves
@@ -283,6 +288,19 @@ def wgmma_reference(ref_dir, only=None):
     return bad == 0
 
 
+def tma_store_fault(case):
+    """The rule of the H200's that the store breaks ('negative': a negative
+    coordinate in any dimension; 'unaligned': dimension 0 starts at a byte
+    offset that is not a multiple of 16), or None: the H200 raises an
+    illegal-instruction error for these (docs/Differential.md)."""
+    p = case["tma_store"]
+    if any(c < 0 for c in p["coords"]):
+        return "negative"
+    if p["coords"][0] * p["esize"] % 16:
+        return "unaligned"
+    return None
+
+
 def tma_store_expected(case, src):
     """The tensor a TMA store case leaves: poisoned (0xFF) except the box's
     in-bounds elements, element x of box row r (rows counted with dimension
@@ -290,9 +308,12 @@ def tma_store_expected(case, src):
     the tile (the input as it is; its base is 1024-byte aligned). pitch is
     the row's bytes, or the swizzle span when the row is narrower; swizzle
     XORs the 16-byte chunk index within the span with the 128-byte row
-    index (the formula verified for loads in scripts/device/check_outputs.py)."""
+    index (the formula verified for loads in scripts/device/check_outputs.py).
+    Dimension 0 ends at its size rounded up to 16 bytes: the H200 writes
+    whole 16-byte chunks (tma_store_2d_f32_none_b64_52_1_d62)."""
     p = case["tma_store"]
     esize, box, dims, strides, coords = p["esize"], p["box"], p["dims"], p["strides"], p["coords"]
+    end0 = (dims[0] * esize + 15) // 16 * 16 // esize
     span = {"none": 0, "32B": 32, "64B": 64, "128B": 128}[p["swizzle"]]
     mask = span // 16 - 1 if span else 0
 
@@ -318,7 +339,7 @@ def tma_store_expected(case, src):
             continue
         for x in range(box[0]):
             gx = coords[0] + x
-            if not 0 <= gx < dims[0]:
+            if not 0 <= gx < end0:
                 continue
             for k in range(esize):
                 out[base + gx * esize + k] = src[swizzle(row * pitch + x * esize + k)]
@@ -331,6 +352,21 @@ def tma_store_reference(ref_dir, only=None):
     cases = [c for c in all_cases() if "tma_store" in c and selected(c, only)]
     for case in cases:
         path = os.path.join(ref_dir, case["name"] + ".g.bin")
+        fault_path = os.path.join(ref_dir, case["name"] + ".fault.txt")
+        rule = tma_store_fault(case)
+        if rule != case.get("faults", {}).get("rule"):
+            print("WRONG %s: the model says %s, manifest.py says %s" % (
+                case["name"], rule or "no fault", case.get("faults", {}).get("rule", "no fault")))
+            bad += 1
+            continue
+        if rule:
+            if os.path.exists(fault_path):
+                print("ok %s (faults: %s)" % (case["name"], rule))
+            else:
+                print("WRONG %s: the model says the store faults (%s), but %s" % (
+                    case["name"], rule, "it ran" if os.path.exists(path) else "no fault recorded"))
+                bad += 1
+            continue
         if not os.path.exists(path):
             print("MISSING %s" % path)
             bad += 1
@@ -447,6 +483,7 @@ def run_cases(nvfp4_run, backend, outdir, only=None, timeout=120, verbose=False)
     made = set()
     failures = []
     skipped = []
+    faulted = []
     cases = [c for c in all_cases() if selected(c, only)]
     t0 = time.time()
     for case in cases:
@@ -475,6 +512,20 @@ def run_cases(nvfp4_run, backend, outdir, only=None, timeout=120, verbose=False)
             with open(os.path.join(outdir, case["name"] + ".SKIPPED.txt"), "w") as f:
                 f.write("emulator: " + m.group(0) + "\n")
             continue
+        if "faults" in case:
+            # The H200 faults on it: the run must fail with the expected error.
+            want = case["faults"]["h200" if backend == "cuda" else "emulator"]
+            line = next((l.strip() for l in text.splitlines() if want in l), None)
+            if not ok and line:
+                faulted.append(case["name"])
+                if verbose:
+                    print("faulted %s (%s): %s" % (case["name"], backend, line))
+                with open(os.path.join(outdir, case["name"] + ".fault.txt"), "w") as f:
+                    f.write(line + "\n")
+                continue
+            text = ("ran, but the H200 faults on it (%s)" % case["faults"]["h200"] if ok else
+                    "failed without the expected error '%s'" % want) + "\n" + text
+            ok = False
         if verbose or not ok:
             print("%s %s (%s)" % ("ran" if ok else "FAILED", case["name"], backend))
             if not ok:
@@ -484,9 +535,10 @@ def run_cases(nvfp4_run, backend, outdir, only=None, timeout=120, verbose=False)
             failures.append(case["name"])
             with open(os.path.join(outdir, case["name"] + ".FAILED.txt"), "w") as f:
                 f.write(" ".join(cmd) + "\n" + text)
-    print("%s: ran %d cases in %.1f s, %d failed to run%s" % (
+    print("%s: ran %d cases in %.1f s, %d failed to run%s%s" % (
         backend, len(cases), time.time() - t0, len(failures),
-        (": " + ", ".join(failures)) if failures else ""))
+        (": " + ", ".join(failures)) if failures else "",
+        ", %d faulted as expected" % len(faulted) if faulted else ""))
     if skipped:
         print("%s: skipped %d wgmma cases (not implemented yet: wgmma)" % (backend, len(skipped)))
     return failures
@@ -622,6 +674,21 @@ def compare_dirs(ref_dir, test_dir, only=None):
         if os.path.exists(skip):
             print("SKIPPED %s: %s" % (name, open(skip).read().strip()))
             rep.skipped += len(case["outputs"])
+            continue
+        if "faults" in case:
+            # The H200 faults on it; so must the emulator.
+            rp = os.path.join(ref_dir, name + ".fault.txt")
+            tp = os.path.join(test_dir, name + ".fault.txt")
+            if not os.path.exists(rp) and awaits_capture(case):
+                print("SKIPPED %s: no H200 capture of its fault yet" % name)
+                rep.skipped += 1
+            elif not os.path.exists(rp):
+                rep.mismatch(None, name, "fault", 0, "no fault recorded", "-")
+            elif not os.path.exists(tp):
+                rep.mismatch(None, name, "fault", 0, open(rp).read().strip(),
+                             "no fault (ran, or failed otherwise)")
+            else:
+                rep.passed += 1
             continue
         for buf, spec in case["outputs"].items():
             rp = os.path.join(ref_dir, "%s.%s.bin" % (name, buf))

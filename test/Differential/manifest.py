@@ -149,15 +149,30 @@ def tma_cases():
 # un-applied). Rows of 256 bytes in a 272-byte pitch: the 16 padding bytes
 # of each row must stay poisoned. differential.py tma-store-reference checks
 # the outputs against a Python model of the store.
+#
+# The H200 raises CUDA_ERROR_ILLEGAL_INSTRUCTION for a store with a
+# negative coordinate (any dimension) or whose box starts in dimension 0 at
+# a byte offset that is not a multiple of 16 (docs/Differential.md "TMA
+# stores"). Such cases carry `faults`: the H200 must fault with the `h200`
+# text and the emulator must report an error containing the `emulator` text
+# (differential.py compares the two outcomes instead of buffers).
 STORE_SHAPES = {1: [1088], 2: [0, 40], 3: [0, 6, 5], 4: [0, 4, 3, 3], 5: [0, 3, 2, 2, 3]}
 STORE_SRC_BYTES = 16384
-# Outer coordinates of the partly out-of-bounds boxes (boxes OUTER_BOX).
+# Outer coordinates of the partly out-of-bounds boxes (boxes OUTER_BOX):
+# past the end of every outer dimension, and alternately before and past.
+STORE_PAST_OUTER = {2: [30], 3: [4, 3], 4: [2, 2, 2], 5: [2, 1, 1, 2]}
 STORE_PARTLY_OUTER = {2: [30], 3: [4, -1], 4: [2, -1, 2], 5: [2, -1, 1, -1]}
+STORE_HW_FAULT = "CUDA_ERROR_ILLEGAL_INSTRUCTION"
+STORE_FAULTS = {"negative": "TMA tile store with a negative tensor coordinate",
+                "unaligned": "not a multiple of 16 bytes, an illegal instruction"}
 
 
-def tma_store_case(rank, dtype, swizzle, inner_bytes, coords):
+def tma_store_case(rank, dtype, swizzle, inner_bytes, coords, dim0=None, faults=None):
+    """DIM0 overrides dimension 0's size (elements; the pitch stays).
+    FAULTS: None, or the key in STORE_FAULTS of the rule the store breaks
+    (the H200 faults on it)."""
     esize, _ = DTYPES[dtype]
-    dims = [(1088 if rank == 1 else 256) // esize] + STORE_SHAPES[rank][1:]
+    dims = [dim0 or (1088 if rank == 1 else 256) // esize] + STORE_SHAPES[rank][1:]
     strides = []
     acc = 1088 if rank == 1 else 272
     for d in dims[1:]:
@@ -168,12 +183,14 @@ def tma_store_case(rank, dtype, swizzle, inner_bytes, coords):
     cs = list(coords) + [0] * (5 - len(coords))
     name = "tma_store_%dd_%s_%s_b%d_%s" % (rank, dtype, swizzle, inner_bytes,
                                           "_".join(str(c).replace("-", "m") for c in coords))
+    if dim0:
+        name += "_d%d" % dim0
     tmap = "tmap:g:dtype=%s:dims=%s:strides=%s:box=%s:swizzle=%s" % (
         dtype, ",".join(map(str, dims)), ",".join(map(str, strides)),
         ",".join(map(str, box)), swizzle)
     if rank == 1:
         tmap = tmap.replace(":strides=:", ":")
-    return dict(
+    case = dict(
         name=name, ptx="async.ptx", kernel="tma_store_%dd" % rank,
         grid=1, block=128, cluster=1, smem=0,
         bufs=["g:%d:poison:out={out:g}" % total],
@@ -183,32 +200,80 @@ def tma_store_case(rank, dtype, swizzle, inner_bytes, coords):
         tma_store=dict(rank=rank, esize=esize, swizzle=swizzle, dims=dims,
                        strides=strides, box=box, coords=list(coords), bytes=total),
         outputs={"g": "bits"})
+    if faults:
+        case["faults"] = dict(h200=STORE_HW_FAULT, emulator=STORE_FAULTS[faults], rule=faults)
+    return case
 
 
 def tma_store_cases():
-    """Every rank 2..5 x swizzle, a box in bounds and one partly out of
-    bounds on both sides (bf16 and f32, alternating), rank 1, boxes
-    narrower than the swizzle span, a box entirely outside."""
+    """Every rank 2..5 x swizzle: a box in bounds, one partly past the end
+    of every dimension, one partly before dimension 0 (faults) (bf16 and
+    f32 alternating); rank 1; boxes narrower than the swizzle span; boxes
+    entirely outside; then the cases that pin the H200's rules: negative
+    coordinates, dimension-0 starts that are not 16-byte aligned, and a
+    dimension 0 whose size is not a multiple of 16 bytes."""
     spans = {"none": 64, "32B": 32, "64B": 64, "128B": 128}
+    P = tma_store_case
     out = []
     for rank in (2, 3, 4, 5):
         for k, swz in enumerate(("none", "32B", "64B", "128B")):
             inside, partly = ("bf16", "f32") if (rank + k) % 2 == 0 else ("f32", "bf16")
             inner = spans[swz]
+            esize = DTYPES[partly][0]
             coords = [16 // DTYPES[inside][0] * 3] + [1] * (rank - 1)
-            out.append(tma_store_case(rank, inside, swz, inner, coords))
-            # One 16-byte chunk before dim 0, past the end of dim 1, then
-            # alternately before and past the end; part of the box inside.
-            coords = [-(16 // DTYPES[partly][0])] + STORE_PARTLY_OUTER[rank]
-            out.append(tma_store_case(rank, partly, swz, inner, coords))
-    out.append(tma_store_case(1, "bf16", "none", 64, [24]))
-    out.append(tma_store_case(1, "f32", "none", 128, [250]))  # past the end
+            out.append(P(rank, inside, swz, inner, coords))
+            # Half the row past the end of dimension 0, past the end of the
+            # outer dimensions; part of the box inside.
+            coords = [(256 - inner // 2) // esize] + STORE_PAST_OUTER[rank]
+            out.append(P(rank, partly, swz, inner, coords))
+            # One 16-byte chunk before dimension 0, past the end of dimension
+            # 1, then alternately before and past the end: the H200 faults.
+            coords = [-(16 // esize)] + STORE_PARTLY_OUTER[rank]
+            out.append(P(rank, partly, swz, inner, coords, faults="negative"))
+    out.append(P(1, "bf16", "none", 64, [24]))
+    out.append(P(1, "f32", "none", 128, [250], faults="unaligned"))  # and past the end
     # Rows narrower than the swizzle span; the span at the row's end.
-    out.append(tma_store_case(2, "bf16", "128B", 64, [8, 3]))
-    out.append(tma_store_case(2, "f32", "64B", 32, [-4, 20]))
-    out.append(tma_store_case(2, "f32", "128B", 128, [40, 38]))
+    out.append(P(2, "bf16", "128B", 64, [8, 3]))
+    out.append(P(2, "f32", "64B", 32, [-4, 20], faults="negative"))
+    out.append(P(2, "f32", "128B", 128, [40, 38]))
     # Entirely outside.
-    out.append(tma_store_case(2, "bf16", "128B", 128, [200, 50]))
+    out.append(P(2, "bf16", "128B", 128, [200, 50]))
+    out.append(P(1, "f32", "none", 128, [280]))
+    # Negative coordinates fault: in dimension 0 only (the box's start
+    # address inside the tensor or before it), in an outer dimension only
+    # (partly inside, entirely outside), entirely before dimension 0, a
+    # 2-byte step back, rank 1, 3 and 5.
+    out += [P(2, "f32", "none", 64, [-4, 1], faults="negative"),
+            P(2, "f32", "none", 64, [-4, 0], faults="negative"),
+            P(2, "f32", "none", 64, [12, -4], faults="negative"),
+            P(2, "f32", "none", 64, [12, -30], faults="negative"),
+            P(2, "f32", "none", 64, [-16, 1], faults="negative"),
+            P(2, "bf16", "none", 64, [-1, 1], faults="negative"),
+            P(3, "bf16", "none", 64, [24, 1, -1], faults="negative"),
+            P(5, "f32", "none", 64, [12, 1, 1, 1, -1], faults="negative"),
+            P(1, "f32", "none", 128, [-4], faults="negative")]
+    # Dimension 0 starting at a byte offset that is not a multiple of 16
+    # faults, in bounds or not: 4, 8 (u8, bf16, f64), 8 under 128B, rank 1,
+    # partly past the end, entirely past the end. 16-byte multiples run,
+    # also when the box runs past the end.
+    out += [P(2, "f32", "none", 64, [1, 1], faults="unaligned"),
+            P(2, "bf16", "none", 64, [4, 1], faults="unaligned"),
+            P(2, "u8", "none", 64, [8, 1], faults="unaligned"),
+            P(2, "f64", "none", 64, [1, 1], faults="unaligned"),
+            P(2, "f32", "128B", 128, [2, 1], faults="unaligned"),
+            P(1, "f32", "none", 128, [1], faults="unaligned"),
+            P(2, "f32", "none", 64, [50, 1], faults="unaligned"),
+            P(2, "f32", "128B", 128, [42, 38], faults="unaligned"),
+            P(2, "bf16", "none", 64, [129, 1], faults="unaligned"),
+            P(2, "u8", "none", 64, [16, 1]), P(2, "f64", "none", 64, [2, 1]),
+            P(1, "f32", "none", 128, [248]), P(2, "f32", "none", 64, [52, 1]),
+            P(2, "f32", "none", 64, [12, 30])]
+    # Dimension 0 of 62 f32 (248 bytes) or 270 (1080 bytes): the store
+    # writes whole 16-byte chunks, so the 2 elements past the end in the
+    # last chunk are written too; in-bounds boxes as usual.
+    out += [P(2, "f32", "none", 64, [52, 1], dim0=62), P(2, "f32", "none", 64, [12, 1], dim0=62),
+            P(2, "f32", "none", 64, [50, 1], dim0=62, faults="unaligned"),
+            P(1, "f32", "none", 128, [240], dim0=270), P(1, "f32", "none", 128, [8], dim0=270)]
     return out
 
 

@@ -8,10 +8,13 @@
 
 #include "TestUtil.h"
 
+#include "nvfp4/Support/TensorMap.h"
+
 #include <gtest/gtest.h>
 
 using namespace nvfp4::emu;
 using namespace nvfp4::emu::test;
+namespace rt = nvfp4::rt;
 
 namespace {
 
@@ -246,6 +249,186 @@ TEST(HardwareRulesTest, IsExplicitClusterAsPredicate) {
     ASSERT_EQ(runKernel(kern(body), "k", o, out), "");
     EXPECT_EQ(out[0], 1u) << cluster;
   }
+}
+
+// TMA tile stores (the tma_store_* cases, tma_store_Nd in async.cu): one
+// thread stores a box of a none-swizzled f32 / bf16 tensor with 272-byte
+// rows (dims[0] elements of them used) from a tile holding bytes i % 251.
+struct StoreRun {
+  std::string error;
+  std::vector<uint8_t> tensor; ///< after the launch; 0xff before it
+};
+
+StoreRun tmaStore(rt::TmaDataType t, std::vector<uint64_t> dims,
+                  std::vector<uint32_t> box, std::vector<int32_t> coords) {
+  const unsigned rank = static_cast<unsigned>(dims.size());
+  std::string cs;
+  for (unsigned i = 0; i < rank; ++i)
+    cs += std::string(i ? ", " : "") + "%r" + std::to_string(10 + i);
+  std::string text =
+      ".version 8.8\n.target sm_90a\n.address_size 64\n"
+      ".shared .align 1024 .b8 tile[4096];\n"
+      ".visible .entry k(.param .u64 ptmap, .param .u64 psrc, "
+      ".param .u32 pc0, .param .u32 pc1)\n{\n"
+      "  .reg .pred %p<4>;\n  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n"
+      "  ld.param.u64 %rd1, [ptmap];\n  ld.param.u64 %rd2, [psrc];\n"
+      "  ld.param.u32 %r10, [pc0];\n  ld.param.u32 %r11, [pc1];\n"
+      "  mov.u32 %r3, tile;\n  mov.u32 %r4, 0;\n"
+      "FILL:\n  cvt.u64.u32 %rd3, %r4;\n  add.s64 %rd4, %rd2, %rd3;\n"
+      "  ld.global.u32 %r5, [%rd4];\n  add.u32 %r6, %r3, %r4;\n"
+      "  st.shared.u32 [%r6], %r5;\n  add.u32 %r4, %r4, 4;\n"
+      "  setp.lt.u32 %p1, %r4, 4096;\n  @%p1 bra FILL;\n"
+      "  fence.proxy.async.shared::cta;\n"
+      "  cp.async.bulk.tensor." +
+      std::to_string(rank) + "d.global.shared::cta.tile.bulk_group [%rd1, {" +
+      cs +
+      "}], [%r3];\n"
+      "  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group 0;\n"
+      "  ret;\n}\n";
+  StoreRun r;
+  Machine m;
+  auto mod = m.loadPTX(text, "tma_store.ptx");
+  if (!mod) {
+    r.error = mod.message();
+    return r;
+  }
+  auto k = (*mod)->kernel("k");
+  if (!k) {
+    r.error = k.message();
+    return r;
+  }
+  rt::TensorMapDesc d;
+  d.dataType = t;
+  d.rank = rank;
+  d.swizzle = rt::TmaSwizzle::None;
+  for (unsigned i = 0; i < rank; ++i) {
+    d.globalDims[i] = dims[i];
+    d.boxDims[i] = box[i];
+  }
+  if (rank == 2)
+    d.globalStrides[0] = 272;
+  const uint64_t bytes = rank == 2 ? 272 * dims[1] : 1088;
+  r.tensor.assign(bytes, 0xff);
+  std::vector<uint8_t> src(4096);
+  for (size_t i = 0; i < src.size(); ++i)
+    src[i] = static_cast<uint8_t>(i % 251);
+  uint64_t g = *m.allocate(bytes), s = *m.allocate(src.size());
+  (void)m.write(g, r.tensor.data(), bytes);
+  (void)m.write(s, src.data(), src.size());
+  d.globalAddress = g;
+  rt::TensorMapBlob map = rt::encodePortable(d);
+  uint64_t tmap = *m.allocate(128);
+  (void)m.write(tmap, map.bytes.data(), 128);
+  ParamBuilder pb(**k);
+  (void)pb.addU64(tmap);
+  (void)pb.addU64(s);
+  (void)pb.addU32(static_cast<uint32_t>(coords[0]));
+  (void)pb.addU32(static_cast<uint32_t>(coords.size() > 1 ? coords[1] : 0));
+  LaunchConfig cfg;
+  cfg.block = Dim3(1);
+  cfg.params = *pb.take();
+  if (Error e = m.launch(**k, cfg))
+    r.error = e.message();
+  (void)m.read(g, r.tensor.data(), bytes);
+  return r;
+}
+
+// The H200 raises CUDA_ERROR_ILLEGAL_INSTRUCTION for a TMA store with a
+// negative coordinate in any dimension, whatever part of the box is inside
+// (tma_store_2d_f32_none_b64_m4_1, tma_store_2d_f32_none_b64_m4_0,
+// tma_store_2d_f32_none_b64_12_m4, tma_store_2d_f32_none_b64_12_m30,
+// tma_store_2d_f32_none_b64_m16_1, tma_store_1d_f32_none_b128_m4; TMA loads
+// take negative coordinates): the emulator reports an error and writes
+// nothing.
+TEST(HardwareRulesTest, TmaStoreWithANegativeCoordinateFaults) {
+  const rt::TmaDataType f32 = rt::TmaDataType::F32;
+  struct {
+    std::vector<int32_t> c;
+    const char *what;
+  } cases[] = {{{-4, 1}, "(dimension 0: -4)"},
+               {{-4, 0}, "(dimension 0: -4)"},
+               {{12, -4}, "(dimension 1: -4)"},
+               {{12, -30}, "(dimension 1: -30)"},
+               {{-16, 1}, "(dimension 0: -16)"}};
+  for (const auto &k : cases) {
+    StoreRun r = tmaStore(f32, {64, 40}, {16, 24}, k.c);
+    EXPECT_NE(r.error.find("TMA tile store with a negative tensor coordinate " +
+                           std::string(k.what)),
+              std::string::npos)
+        << r.error;
+    EXPECT_NE(r.error.find("an illegal instruction on the H200"),
+              std::string::npos);
+    EXPECT_EQ(r.tensor, std::vector<uint8_t>(r.tensor.size(), 0xff));
+  }
+  StoreRun r = tmaStore(f32, {272}, {32}, {-4});
+  EXPECT_NE(r.error.find("negative tensor coordinate (dimension 0: -4)"),
+            std::string::npos)
+      << r.error;
+}
+
+// ... and for one whose box starts in dimension 0 at a byte offset that is
+// not a multiple of 16, in bounds, partly or entirely outside
+// (tma_store_2d_f32_none_b64_1_1, tma_store_2d_bf16_none_b64_4_1,
+// tma_store_2d_f32_none_b64_50_1, tma_store_2d_bf16_none_b64_129_1,
+// tma_store_1d_f32_none_b128_250); 16-byte multiples store, also partly
+// past the end (tma_store_2d_f32_none_b64_52_1: 12 elements of each row).
+TEST(HardwareRulesTest, TmaStoreStartingOffA16ByteBoundaryFaults) {
+  struct {
+    rt::TmaDataType t;
+    std::vector<uint64_t> dims;
+    std::vector<uint32_t> box;
+    std::vector<int32_t> c;
+    const char *what;
+  } cases[] = {
+      {rt::TmaDataType::F32, {64, 40}, {16, 24}, {1, 1}, "at byte 4 of"},
+      {rt::TmaDataType::BF16, {128, 40}, {32, 24}, {4, 1}, "at byte 8 of"},
+      {rt::TmaDataType::F32, {64, 40}, {16, 24}, {50, 1}, "at byte 200 of"},
+      {rt::TmaDataType::BF16, {128, 40}, {32, 24}, {129, 1}, "at byte 258 of"},
+      {rt::TmaDataType::F32, {272}, {32}, {250}, "at byte 1000 of"}};
+  for (const auto &k : cases) {
+    StoreRun r = tmaStore(k.t, k.dims, k.box, k.c);
+    EXPECT_NE(r.error.find(std::string("TMA tile store whose box starts ") +
+                           k.what + " dimension 0"),
+              std::string::npos)
+        << r.error;
+    EXPECT_NE(r.error.find("not a multiple of 16 bytes, an illegal "
+                           "instruction on the H200"),
+              std::string::npos);
+    EXPECT_EQ(r.tensor, std::vector<uint8_t>(r.tensor.size(), 0xff));
+  }
+  StoreRun r = tmaStore(rt::TmaDataType::F32, {64, 40}, {16, 24}, {52, 1});
+  ASSERT_EQ(r.error, "");
+  size_t written = 0;
+  for (uint8_t b : r.tensor)
+    written += b != 0xff;
+  EXPECT_EQ(written, 12u * 4 * 24);
+}
+
+// A store writes whole 16-byte chunks of a row: with dimension 0 of 62 f32
+// (248 bytes), a box at 52 writes elements 52..63 of each row, 62 and 63
+// past the end (tma_store_2d_f32_none_b64_52_1_d62: 1152 bytes); of 270
+// f32, a box at 240 writes 240..271 (tma_store_1d_f32_none_b128_240_d270:
+// bytes 1080..1087 too). Element x of box row r comes from tile byte
+// r * 64 + 4x (no swizzle).
+TEST(HardwareRulesTest, TmaStoreWritesWhole16ByteChunks) {
+  StoreRun r = tmaStore(rt::TmaDataType::F32, {62, 40}, {16, 24}, {52, 1});
+  ASSERT_EQ(r.error, "");
+  for (uint64_t y = 0; y < 40; ++y)
+    for (uint64_t x = 0; x < 68; ++x)
+      for (uint64_t b = 0; b < 4; ++b) {
+        uint64_t at = y * 272 + x * 4 + b;
+        bool in = y >= 1 && y < 25 && x >= 52 && x < 64;
+        uint8_t want =
+            in ? static_cast<uint8_t>(((y - 1) * 64 + (x - 52) * 4 + b) % 251)
+               : 0xff;
+        ASSERT_EQ(unsigned(r.tensor[at]), unsigned(want))
+            << "row " << y << " element " << x << " byte " << b;
+      }
+  r = tmaStore(rt::TmaDataType::F32, {270}, {32}, {240});
+  ASSERT_EQ(r.error, "");
+  for (uint64_t i = 0; i < 1088; ++i)
+    ASSERT_EQ(unsigned(r.tensor[i]), i >= 960 ? (i - 960) % 251 : 0xffu)
+        << "byte " << i;
 }
 
 } // namespace

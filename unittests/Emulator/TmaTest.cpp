@@ -483,7 +483,11 @@ TEST(TmaTest, NarrowBoxUnderSwizzleAndNanFillAsOnH200) {
 // pitch + x * esize) (pitch = the row's bytes, or the swizzle span when the
 // row is narrower), and written to the global element at coordinates + box
 // index when that is inside the tensor; everything else in global memory
-// (elements outside the tensor, row padding) keeps its contents.
+// (elements outside the tensor, row padding) keeps its contents. With the
+// H200's rule (HardwareRulesTest): dimension 0 ends at its size rounded up
+// to 16 bytes, as the hardware writes whole 16-byte chunks. Coordinates are
+// never negative and dimension 0 starts 16-byte aligned: the H200 faults
+// otherwise (HardwareRulesTest; the emulator's errors are checked there).
 
 namespace {
 
@@ -559,12 +563,14 @@ struct StoreResult {
 
 /// Runs storeKernel on a tensor of `d` (random initial contents) with a
 /// random source tile; `probe` is the byte offset in the tensor of the word
-/// the kernel probes.
+/// the kernel probes. The tensor's allocation is its footprint rounded up
+/// to 16 bytes, or exactly its footprint without `roundUp`.
 StoreResult
 runStore(rt::TensorMapDesc &d, const std::vector<int32_t> &coords,
          uint32_t mode = 0, uint64_t probe = 0,
          const std::string &srcOperand = "[%r3]", unsigned kernelDims = 0,
-         const std::string &spaces = "global.shared::cta.tile.bulk_group") {
+         const std::string &spaces = "global.shared::cta.tile.bulk_group",
+         bool roundUp = true) {
   StoreResult r;
   Machine m;
   auto mod = m.loadPTX(
@@ -583,7 +589,11 @@ runStore(rt::TensorMapDesc &d, const std::vector<int32_t> &coords,
     r.error = "unsupported: " + (*k)->unsupported().front();
     return r;
   }
+  // Rounded up to 16 bytes: a store writes whole 16-byte chunks, also
+  // past the end of dimension 0 in the last row (HardwareRulesTest).
   uint64_t bytes = rt::footprintBytes(d);
+  if (roundUp)
+    bytes = (bytes + 15) / 16 * 16;
   std::mt19937 rng(7);
   r.before.resize(bytes);
   for (uint8_t &b : r.before)
@@ -645,6 +655,8 @@ std::vector<uint8_t> storeReference(const rt::TensorMapDesc &d,
   const unsigned eb = rt::elementBits(d.dataType) / 8;
   const uint64_t rowBytes = uint64_t(d.boxDims[0]) * eb;
   const uint64_t pitch = span && rowBytes < span ? span : rowBytes;
+  const int64_t end0 =
+      static_cast<int64_t>((d.globalDims[0] * eb + 15) / 16 * 16 / eb);
   std::vector<uint8_t> want = r.before;
   uint64_t rows = 1;
   for (unsigned i = 1; i < d.rank; ++i)
@@ -664,7 +676,7 @@ std::vector<uint8_t> storeReference(const rt::TensorMapDesc &d,
     }
     for (uint32_t x = 0; x < d.boxDims[0]; ++x) {
       int64_t gx = c[0] + static_cast<int64_t>(x);
-      if (!inside || gx < 0 || gx >= static_cast<int64_t>(d.globalDims[0]))
+      if (!inside || gx < 0 || gx >= end0)
         continue;
       ++count;
       for (unsigned k = 0; k < eb; ++k) {
@@ -772,18 +784,19 @@ TEST(TmaStoreTest, PartlyOutOfBoundsIsNotWritten) {
     std::vector<int32_t> c;
     uint64_t written;
   };
-  // 2-D bf16 box 64 (32 under 64B) x 32 in a 100 x 70 tensor; 5-D f32 box
-  // 32 (8 under 32B) x 4 x 3 x 2 x 2 in 64 x 9 x 5 x 3 x 3. The last field
-  // counts the elements inside, e.g. for {40, -2, 3, -1, 2}: x 40..47 (8),
-  // y -2..1 (2), z 3..5 of 5 (2), w -1..0 (1), v 2..3 of 3 (1).
+  // 2-D bf16 box 64 (32 under 64B) x 32 in a 100 x 70 tensor (dimension 0
+  // of 200 bytes: 16-byte chunks reach element 103); 5-D f32 box 32 (8
+  // under 32B) x 4 x 3 x 2 x 2 in 64 x 9 x 5 x 3 x 3. The last field counts
+  // the elements written, e.g. for {40, 7, 3, 2, 2}: x 40..71 of 64 (24),
+  // y 7..10 of 9 (2), z 3..5 of 5 (2), w 2..3 of 3 (1), v 2..3 of 3 (1).
+  // (Negative coordinates fault on the H200: HardwareRulesTest.)
   for (const Case &cs : {
-           Case{2, rt::TmaSwizzle::B128, {-3, -2}, 61 * 30},
-           Case{2, rt::TmaSwizzle::B128, {90, 60}, 10 * 10},
-           Case{2, rt::TmaSwizzle::B64, {-70, 0}, 0},
+           Case{2, rt::TmaSwizzle::B128, {88, 60}, 16 * 10},
+           Case{2, rt::TmaSwizzle::B128, {0, 40}, 64 * 30},
+           Case{2, rt::TmaSwizzle::B64, {104, 0}, 0},
            Case{2, rt::TmaSwizzle::None, {200, 50}, 0},
-           Case{
-               5, rt::TmaSwizzle::B128, {-8, 7, -1, 2, -1}, 24 * 2 * 2 * 1 * 1},
-           Case{5, rt::TmaSwizzle::B32, {40, -2, 3, -1, 2}, 8 * 2 * 2 * 1 * 1},
+           Case{5, rt::TmaSwizzle::B128, {40, 7, 3, 2, 2}, 24 * 2 * 2 * 1 * 1},
+           Case{5, rt::TmaSwizzle::B32, {60, 8, 4, 1, 1}, 4 * 1 * 1 * 2 * 2},
            Case{3, rt::TmaSwizzle::None, {0, 9, 0}, 0},
        }) {
     SCOPED_TRACE(std::to_string(cs.rank) + "d " + rt::stringify(cs.s) + " " +
@@ -808,7 +821,7 @@ TEST(TmaStoreTest, NarrowRowUnderSwizzleTakesAWholeSpan) {
                   {rt::TmaSwizzle::B32, 8}}) {
     SCOPED_TRACE(rt::stringify(sb.first));
     rt::TensorMapDesc d = desc2d(sb.first, sb.second);
-    std::vector<int32_t> c = {3, 2};
+    std::vector<int32_t> c = {8, 2};
     StoreResult r = runStore(d, c);
     expectStore(d, c, r, sb.second * 32);
   }
@@ -816,7 +829,7 @@ TEST(TmaStoreTest, NarrowRowUnderSwizzleTakesAWholeSpan) {
 
 TEST(TmaStoreTest, SymbolSourceOperand) {
   rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::B128, 64);
-  std::vector<int32_t> c = {1, 1};
+  std::vector<int32_t> c = {8, 1};
   StoreResult r = runStore(d, c, 0, 0, "[tile]");
   expectStore(d, c, r);
 }
@@ -864,6 +877,18 @@ TEST(TmaStoreTest, Errors) {
   EXPECT_NE(r.error.find("out-of-bounds shared load of 4096 bytes"),
             std::string::npos)
       << r.error;
+
+  // Dimension 0 of 100 bf16 (200 bytes): the last row's last 16-byte chunk
+  // runs 8 bytes past the tensor's footprint, where its allocation ends;
+  // the store writes the whole chunk (as the H200 does): out of bounds.
+  rt::TensorMapDesc d2 = desc2d(rt::TmaSwizzle::None, 32);
+  r = runStore(d2, {88, 60}, 0, 0, "[%r3]", 0,
+               "global.shared::cta.tile.bulk_group", /*roundUp=*/false);
+  EXPECT_NE(r.error.find("runs past the end of allocation"), std::string::npos)
+      << r.error;
+  r = runStore(d2, {88, 30}, 0, 0, "[%r3]", 0,
+               "global.shared::cta.tile.bulk_group", /*roundUp=*/false);
+  EXPECT_EQ(r.error, "");
 
   // The map's rank differs from the instruction's.
   r = runStore(d, {0, 0, 0}, 0, 0, "[%r3]", /*kernelDims=*/3);
