@@ -488,15 +488,24 @@ void KernelBuilder::softmaxRole() {
              wait(oDone, idx(0),
                   parityOf(arith::SubIOp::create(b, n, idx(1))));
              fence(sm100::FenceKind::after_thread_sync);
-             forLoop(idx(0), idx(s.dvPerCta()), idx(32), [&](Value oc) {
-               Value ov = sm100::TmemLoadOp::create(
-                   b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
-                   false, IntegerAttr(), IntegerAttr());
-               Value scaled = arith::MulFOp::create(
-                   b, ov, vector::BroadcastOp::create(b, vf32, alpha));
-               sm100::TmemStoreOp::create(b, scaled, oAcc, oc,
-                                          sm100::LdStShape::shape_32x32b, 32,
-                                          false, IntegerAttr(), IntegerAttr());
+             // Rescale O only when the running max of a row of this warp
+             // grew (alpha < 1); the vote keeps the TMEM accesses, which are
+             // warp-collective, uniform across the warp.
+             Value grew = arith::CmpFOp::create(b, arith::CmpFPredicate::UNE,
+                                                alpha, f32(1.0));
+             Value anyGrew = NVVM::VoteSyncOp::create(
+                 b, b.getI1Type(), i32(-1), grew, NVVM::VoteSyncKind::any);
+             ifThen(anyGrew, [&] {
+               forLoop(idx(0), idx(s.dvPerCta()), idx(32), [&](Value oc) {
+                 Value ov = sm100::TmemLoadOp::create(
+                     b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
+                     false, IntegerAttr(), IntegerAttr());
+                 Value scaled = arith::MulFOp::create(
+                     b, ov, vector::BroadcastOp::create(b, vf32, alpha));
+                 sm100::TmemStoreOp::create(
+                     b, scaled, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
+                     false, IntegerAttr(), IntegerAttr());
+               });
              });
            });
 
