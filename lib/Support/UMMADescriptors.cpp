@@ -439,6 +439,11 @@ std::optional<std::string> checkLayoutShape(const SmemLayout &layout) {
            std::string(stringify(layout.swizzle));
 
   const uint64_t sw = swizzleBytes(layout.swizzle);
+  if (layout.kFirst &&
+      (layout.major != Major::MN || layout.swizzle == Swizzle::None))
+    return "expected an mn-major swizzled layout for the k-first atom "
+           "order, got " +
+           describe(layout);
   if (layout.major == Major::K) {
     if (layout.mn % 8 != 0)
       return "expected the mn extent of " + describe(layout) +
@@ -487,10 +492,15 @@ CanonicalStrides computeStrides(const SmemLayout &layout) {
     s.sboBytes = coreMatrixBytes;
     s.lboBytes = static_cast<uint32_t>(mnBytes / 16 * coreMatrixBytes);
   } else {
-    const uint64_t atomBytes =
-        swizzleAtomRows(layout.swizzle, layout.major) * sw;
-    s.lboBytes = static_cast<uint32_t>(atomBytes);
-    s.sboBytes = static_cast<uint32_t>(mnBytes / sw * atomBytes);
+    const uint64_t rows = swizzleAtomRows(layout.swizzle, layout.major);
+    const uint64_t atomBytes = rows * sw;
+    if (layout.kFirst) {
+      s.lboBytes = static_cast<uint32_t>(layout.k / rows * atomBytes);
+      s.sboBytes = static_cast<uint32_t>(atomBytes);
+    } else {
+      s.lboBytes = static_cast<uint32_t>(atomBytes);
+      s.sboBytes = static_cast<uint32_t>(mnBytes / sw * atomBytes);
+    }
   }
   return s;
 }

@@ -359,6 +359,30 @@ TEST(CanonicalLayoutTest, EverySwizzleAndMajorMatchesHandDerivation) {
 TEST(CanonicalLayoutTest, PtxIsaExamplesHaveTheirStrides) {
   // PTX 9.7.16.3.3 examples (strides in elements there, bytes here).
   std::string error;
+  {
+    // MN-major SW128 bf16, 256 x 64, atoms K-first (four 64-column TMA
+    // boxes of 64 rows, 8 KiB apart): LBO = the MN-atom stride = 64 / 8
+    // atoms x 1 KiB, SBO = the 8-row K-group stride = one atom; K slice 1
+    // (elements 16..31) starts two K groups in.
+    SmemLayout l = layout(Major::MN, Swizzle::B128, ElemType::BF16, 256, 64);
+    l.kFirst = true;
+    auto kf = deriveCanonicalStrides(l, &error);
+    ASSERT_TRUE(kf.has_value()) << error;
+    EXPECT_EQ(kf->lboBytes, 8192u);
+    EXPECT_EQ(kf->sboBytes, 1024u);
+    EXPECT_EQ(kSliceOffsetBytes(l, 16, 1), 2048u);
+    EXPECT_EQ(tileBytes(l), 256u * 64 * 2);
+    l.kFirst = false; // MN-first: LBO = one atom, SBO = 4 atoms
+    kf = deriveCanonicalStrides(l, &error);
+    ASSERT_TRUE(kf.has_value()) << error;
+    EXPECT_EQ(kf->lboBytes, 1024u);
+    EXPECT_EQ(kf->sboBytes, 4096u);
+    SmemLayout bad = layout(Major::K, Swizzle::B128, ElemType::BF16, 128, 64);
+    bad.kFirst = true;
+    EXPECT_FALSE(deriveCanonicalStrides(bad, &error).has_value());
+    EXPECT_EQ(error, "expected an mn-major swizzled layout for the k-first "
+                     "atom order, got a k-major 128b-swizzled bf16 tile");
+  }
   // K-major no-swizzle tf32 ((8,2),(4,4)):((4,32),(1,64)): LBO = 64 * 4,
   // SBO = 32 * 4.
   auto s = deriveCanonicalStrides(

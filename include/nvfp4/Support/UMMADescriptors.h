@@ -184,6 +184,14 @@ struct SmemLayout {
   /// kind::f8f6f4 and kind::mxf8f6f4 store 4- and 6-bit operands padded to
   /// 8 bits (PTX 9.7.16.10.4.4): pass smemElemBits(elem, kind) here.
   uint8_t storageBits = 0;
+  /// MN-major swizzled tiles only: atoms laid out K-first, then MN (each
+  /// column of atoms one swizzle width along MN and all of K), which is what
+  /// a TMA box of one swizzle width along MN produces: LBO = k / 8 x
+  /// atomBytes (the MN-atom stride), SBO = atomBytes (the 8-row K-group
+  /// stride) instead of the MN-first tiling's LBO = atomBytes, SBO = mn /
+  /// swizzle width x atomBytes. The canonical layout takes both strides as
+  /// parameters (PTX 9.7.16.3.3), so both tilings are valid descriptors.
+  bool kFirst = false;
 };
 
 /// Bits one element of `t` occupies in shared memory as an operand of
@@ -213,6 +221,8 @@ unsigned swizzleAtomRows(Swizzle s, Major major);
 ///   MN-major, None:     SBO = 128,                  LBO = mnBytes / 16 * 128
 ///   MN-major, swizzled: SBO = mnBytes / swizzleBytes * atomBytes,
 ///                       LBO = atomBytes (= rows * swizzleBytes)
+///   MN-major, swizzled, kFirst: SBO = atomBytes,
+///                       LBO = k / rows * atomBytes
 struct CanonicalStrides {
   uint32_t lboBytes = 0;
   uint32_t sboBytes = 0;

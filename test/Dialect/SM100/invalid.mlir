@@ -95,6 +95,12 @@ func.func private @smem_f6() attributes {l = #sm100.smem_layout<major = k, swizz
 
 // -----
 
+// Rule: #sm100.smem_layout — the k-first atom order is for MN-major swizzled tiles
+// expected-error @+1 {{expected an mn-major swizzled layout for the k-first atom order, got a k-major 128b-swizzled bf16 tile}}
+func.func private @smem_k_first_k_major() attributes {l = #sm100.smem_layout<major = k, swizzle = sw128, element = bf16, mn = 128, k = 64, k_first = true>}
+
+// -----
+
 // Rule: #sm100.smem_layout — sw128_base32 is MN-major only
 // expected-error @+1 {{expected an mn-major layout for swizzle 128b_base32b, got k-major}}
 func.func private @smem_k_base32() attributes {l = #sm100.smem_layout<major = k, swizzle = sw128_base32, element = tf32, mn = 128, k = 32>}

@@ -53,6 +53,7 @@ func.func @tmem_types(%a: !sm100.tmem<128x256xf32, acc>,
 // CHECK-SAME: smem_k_sw128 = #sm100.smem_layout<major = k, swizzle = sw128, element = bf16, mn = 128, k = 64>
 // CHECK-SAME: smem_k_sw32_e2m1 = #sm100.smem_layout<major = k, swizzle = sw32, element = f4E2M1FN, mn = 128, k = 64>
 // CHECK-SAME: smem_k_sw64_i8 = #sm100.smem_layout<major = k, swizzle = sw64, element = si8, mn = 16, k = 64>
+// CHECK-SAME: smem_mn_k_first = #sm100.smem_layout<major = mn, swizzle = sw128, element = bf16, mn = 256, k = 64, k_first = true>
 // CHECK-SAME: smem_mn_sw128 = #sm100.smem_layout<major = mn, swizzle = sw128, element = f8E4M3FN, mn = 128, k = 32>
 // CHECK-SAME: smem_mn_tf32 = #sm100.smem_layout<major = mn, swizzle = sw128_base32, element = tf32, mn = 64, k = 8>
 func.func @attributes() attributes {
@@ -68,7 +69,8 @@ func.func @attributes() attributes {
     smem_k_sw128 = #sm100.smem_layout<major = k, swizzle = sw128, element = bf16, mn = 128, k = 64>,
     smem_k_sw32_e2m1 = #sm100.smem_layout<major = k, swizzle = sw32, element = f4E2M1FN, mn = 128, k = 64>,
     smem_k_sw64_i8 = #sm100.smem_layout<major = k, swizzle = sw64, element = si8, mn = 16, k = 64>,
-    smem_mn_sw128 = #sm100.smem_layout<major = mn, swizzle = sw128, element = f8E4M3FN, mn = 128, k = 32>,
+    smem_mn_k_first = #sm100.smem_layout<major = mn, swizzle = sw128, element = bf16, mn = 256, k = 64, k_first = true>,
+    smem_mn_sw128 = #sm100.smem_layout<major = mn, swizzle = sw128, element = f8E4M3FN, mn = 128, k = 32, k_first = false>,
     smem_mn_tf32 = #sm100.smem_layout<major = mn, swizzle = sw128_base32, element = tf32, mn = 64, k = 8>} {
   return
 }

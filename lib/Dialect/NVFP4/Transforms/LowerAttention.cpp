@@ -714,25 +714,29 @@ void KernelBuilder::mmaRole() {
   Type e = p.element;
   auto qTileTy = smemMemref({128, p.headDim}, e);
   auto kTileTy = smemMemref({tile, p.headDim}, e);
-  auto vBoxTy = smemMemref({tile, 64}, e);
+  // This CTA's V columns: dvPerCta / 64 boxes of (tile keys x 64), read by
+  // one MMA per K slice as an N = dvPerCta MN-major operand whose atoms are
+  // laid out K-first (the boxes).
+  const int64_t dv = s.dvPerCta();
+  auto vRegionTy = smemMemref({dv / 64, tile, 64}, e);
   auto layQ = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
                                          sm100::Swizzle::sw128, e, 128,
-                                         p.headDim);
+                                         p.headDim, false);
   auto layK = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
                                          sm100::Swizzle::sw128, e, tile,
-                                         p.headDim);
+                                         p.headDim, false);
   auto layV = sm100::SmemLayoutAttr::get(ctx, sm100::Major::mn,
-                                         sm100::Swizzle::sw128, e, 64, tile);
+                                         sm100::Swizzle::sw128, e, dv, tile,
+                                         /*k_first=*/true);
   Type f32Ty = b.getF32Type();
   auto idescS = sm100::IDescAttr::get(ctx, sm100::MmaKind::f16, e, e, f32Ty,
                                       128, tile, sm100::Major::k,
                                       sm100::Major::k, false, false, 1,
                                       sm100::ScaleType::ue8m0);
   auto idescO = sm100::IDescAttr::get(ctx, sm100::MmaKind::f16, e, e, f32Ty,
-                                      128, 64, sm100::Major::k,
+                                      128, dv, sm100::Major::k,
                                       sm100::Major::mn, false, false, 1,
                                       sm100::ScaleType::ue8m0);
-  auto oHalf = tmem(128, 64, f32Ty, sm100::TmemLayout::acc);
   auto pK = tmem(128, 16, e, sm100::TmemLayout::operand_a);
   Value c0 = idx(0);
 
@@ -764,26 +768,20 @@ void KernelBuilder::mmaRole() {
     // O += P V once the softmax wrote P (and rescaled O).
     wait(pFull, c0, parityOf(n));
     fence(sm100::FenceKind::after_thread_sync);
+    // With K = V the CTA's V columns are boxes of the K tile.
+    Value vBase = vOff;
+    if (p.kvSame)
+      vBase = arith::AddIOp::create(
+          b, kOff,
+          arith::MulIOp::create(b, arith::DivUIOp::create(b, dvBase, idx(64)),
+                                idx(s.kvBoxBytes())));
+    Value vRegion = view(vBase, vRegionTy);
     for (int64_t k = 0; k < tile / 16; ++k) {
       Value pa = sm100::TmemSliceOp::create(b, pK, pTm, uint32_t(8 * k));
-      for (int64_t c = 0; c < s.dvPerCta() / 64; ++c) {
-        // With K = V the CTA's V columns are boxes of the K tile.
-        Value box = idx(c);
-        if (p.kvSame)
-          box = arith::AddIOp::create(
-              b, arith::DivUIOp::create(b, dvBase, idx(64)), box);
-        Value vBox = view(arith::AddIOp::create(
-                              b, vOff,
-                              arith::MulIOp::create(b, box,
-                                                    idx(s.kvBoxBytes()))),
-                          vBoxTy);
-        Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vBox,
-                                             ValueRange{c0, c0}, layV,
-                                             uint32_t(k));
-        Value oc = sm100::TmemSliceOp::create(b, oHalf, oAcc,
-                                              uint32_t(64 * c));
-        sm100::MmaOp::create(b, oc, pa, vb, k == 0 ? notFirst : yes, idescO);
-      }
+      Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vRegion,
+                                           ValueRange{c0, c0, c0}, layV,
+                                           uint32_t(k));
+      sm100::MmaOp::create(b, oAcc, pa, vb, k == 0 ? notFirst : yes, idescO);
     }
     sm100::CommitOp::create(b, kvEmpty, stage,
                             clustered() ? bothCtas() : Value(), 1u);

@@ -232,7 +232,7 @@ LogicalResult TmemType::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 SmemLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        Major major, Swizzle swizzle, Type element, int64_t mn,
-                       int64_t k) {
+                       int64_t k, bool kFirst) {
   std::optional<umma::ElemType> elem = toUMMAElemType(element);
   if (!elem || elem == umma::ElemType::F32 || elem == umma::ElemType::S32)
     return emitError() << "expected a UMMA operand element type (f16, bf16, "
@@ -245,6 +245,7 @@ SmemLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   umma::SmemLayout layout{sm100::toUMMA(major), sm100::toUMMA(swizzle), *elem,
                           static_cast<uint32_t>(mn),
                           static_cast<uint32_t>(k)};
+  layout.kFirst = kFirst;
   // Shared memory per CTA on SM100 (CUDA C Programming Guide, compute
   // capability 10.0: 227 KB usable); also bounds the descriptor's byte
   // offsets well inside their 18-bit encodable range.
@@ -260,10 +261,12 @@ SmemLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 umma::SmemLayout SmemLayoutAttr::toUMMA() const {
-  return umma::SmemLayout{sm100::toUMMA(getMajor()), sm100::toUMMA(getSwizzle()),
+  umma::SmemLayout layout{sm100::toUMMA(getMajor()), sm100::toUMMA(getSwizzle()),
                           *toUMMAElemType(getElement()),
                           static_cast<uint32_t>(getMn()),
                           static_cast<uint32_t>(getK())};
+  layout.kFirst = getKFirst();
+  return layout;
 }
 
 uint64_t SmemLayoutAttr::getTileBytes() const {

@@ -15,7 +15,7 @@
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 1, 1, 4>
 // CHECK-SAME: reference = "attention"
-// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 24 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 16 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
 // CHECK-SAME: nvvm.maxnreg = 168 : i32
 // The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
@@ -34,10 +34,13 @@
 // CHECK: scf.for
 // CHECK-COUNT-4: nvgpu.tma.async.load
 // CHECK: sm100.role "mma" warps[5, 6) regs 128
-// S = Q K^T: 8 MMAs of K = 16 (N = 128), then P V: 8 K-slices x 2 halves of N = 64.
+// S = Q K^T: 8 MMAs of K = 16 (N = 128), then P V: 8 K-slices of N = 128,
+// V read as an MN-major operand whose atoms are K-first (the two 64-column
+// boxes, 16 KiB apart).
 // CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
 // CHECK: sm100.commit
-// CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64, b_major = mn>
+// CHECK: sm100.umma_desc #sm100.smem_layout<major = mn, swizzle = sw128, element = bf16, mn = 128, k = 128, k_first = true> %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128, b_major = mn>
 // CHECK: sm100.commit
 // CHECK: sm100.commit
 // CHECK: sm100.role "spare" warps[6, 8) regs 128
@@ -95,7 +98,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // Head dim 512 (DeepSeek-V4 decode, K = V): Dv is split across two CTAs per
 // sequence (grid x = 2), each with 256 O columns, and the KV tile is 64 keys
 // so that Q (128 KiB) and one K tile (64 KiB) fit; S = Q K^T is 32 MMAs of
-// N = 64, P V 4 K-slices x 4 boxes of N = 64; only the first CTA of the pair
+// N = 64, P V 4 K-slices of N = 256; only the first CTA of the pair
 // writes the LSE.
 
 // CHECK-LABEL: func.func @dsv4
@@ -104,7 +107,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 197632
 // CHECK-SAME: grid = array<i32: 2, 1, 4>
-// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, group = 128 : i64, kv_tile = 64 : i64, max_regs = 168 : i64, mmas_per_tile = 48 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 200 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 64 : i64, tmem_p = 320 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, group = 128 : i64, kv_tile = 64 : i64, max_regs = 168 : i64, mmas_per_tile = 36 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 200 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 64 : i64, tmem_p = 320 : i64, tmem_s = 0 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // The pair is a cluster: the peer multicasts into our barriers, so they are
 // initialised and the cluster synchronised first; kv_empty needs both MMAs.
@@ -123,7 +126,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK: sm100.role "mma"
 // CHECK-COUNT-32: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64>
 // CHECK: sm100.commit
-// CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64, b_major = mn>
+// CHECK-COUNT-4: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
 // CHECK: sm100.commit %{{.*}}[%{{.*}}] multicast
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}

@@ -85,9 +85,10 @@ struct AttentionSchedule {
   /// Bytes of K and V one stage receives.
   int64_t stageTxBytes() const { return kBytes + vBytes; }
   int64_t stageBytes() const { return kBytes + vBytes; }
-  /// tcgen05.mma instructions per KV tile: S = Q K^T and O += P V.
+  /// tcgen05.mma instructions per KV tile and CTA: S = Q K^T (D / 16) and
+  /// O += P V (one N = dvPerCta MMA per K slice).
   int64_t mmasPerTile() const {
-    return problem.headDim / 16 + (kvTile / 16) * (dvPerCta() / 64);
+    return problem.headDim / 16 + kvTile / 16;
   }
 };
 

@@ -124,6 +124,13 @@ def SM100_SmemLayoutAttr : SM100_Attr<"SmemLayout", "smem_layout"> {
     leading- and stride-dimension byte offsets, is derived from this
     attribute; nothing about it is written by hand.
 
+    `k_first = true` (MN-major swizzled tiles only) lays the atoms out
+    K-first instead: each column of atoms is one swizzle width along MN and
+    all of K, which is what TMA boxes of one swizzle width along MN produce
+    (a 64-column bf16 box per 128-byte swizzle). It changes the
+    descriptor's strides (LBO = k / 8 atoms, SBO = one atom), so one MMA can
+    read an operand N > 64 wide from such boxes.
+
     Example:
 
     ```mlir
@@ -135,7 +142,8 @@ def SM100_SmemLayoutAttr : SM100_Attr<"SmemLayout", "smem_layout"> {
     EnumParameter<SM100_Swizzle>:$swizzle,
     "::mlir::Type":$element,
     "int64_t":$mn,
-    "int64_t":$k);
+    "int64_t":$k,
+    DefaultValuedParameter<"bool", "false">:$k_first);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
