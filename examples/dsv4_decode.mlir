@@ -3,10 +3,11 @@
 // (MQA), head dim 512 with K = V (the compressed latent is both), a learned
 // sink per head, per-sequence KV lengths up to 4096 keys.
 //
-// The lowering (docs/AttentionLowering.md) splits Dv = 512 across a cluster
-// of two CTAs per sequence (each computes S in full and O for 256 columns:
-// 128 x 512 f32 would fill one CTA's tensor memory) with 64-key KV tiles;
-// K = V is loaded once per tile and cluster (multicast). scripts/demo.sh compiles it and checks it on the
+// The lowering (docs/AttentionLowering.md) gives each sequence a cluster of
+// two CTAs that split D and Dv: each loads its 256 columns of Q and of every
+// 128-key K (= V) tile, computes its part of S = Q K^T, adds the peer's part
+// through distributed shared memory, and computes O for its 256 columns
+// (128 x 512 f32 would fill one CTA's tensor memory). scripts/demo.sh compiles it and checks it on the
 // emulator:
 //
 //   build/bin/nvfp4-run --backend=emulator examples/dsv4_decode.mlir

@@ -106,6 +106,10 @@ def ci_cases():
              d=512, causal=True, window=100, lens=True),
         case("prefill_d512_causal", b=1, sq=150, hq=1, hkv=1, skv=200, d=512,
              causal=True, sink=True),
+        # Dv = 512 with D = 64: the pair cannot split D, so both CTAs
+        # compute S and share Q and K tiles by multicast.
+        case("gqa_d64_dv512_multicast", b=2, sq=1, hq=8, hkv=2, skv=300,
+             d=64, dv=512, sink=True, lens=True),
     ]
 
 

@@ -95,16 +95,24 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
   // Dv = 512: O (512 f32 columns) fills TMEM, so two CTAs share the row
   // block, each computing S in full and O for its 256 columns.
   s.dvSplit = p.headDimV == 512 ? 2 : 1;
+  // ... and D too when its halves are whole boxes: the partial S tiles are
+  // added through distributed shared memory instead of both CTAs computing
+  // all of Q K^T.
+  s.exchangeS = s.dvSplit == 2 && p.headDim % 128 == 0;
   // Shared memory: Q once, then `stages` K/V tiles (for this CTA's V
   // columns); a 64-key tile when a 128-key one does not fit beside Q.
   constexpr int64_t qBox = AttentionSchedule::kBoxBytes;
   constexpr int64_t cols = AttentionSchedule::kBoxCols;
-  s.qBytes = (p.headDim / cols) * qBox;
+  s.qBytes = (s.dPerCta() / cols) * qBox;
   auto sizeFor = [&](int64_t tile) {
     s.kvTile = tile;
-    s.kBytes = (p.headDim / cols) * s.kvBoxBytes();
-    s.vBytes = p.kvSame ? 0 : (s.dvPerCta() / cols) * s.kvBoxBytes();
-    return (AttentionSchedule::kSmemBudget - s.qBytes) / s.stageBytes();
+    s.kBytes = (s.dPerCta() / cols) * s.kvBoxBytes();
+    // With K = V and both D and Dv split, the CTA's V columns are its K
+    // columns.
+    bool vInK = p.kvSame && (s.dvSplit == 1 || s.exchangeS);
+    s.vBytes = vInK ? 0 : (s.dvPerCta() / cols) * s.kvBoxBytes();
+    return (AttentionSchedule::kSmemBudget - s.qBytes - s.xBytes()) /
+           s.stageBytes();
   };
   int64_t fit = sizeFor(128);
   if (fit < 1)
@@ -115,7 +123,7 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
            << s.qBytes << " bytes) and one K/V stage of 64 keys ("
            << s.stageBytes() << " bytes) exceed the shared-memory budget of "
            << AttentionSchedule::kSmemBudget << " bytes";
-  s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes();
+  s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes() + s.xBytes();
 
   // Tensor memory: S (kvTile f32 columns), O (this CTA's Dv columns), P
   // (kvTile keys as 16-bit pairs), allocated as one power of two.

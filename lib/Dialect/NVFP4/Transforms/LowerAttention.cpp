@@ -168,8 +168,8 @@ private:
   // Kernel arguments.
   Value tmapQ, tmapK, tmapV, outO, outLse, lens, sink, scaleLog2;
   // Per-CTA values.
-  Value tid, warp, batch, kvHead, rowBlock, split, dvBase, len, tileLo,
-      tileCount;
+  Value tid, warp, batch, kvHead, rowBlock, split, dvBase, dBase, len,
+      tileLo, tileCount;
   Value smem, qOff;
   /// Byte offsets of stage `stage`'s K and V tiles (first box).
   Value kOffset(Value stage) {
@@ -181,6 +181,21 @@ private:
     return p.kvSame ? kOff : arith::AddIOp::create(b, kOff, idx(s.kBytes));
   }
   Value qFull, kvFull, kvEmpty, sFull, pFull, oDone;
+  /// exchangeS: the partial-S buffer (byte offset) and its barriers: xFull
+  /// counts the peer's 128 threads having written theirs, xEmpty the peer's
+  /// having read ours.
+  Value xOff, xFull, xEmpty;
+  /// The peer CTA's rank in the cluster (i32).
+  Value peer;
+  void exchangePartialS(Value n);
+  /// Shared-window address (i32) of barrier 0 of `group`.
+  Value barrierAddress(Value group);
+  /// Arrive (release at cluster scope) on the peer's copy of the barrier at
+  /// shared address `addr`.
+  void remoteArrive(Value addr);
+  /// Wait (acquire at cluster scope) for phase `parity` of the barrier at
+  /// `addr`.
+  void clusterWait(Value addr, Value parity);
   Value all, sAcc, oAcc, pTm;
   // Softmax per-row values.
   Value rowLo, rowHi;
@@ -291,6 +306,9 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   rowBlock = arith::DivUIOp::create(b, bx, idx(s.dvSplit));
   split = arith::RemUIOp::create(b, bx, idx(s.dvSplit));
   dvBase = arith::MulIOp::create(b, split, idx(s.dvPerCta()));
+  dBase = s.exchangeS ? arith::MulIOp::create(b, split, idx(s.dPerCta()))
+                            .getResult()
+                      : idx(0);
   kvHead = gpu::BlockIdOp::create(b, gpu::Dimension::y);
   batch = gpu::BlockIdOp::create(b, gpu::Dimension::z);
   if (p.hasLens) {
@@ -340,6 +358,14 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   sFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   pFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   oDone = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  if (s.exchangeS) {
+    xFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+    xEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+    xOff = arith::AddIOp::create(
+        b, qOff, idx(s.qBytes + s.stages * s.stageBytes()));
+    Value r = NVVM::ClusterId::create(b, b.getI32Type());
+    peer = arith::XOrIOp::create(b, r, i32(1));
+  }
   Value slot = memref::GetGlobalOp::create(
       b, smemMemref({1}, b.getI32Type()), "tmem_slot");
   ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, idx(0)),
@@ -350,13 +376,17 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
              nvgpu::MBarrierInitOp::create(b, kvFull, c1, idx(st), Value());
              // In a cluster both CTAs' MMAs must release a stage: the
              // peer's next multicast load writes it here too.
-             nvgpu::MBarrierInitOp::create(b, kvEmpty,
-                                           idx(clustered() ? 2 : 1), idx(st),
-                                           Value());
+             nvgpu::MBarrierInitOp::create(
+                 b, kvEmpty, idx(clustered() && !s.exchangeS ? 2 : 1),
+                 idx(st), Value());
            }
            nvgpu::MBarrierInitOp::create(b, sFull, c1, c0, Value());
            nvgpu::MBarrierInitOp::create(b, pFull, idx(128), c0, Value());
            nvgpu::MBarrierInitOp::create(b, oDone, c1, c0, Value());
+           if (s.exchangeS) {
+             nvgpu::MBarrierInitOp::create(b, xFull, idx(128), c0, Value());
+             nvgpu::MBarrierInitOp::create(b, xEmpty, idx(128), c0, Value());
+           }
          });
   ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp, idx(0)),
          [&] {
@@ -410,6 +440,107 @@ Value KernelBuilder::maskedLogits(Value sv, Value kb) {
   return arith::SelectOp::create(b, ok, x, ninf);
 }
 
+Value KernelBuilder::barrierAddress(Value group) {
+  // nvgpu.mbarrier.get yields the barrier's shared-window address.
+  return nvgpu::MBarrierGetOp::create(b, b.getI32Type(), group, idx(0));
+}
+
+void KernelBuilder::remoteArrive(Value addr) {
+  NVVM::InlinePtxOp::create(
+      b, TypeRange{}, ValueRange{addr, peer}, ValueRange{},
+      b.getStringAttr("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+                      "mbarrier.arrive.release.cluster.shared::cluster.b64 "
+                      "_, [ra]; }"),
+      Value());
+}
+
+void KernelBuilder::clusterWait(Value addr, Value parity) {
+  Value par = arith::ExtUIOp::create(b, b.getI32Type(), parity);
+  auto loop = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
+  {
+    OpBuilder::InsertionGuard g(b);
+    Block *before = b.createBlock(&loop.getBefore());
+    b.setInsertionPointToStart(before);
+    Value done =
+        NVVM::InlinePtxOp::create(
+            b, TypeRange{b.getI32Type()}, ValueRange{addr, par}, ValueRange{},
+            b.getStringAttr("{ .reg .pred P; "
+                            "mbarrier.try_wait.parity.acquire.cluster."
+                            "shared::cta.b64 P, [$1], $2; "
+                            "selp.u32 $0, 1, 0, P; }"),
+            Value())
+            .getResult(0);
+    Value again =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, done, i32(0));
+    scf::ConditionOp::create(b, again, ValueRange{});
+    Block *after = b.createBlock(&loop.getAfter());
+    b.setInsertionPointToStart(after);
+    scf::YieldOp::create(b, ValueRange{});
+  }
+}
+
+void KernelBuilder::exchangePartialS(Value n) {
+  // Each CTA holds S over its half of D. Thread r writes its row of the
+  // partial S to its own buffer (chunk-major: [tile / 32][128 rows][32]),
+  // tells the peer, reads the peer's row through distributed shared
+  // memory, and stores the sum back into TMEM; then tells the peer that its
+  // buffer may be reused.
+  const int64_t tile = s.kvTile;
+  auto vf32 = VectorType::get({32}, b.getF32Type());
+  auto xTy = smemMemref({tile / 32, 128, 32}, b.getF32Type());
+  Value xbuf = view(xOff, xTy);
+  Value fullAddr = barrierAddress(xFull);
+  Value emptyAddr = barrierAddress(xEmpty);
+  // Our buffer still holds the previous tile until the peer has read it.
+  ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n, idx(0)),
+         [&] {
+           clusterWait(emptyAddr,
+                       parityOf(arith::SubIOp::create(b, n, idx(1))));
+         });
+  for (int64_t c = 0; c < tile / 32; ++c) {
+    Value sv = sm100::TmemLoadOp::create(b, vf32, sAcc, idx(c * 32),
+                                         sm100::LdStShape::shape_32x32b, 32,
+                                         false, IntegerAttr(), IntegerAttr());
+    vector::StoreOp::create(b, sv, xbuf, ValueRange{idx(c), tid, idx(0)});
+  }
+  remoteArrive(fullAddr);
+  clusterWait(fullAddr, parityOf(n));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+  Value rowAddr = arith::AddIOp::create(
+      b, arith::AddIOp::create(b, base, xOff),
+      arith::MulIOp::create(b, tid, idx(128)));
+  Value rowAddr32 = arith::IndexCastOp::create(b, b.getI32Type(), rowAddr);
+  Value remote = NVVM::InlinePtxOp::create(
+                     b, TypeRange{b.getI32Type()}, ValueRange{rowAddr32, peer},
+                     ValueRange{},
+                     b.getStringAttr("mapa.shared::cluster.u32 $0, $1, $2;"),
+                     Value())
+                     .getResult(0);
+  Type f32Ty = b.getF32Type();
+  for (int64_t c = 0; c < tile / 32; ++c) {
+    SmallVector<Value> parts;
+    for (int64_t q = 0; q < 8; ++q) {
+      int64_t off = c * 128 * 128 + q * 16;
+      std::string code = "ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4+" +
+                         std::to_string(off) + "];";
+      auto ld = NVVM::InlinePtxOp::create(
+          b, TypeRange{f32Ty, f32Ty, f32Ty, f32Ty}, ValueRange{remote},
+          ValueRange{}, b.getStringAttr(code), Value());
+      for (Value v : ld.getResults())
+        parts.push_back(v);
+    }
+    Value theirs = vector::FromElementsOp::create(b, vf32, parts);
+    Value mine = vector::LoadOp::create(b, vf32, xbuf,
+                                        ValueRange{idx(c), tid, idx(0)});
+    Value sum = arith::AddFOp::create(b, mine, theirs);
+    sm100::TmemStoreOp::create(b, sum, sAcc, idx(c * 32),
+                               sm100::LdStShape::shape_32x32b, 32, false,
+                               IntegerAttr(), IntegerAttr());
+  }
+  remoteArrive(emptyAddr);
+  sm100::WaitOp::create(b, sm100::WaitKind::store);
+}
+
 void KernelBuilder::softmaxRole() {
   Type f32Ty = b.getF32Type();
   Type i32Ty = b.getI32Type();
@@ -456,6 +587,8 @@ void KernelBuilder::softmaxRole() {
     Value t = arith::AddIOp::create(b, tileLo, n);
     wait(sFull, idx(0), parityOf(n));
     fence(sm100::FenceKind::after_thread_sync);
+    if (s.exchangeS)
+      exchangePartialS(n);
     Value key0 = arith::MulIOp::create(b, t, idx(tile));
 
     // Pass 1: the tile's max of the scaled, masked logits.
@@ -639,28 +772,30 @@ void KernelBuilder::loadRole() {
   // column of the K-major tile.
   auto qBox = smemMemref({s.queriesPerCta, s.group, 64}, p.element);
   nvgpu::MBarrierArriveExpectTxOp::create(
-      b, qFull, idx(s.qBoxBytes() * (p.headDim / 64)), idx(0), Value());
+      b, qFull, idx(s.qBoxBytes() * (s.dPerCta() / 64)), idx(0), Value());
   Value qRow = arith::AddIOp::create(
       b, arith::MulIOp::create(b, batch, idx(p.seqQ)),
       arith::MulIOp::create(b, rowBlock, idx(s.queriesPerCta)));
   Value qHead = arith::MulIOp::create(b, kvHead, idx(s.group));
   // In a cluster each CTA loads every other box and multicasts it to both
   // (the peer's barrier at the same offset counts the bytes).
+  // With exchangeS each CTA loads only its own D columns.
   auto shared = [&](int64_t c, function_ref<void(Value mask)> load) {
-    if (!clustered())
+    if (!clustered() || s.exchangeS)
       return load(Value());
     ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, split,
                                  idx(c % s.dvSplit)),
            [&] { load(bothCtas()); });
   };
-  for (int64_t c = 0; c < p.headDim / 64; ++c)
+  for (int64_t c = 0; c < s.dPerCta() / 64; ++c)
     shared(c, [&](Value mask) {
       Value dst = view(arith::AddIOp::create(
                            b, qOff, idx(c * AttentionSchedule::kBoxBytes)),
                        qBox);
+      Value col = arith::AddIOp::create(b, dBase, idx(c * 64));
       nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
-                                    ValueRange{idx(c * 64), qHead, qRow},
-                                    idx(0), mask, Value());
+                                    ValueRange{col, qHead, qRow}, idx(0),
+                                    mask, Value());
     });
 
   // K and V tiles through the ring; the first wait on each stage passes at
@@ -681,14 +816,15 @@ void KernelBuilder::loadRole() {
                                             Value());
     Value kOff = kOffset(stage);
     Value vOff = vOffset(kOff);
-    for (int64_t c = 0; c < p.headDim / 64; ++c)
+    for (int64_t c = 0; c < s.dPerCta() / 64; ++c)
       shared(c, [&](Value mask) {
         Value dst = view(arith::AddIOp::create(b, kOff,
                                                idx(c * s.kvBoxBytes())),
                          kBox);
+        Value col = arith::AddIOp::create(b, dBase, idx(c * 64));
         nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapK,
-                                      ValueRange{idx(c * 64), kvHead, row},
-                                      stage, mask, Value());
+                                      ValueRange{col, kvHead, row}, stage,
+                                      mask, Value());
       });
     // This CTA's V columns only (all of them without a Dv split).
     if (!p.kvSame)
@@ -712,19 +848,20 @@ void KernelBuilder::mmaRole() {
   b.setInsertionPointToStart(&elect.getBody().front());
 
   Type e = p.element;
-  auto qTileTy = smemMemref({128, p.headDim}, e);
-  auto kTileTy = smemMemref({tile, p.headDim}, e);
+  const int64_t dq = s.dPerCta();
+  auto qTileTy = smemMemref({128, dq}, e);
+  auto kTileTy = smemMemref({tile, dq}, e);
   // This CTA's V columns: dvPerCta / 64 boxes of (tile keys x 64), read by
   // one MMA per K slice as an N = dvPerCta MN-major operand whose atoms are
   // laid out K-first (the boxes).
   const int64_t dv = s.dvPerCta();
   auto vRegionTy = smemMemref({dv / 64, tile, 64}, e);
   auto layQ = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
-                                         sm100::Swizzle::sw128, e, 128,
-                                         p.headDim, false);
+                                         sm100::Swizzle::sw128, e, 128, dq,
+                                         false);
   auto layK = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
-                                         sm100::Swizzle::sw128, e, tile,
-                                         p.headDim, false);
+                                         sm100::Swizzle::sw128, e, tile, dq,
+                                         false);
   auto layV = sm100::SmemLayoutAttr::get(ctx, sm100::Major::mn,
                                          sm100::Swizzle::sw128, e, dv, tile,
                                          /*k_first=*/true);
@@ -754,7 +891,7 @@ void KernelBuilder::mmaRole() {
     Value qTile = view(opaque(qOff), qTileTy);
     // S = Q K^T: D / 16 MMAs of K = 16.
     Value kTile = view(kOff, kTileTy);
-    for (int64_t k = 0; k < p.headDim / 16; ++k) {
+    for (int64_t k = 0; k < dq / 16; ++k) {
       Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
                                            ValueRange{c0, c0}, layQ,
                                            uint32_t(k));
@@ -770,7 +907,7 @@ void KernelBuilder::mmaRole() {
     fence(sm100::FenceKind::after_thread_sync);
     // With K = V the CTA's V columns are boxes of the K tile.
     Value vBase = vOff;
-    if (p.kvSame)
+    if (p.kvSame && s.dvSplit > 1 && !s.exchangeS)
       vBase = arith::AddIOp::create(
           b, kOff,
           arith::MulIOp::create(b, arith::DivUIOp::create(b, dvBase, idx(64)),
@@ -784,7 +921,8 @@ void KernelBuilder::mmaRole() {
       sm100::MmaOp::create(b, oAcc, pa, vb, k == 0 ? notFirst : yes, idescO);
     }
     sm100::CommitOp::create(b, kvEmpty, stage,
-                            clustered() ? bothCtas() : Value(), 1u);
+                            clustered() && !s.exchangeS ? bothCtas() : Value(),
+                            1u);
     sm100::CommitOp::create(b, oDone, c0, Value(), 1u);
   });
 }
@@ -895,6 +1033,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
       {named("group", s.group), named("queries_per_cta", s.queriesPerCta),
        named("row_blocks", s.rowBlocks), named("kv_tile", s.kvTile),
        named("dv_split", s.dvSplit),
+       named("exchange_s", s.exchangeS ? 1 : 0),
        named("stages", s.stages), named("smem_bytes", s.dynamicSmem),
        named("tmem_columns", s.tmemColumns), named("tmem_s", s.tmemS),
        named("tmem_o", s.tmemO), named("tmem_p", s.tmemP),

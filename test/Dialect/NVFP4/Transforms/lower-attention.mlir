@@ -15,7 +15,7 @@
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 1, 1, 4>
 // CHECK-SAME: reference = "attention"
-// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 16 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 16 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
 // CHECK-SAME: nvvm.maxnreg = 168 : i32
 // The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
@@ -95,39 +95,45 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 
 // -----
 
-// Head dim 512 (DeepSeek-V4 decode, K = V): Dv is split across two CTAs per
-// sequence (grid x = 2), each with 256 O columns, and the KV tile is 64 keys
-// so that Q (128 KiB) and one K tile (64 KiB) fit; S = Q K^T is 32 MMAs of
-// N = 64, P V 4 K-slices of N = 256; only the first CTA of the pair
-// writes the LSE.
+// Head dim 512 (DeepSeek-V4 decode, K = V): a cluster of two CTAs per
+// sequence (grid x = 2) splits both D and Dv: each CTA loads its 256 columns
+// of Q and of the 128-key K tile (which, K being V, are also its V columns),
+// computes S over its half of D (16 MMAs of N = 128), adds the peer's
+// partial S through distributed shared memory (mapa + ld.shared::cluster,
+// two cluster-scope barriers), and computes O for its 256 columns (8 MMAs of
+// N = 256). Only the first CTA of the pair writes the LSE.
 
 // CHECK-LABEL: func.func @dsv4
 // CHECK: gpu.func @dsv4_attention
-// CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 64>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 197632
 // CHECK-SAME: grid = array<i32: 2, 1, 4>
-// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, group = 128 : i64, kv_tile = 64 : i64, max_regs = 168 : i64, mmas_per_tile = 36 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 200 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 64 : i64, tmem_p = 320 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 24 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 200 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64, tmem_s = 0 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
-// The pair is a cluster: the peer multicasts into our barriers, so they are
-// initialised and the cluster synchronised first; kv_empty needs both MMAs.
-// CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c2
+// CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK-NEXT: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
-// CHECK: sm100.tmem_load %{{.*}} shape_32x32b x 32 : <128x64xf32, acc> -> vector<32xf32>
+// CHECK: sm100.role "softmax"
+// The exchange: our partial S into our buffer, arrive on the peer's barrier,
+// wait for its arrivals, read its row, add, back into TMEM.
+// CHECK: vector.store %{{.*}} : memref<4x128x32xf32, #gpu.address_space<workgroup>>, vector<32xf32>
+// CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CHECK: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
+// CHECK: mapa.shared::cluster.u32
+// CHECK: ld.shared::cluster.v4.f32
+// CHECK: sm100.tmem_store
 // CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: arith.andi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: memref.store %{{.*}} : memref<4x128x1xf32>
-// Each CTA loads every other Q / K box and multicasts it to both.
 // CHECK: sm100.role "load"
-// CHECK: nvgpu.tma.async.load {{.*}} multicast
+// CHECK-NOT: multicast
 // CHECK: sm100.role "mma"
-// CHECK-COUNT-32: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 64>
+// CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
 // CHECK: sm100.commit
-// CHECK-COUNT-4: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: sm100.commit %{{.*}}[%{{.*}}] multicast
+// CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 func.func @dsv4(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,

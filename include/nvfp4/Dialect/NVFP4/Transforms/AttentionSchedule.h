@@ -62,6 +62,16 @@ struct AttentionSchedule {
   /// columns (2 for Dv = 512: O would not fit one CTA's TMEM).
   int64_t dvSplit = 1;
   int64_t dvPerCta() const { return problem.headDimV / dvSplit; }
+  /// With a Dv split: the pair also splits D, each CTA computing the part
+  /// of S = Q K^T over its D / 2 columns, and the two partial S tiles are
+  /// added through distributed shared memory (no Q K^T MMA is done twice).
+  /// Needs D / 2 to be a multiple of 64 (whole TMA boxes).
+  bool exchangeS = false;
+  int64_t dPerCta() const {
+    return exchangeS ? problem.headDim / 2 : problem.headDim;
+  }
+  /// Bytes of the partial-S buffer the peer reads (128 rows x kvTile f32).
+  int64_t xBytes() const { return exchangeS ? 128 * kvTile * 4 : 0; }
   /// Bytes of one 64-column K or V box of a KV tile.
   int64_t kvBoxBytes() const { return kvTile * 128; }
 
@@ -88,7 +98,7 @@ struct AttentionSchedule {
   /// tcgen05.mma instructions per KV tile and CTA: S = Q K^T (D / 16) and
   /// O += P V (one N = dvPerCta MMA per K slice).
   int64_t mmasPerTile() const {
-    return problem.headDim / 16 + kvTile / 16;
+    return dPerCta() / 16 + kvTile / 16;
   }
 };
 
