@@ -15,25 +15,25 @@
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 1, 1, 4>
 // CHECK-SAME: reference = "attention"
-// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 16 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 200 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
-// CHECK-SAME: nvvm.maxnreg = 168 : i32
+// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 16 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvvm.maxnreg = 232 : i32
 // The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<128x1x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
 // CHECK: nvgpu.mbarrier.create -> <memorySpace = #gpu.address_space<workgroup>, num_barriers = 3>
 // CHECK: sm100.tmem_alloc %{{.*}}, 512
 // CHECK: sm100.warp_roles 8
-// CHECK: sm100.role "softmax" warps[0, 4) regs 200
+// CHECK: sm100.role "softmax" warps[0, 4) regs 232
 // CHECK: sm100.tmem_load %{{.*}} shape_32x32b x 32 : <128x128xf32, acc> -> vector<32xf32>
 // CHECK: math.exp2 %{{.*}} fastmath<afn> : vector<32xf32>
 // CHECK: sm100.tmem_store %{{.*}} shape_32x32b x 32 : vector<32xi32>, <128x128xbf16, operand_a>
 // CHECK: nvgpu.mbarrier.arrive
 // CHECK: lg2.approx.ftz.f32
-// CHECK: sm100.role "load" warps[4, 5) regs 128
+// CHECK: sm100.role "load" warps[4, 5) regs 160
 // CHECK-COUNT-2: nvgpu.tma.async.load
 // CHECK: scf.for
 // CHECK-COUNT-4: nvgpu.tma.async.load
-// CHECK: sm100.role "mma" warps[5, 6) regs 128
+// CHECK: sm100.role "mma" warps[5, 6) regs 160
 // S = Q K^T: 8 MMAs of K = 16 (N = 128), then P V: 8 K-slices of N = 128,
 // V read as an MN-major operand whose atoms are K-first (the two 64-column
 // boxes, 16 KiB apart).
@@ -43,7 +43,7 @@
 // CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128, b_major = mn>
 // CHECK: sm100.commit
 // CHECK: sm100.commit
-// CHECK: sm100.role "spare" warps[6, 8) regs 128
+// CHECK: sm100.role "spare" warps[6, 8) regs 160
 // CHECK: sm100.tmem_dealloc %{{.*}}, 512
 
 // Running the pass again builds nothing new.
@@ -109,7 +109,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 197632
 // CHECK-SAME: grid = array<i32: 2, 1, 4>
-// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 168 : i64, mmas_per_tile = 24 : i64, other_regs = 128 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 200 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 232 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64, tmem_s = 0 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init

@@ -86,7 +86,7 @@ struct AttentionSchedule {
   int64_t tmemS = 0, tmemO = 0, tmemP = 0, tmemColumns = 0;
 
   // Register budgets per role (setmaxnreg) and the kernel's cap.
-  int64_t maxRegs = 168, softmaxRegs = 200, otherRegs = 128;
+  int64_t maxRegs = 232, softmaxRegs = 232, otherRegs = 160;
 
   /// Rows of the Q box: group x queriesPerCta.
   int64_t usedRows() const { return group * queriesPerCta; }
