@@ -101,6 +101,9 @@ private:
   void fence(sm100::FenceKind k) { sm100::FenceOp::create(b, k); }
   /// The CTAs of a Dv split form a cluster (AttentionSchedule::clustered).
   bool clustered() const { return s.dvSplit > 1; }
+  /// Both CTAs of the pair compute S from the same Q and K tiles, each
+  /// loading half of the boxes and multicasting them (no D split).
+  bool multicastQK() const { return clustered() && !s.exchangeS; }
   /// Both CTAs of the cluster reach this point before either goes on.
   void clusterSync() {
     NVVM::ClusterArriveOp::create(b, b.getUnitAttr());
@@ -377,7 +380,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
              // In a cluster both CTAs' MMAs must release a stage: the
              // peer's next multicast load writes it here too.
              nvgpu::MBarrierInitOp::create(
-                 b, kvEmpty, idx(clustered() && !s.exchangeS ? 2 : 1),
+                 b, kvEmpty, idx(multicastQK() ? 2 : 1),
                  idx(st), Value());
            }
            nvgpu::MBarrierInitOp::create(b, sFull, c1, c0, Value());
@@ -781,7 +784,7 @@ void KernelBuilder::loadRole() {
   // (the peer's barrier at the same offset counts the bytes).
   // With exchangeS each CTA loads only its own D columns.
   auto shared = [&](int64_t c, function_ref<void(Value mask)> load) {
-    if (!clustered() || s.exchangeS)
+    if (!multicastQK())
       return load(Value());
     ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, split,
                                  idx(c % s.dvSplit)),
@@ -921,7 +924,7 @@ void KernelBuilder::mmaRole() {
       sm100::MmaOp::create(b, oAcc, pa, vb, k == 0 ? notFirst : yes, idescO);
     }
     sm100::CommitOp::create(b, kvEmpty, stage,
-                            clustered() && !s.exchangeS ? bothCtas() : Value(),
+                            multicastQK() ? bothCtas() : Value(),
                             1u);
     sm100::CommitOp::create(b, oDone, c0, Value(), 1u);
   });
@@ -941,8 +944,7 @@ std::string typeName(Type t) {
   return "i32";
 }
 
-DictionaryAttr harnessAttr(const AttentionSchedule &s, StringRef kernelName,
-                           Builder &b) {
+DictionaryAttr harnessAttr(const AttentionSchedule &s, Builder &b) {
   const AttentionProblemShape &p = s.problem;
   auto str = [&](StringRef v) { return b.getStringAttr(v); };
   auto named = [&](StringRef n, Attribute a) {
@@ -1020,7 +1022,6 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, StringRef kernelName,
     h.push_back(named("absent", b.getArrayAttr(absent)));
   if (p.kvSame)
     h.push_back(named("same", b.getDictionaryAttr({named("v", str("k"))})));
-  (void)kernelName;
   return b.getDictionaryAttr(h);
 }
 
@@ -1070,7 +1071,7 @@ struct NVFP4LowerAttentionPass
       std::string kernelName = base;
       KernelBuilder builder(*s, b);
       gpu::GPUFuncOp func = builder.build(gpuModule, kernelName);
-      func->setAttr(kHarnessAttr, harnessAttr(*s, kernelName, b));
+      func->setAttr(kHarnessAttr, harnessAttr(*s, b));
       func->setAttr("nvfp4.schedule", scheduleAttr(*s, b));
       op->setAttr(kKernelAttr,
                   SymbolRefAttr::get(
