@@ -72,11 +72,15 @@ private:
     Value a = arith::AndIOp::create(b, i, i32(1));
     return arith::TruncIOp::create(b, b.getI1Type(), a);
   }
-  Value ptx(StringRef code, Value x) {
-    return NVVM::InlinePtxOp::create(b, TypeRange{b.getF32Type()},
-                                     ValueRange{x}, ValueRange{},
+  /// Inline PTX with read-only operands `ins` ($0.. are the results, then
+  /// the operands); it has side effects, so LLVM neither hoists nor drops it.
+  ResultRange inlinePtx(StringRef code, TypeRange results, ValueRange ins) {
+    return NVVM::InlinePtxOp::create(b, results, ins, ValueRange{},
                                      b.getStringAttr(code), Value())
-        .getResult(0);
+        .getResults();
+  }
+  Value ptx(StringRef code, Value x) {
+    return inlinePtx(code, b.getF32Type(), x)[0];
   }
   Value ex2(Value x) { return ptx("ex2.approx.ftz.f32 $0, $1;", x); }
   /// `v` through an opaque move: LLVM cannot hoist what is computed from
@@ -85,11 +89,7 @@ private:
   /// registers across the KV loop, spilling at head dim 512.
   Value opaque(Value v) {
     Value i = arith::IndexCastOp::create(b, b.getI32Type(), v);
-    Value m = NVVM::InlinePtxOp::create(b, TypeRange{b.getI32Type()},
-                                        ValueRange{i}, ValueRange{},
-                                        b.getStringAttr("mov.b32 $0, $1;"),
-                                        Value())
-                  .getResult(0);
+    Value m = inlinePtx("mov.b32 $0, $1;", b.getI32Type(), i)[0];
     return arith::IndexCastOp::create(b, b.getIndexType(), m);
   }
   Value lg2(Value x) { return ptx("lg2.approx.ftz.f32 $0, $1;", x); }
@@ -449,12 +449,9 @@ Value KernelBuilder::barrierAddress(Value group) {
 }
 
 void KernelBuilder::remoteArrive(Value addr) {
-  NVVM::InlinePtxOp::create(
-      b, TypeRange{}, ValueRange{addr, peer}, ValueRange{},
-      b.getStringAttr("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
-                      "mbarrier.arrive.release.cluster.shared::cluster.b64 "
-                      "_, [ra]; }"),
-      Value());
+  inlinePtx("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+            "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }",
+            TypeRange{}, ValueRange{addr, peer});
 }
 
 void KernelBuilder::clusterWait(Value addr, Value parity) {
@@ -465,14 +462,10 @@ void KernelBuilder::clusterWait(Value addr, Value parity) {
     Block *before = b.createBlock(&loop.getBefore());
     b.setInsertionPointToStart(before);
     Value done =
-        NVVM::InlinePtxOp::create(
-            b, TypeRange{b.getI32Type()}, ValueRange{addr, par}, ValueRange{},
-            b.getStringAttr("{ .reg .pred P; "
-                            "mbarrier.try_wait.parity.acquire.cluster."
-                            "shared::cta.b64 P, [$1], $2; "
-                            "selp.u32 $0, 1, 0, P; }"),
-            Value())
-            .getResult(0);
+        inlinePtx("{ .reg .pred P; "
+                  "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                  "P, [$1], $2; selp.u32 $0, 1, 0, P; }",
+                  b.getI32Type(), ValueRange{addr, par})[0];
     Value again =
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, done, i32(0));
     scf::ConditionOp::create(b, again, ValueRange{});
@@ -513,12 +506,8 @@ void KernelBuilder::exchangePartialS(Value n) {
       b, arith::AddIOp::create(b, base, xOff),
       arith::MulIOp::create(b, tid, idx(128)));
   Value rowAddr32 = arith::IndexCastOp::create(b, b.getI32Type(), rowAddr);
-  Value remote = NVVM::InlinePtxOp::create(
-                     b, TypeRange{b.getI32Type()}, ValueRange{rowAddr32, peer},
-                     ValueRange{},
-                     b.getStringAttr("mapa.shared::cluster.u32 $0, $1, $2;"),
-                     Value())
-                     .getResult(0);
+  Value remote = inlinePtx("mapa.shared::cluster.u32 $0, $1, $2;",
+                           b.getI32Type(), ValueRange{rowAddr32, peer})[0];
   Type f32Ty = b.getF32Type();
   for (int64_t c = 0; c < tile / 32; ++c) {
     SmallVector<Value> parts;
@@ -526,11 +515,9 @@ void KernelBuilder::exchangePartialS(Value n) {
       int64_t off = c * 128 * 128 + q * 16;
       std::string code = "ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4+" +
                          std::to_string(off) + "];";
-      auto ld = NVVM::InlinePtxOp::create(
-          b, TypeRange{f32Ty, f32Ty, f32Ty, f32Ty}, ValueRange{remote},
-          ValueRange{}, b.getStringAttr(code), Value());
-      for (Value v : ld.getResults())
-        parts.push_back(v);
+      llvm::append_range(parts, inlinePtx(code,
+                                          TypeRange{f32Ty, f32Ty, f32Ty, f32Ty},
+                                          remote));
     }
     Value theirs = vector::FromElementsOp::create(b, vf32, parts);
     Value mine = vector::LoadOp::create(b, vf32, xbuf,
