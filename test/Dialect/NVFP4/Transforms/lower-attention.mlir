@@ -128,6 +128,8 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-NEXT: arith.andi
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: memref.store %{{.*}} : memref<4x128x1xf32>
+// O leaves in 64-byte-aligned 32-element chunks (16-byte or wider stores).
+// CHECK: vector.store %{{.*}} {alignment = 64 : i64} : memref<4x1x128x512xbf16>, vector<32xbf16>
 // CHECK: sm100.role "load"
 // CHECK-NOT: multicast
 // CHECK: sm100.role "mma"
