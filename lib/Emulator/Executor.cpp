@@ -620,7 +620,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     cta.linear =
         cta.id.x + uint64_t(g.x) * (cta.id.y + uint64_t(g.y) * cta.id.z);
     cta.rank = r;
-    cta.shared.assign(sharedBytes_, 0);
+    cta.shared.assign(sharedBytes_, cfg_.sharedFill);
     cta.rows.assign(size_t(warpsPerCta_) * prog_.numRows * 32, 0);
     cta.consts = prog_.constPool;
     for (uint32_t row : prog_.sharedSymbolRows)
@@ -1663,6 +1663,7 @@ bool Executor::execCluster(Warp &w, const XInst &I, uint32_t mask,
 namespace {
 
 constexpr uint64_t kMbValid = uint64_t(1) << 63;
+constexpr uint64_t kMbUnused = uint64_t(1) << 61;
 constexpr uint32_t kMbMaxCount = (1u << 20) - 1;
 constexpr int64_t kMbMaxTx = (int64_t(1) << 20) - 1;
 
@@ -1682,7 +1683,10 @@ MbState mbDecode(uint64_t v) {
     tx -= int64_t(1) << 21;
   s.tx = tx;
   s.parity = static_cast<uint32_t>((v >> 62) & 1);
-  s.valid = (v & kMbValid) != 0;
+  // Valid: bit 63 set and bit 61 (unused) clear, so that neither zeroed nor
+  // 0xff-filled shared memory (LaunchConfig::sharedFill) reads as an
+  // initialized barrier.
+  s.valid = (v & (kMbValid | kMbUnused)) == kMbValid;
   return s;
 }
 

@@ -295,15 +295,16 @@ TEST(TmaTest, MulticastToTwoCtas) {
 }
 
 TEST(TmaTest, DataArrivesOnlyLater) {
-  // Without the wait the tile still holds its old contents (zeros) when the
-  // threads read it right after issuing; the barrier's phase is still open.
+  // Without the wait the tile still holds its old contents (the emulator's
+  // shared-memory fill byte, 0xff) when the threads read it right after
+  // issuing; the barrier's phase is still open.
   rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::None, 64);
   std::vector<uint8_t> g;
   Result r = run(d, g, {0, 0}, /*wait=*/false, false, nullptr, 512,
                  /*checkRaces=*/false);
   ASSERT_EQ(r.error, "");
   for (uint32_t i = 0; i < 512; ++i)
-    ASSERT_EQ(r.tiles[0][i], 0u) << "byte " << i;
+    ASSERT_EQ(r.tiles[0][i], 0xffu) << "byte " << i;
   EXPECT_EQ(r.bar[0] >> 62 & 1, 0u);
   // The expect_tx is there, the bytes are not.
   EXPECT_EQ((r.bar[0] >> 40) & 0x1fffff, boxBytes(d));
@@ -410,7 +411,8 @@ TEST(TmaTest, CtaGroup2SignalsThePeerBarrier) {
   EXPECT_EQ(static_cast<uint32_t>(w[1]), first); // CTA 0's tile: the data
   EXPECT_EQ(w[2] >> 62 & 1, 1u);                 // CTA 1's barrier: completed
   EXPECT_EQ((w[2] >> 40) & 0x1fffff, 0u);
-  EXPECT_EQ(static_cast<uint32_t>(w[3]), 0u); // CTA 1's tile: no data
+  EXPECT_EQ(static_cast<uint32_t>(w[3]), 0xffffffffu); // CTA 1's tile: no
+                                                       // data (fill bytes)
 }
 
 } // namespace
@@ -455,7 +457,7 @@ TEST(TmaTest, NarrowBoxUnderSwizzleAndNanFillAsOnH200) {
   Result r = run(d, g, c, true, false);
   ASSERT_EQ(r.error, "");
   uint32_t base = r.base[0];
-  std::vector<uint8_t> want(kTile, 0);
+  std::vector<uint8_t> want(kTile, 0xff); // untouched: the fill byte
   for (uint32_t y = 0; y < 8; ++y)
     for (uint32_t x = 0; x < 32; ++x) {
       bool inside = c[0] + x < 100 && c[1] + y < 70;

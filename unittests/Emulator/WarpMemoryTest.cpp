@@ -219,6 +219,7 @@ TEST(MemoryTest, Atomics) {
            "  @%p1 st.shared.u32 [%r1], 0;\n"
            "  @%p1 st.shared.u32 [%r1+4], 0;\n"
            "  @%p1 st.shared.u32 [%r1+8], 0;\n"
+           "  @%p1 st.shared.u32 [%r1+12], 0;\n"
            "  bar.sync 0;\n"
            "  atom.shared.add.u32 %r20, [%r1], %r0;\n"
            "  atom.shared.inc.u32 %r2, [%r1+4], 3;\n"

@@ -179,6 +179,12 @@ struct LaunchConfig {
   /// flight writes (a kernel that did not wait on the TMA's mbarrier) as an
   /// error. Off: the access sees the old contents (the copy lands later).
   bool checkTmaRaces = true;
+  /// The byte every CTA's shared memory holds when the CTA starts. The
+  /// hardware leaves it undefined; 0xff makes every f32/f16/bf16 value read
+  /// from a never-written byte a NaN, so a kernel that relies on shared
+  /// memory starting as zero fails its numerical check instead of passing
+  /// here and failing on a GPU.
+  uint8_t sharedFill = 0xff;
 };
 
 /// Where and why execution stopped with an error.
