@@ -9,10 +9,14 @@ For an nvfp4.attention input (default examples/dsv4_decode.mlir):
   3. structural efficiency from the emulator's counters of one run:
      global bytes read by TMA / the minimum (Q once, and each visible K/V
      byte once per KV head: sum over sequences of L_b x (D [+ Dv]) x 2 bytes
-     per KV head), and tcgen05.mma count / the minimum for the visible keys
-     with the largest MMA shape (M = 128 rows, N <= 256, K = 16):
-     per 128-row block and KV head, ceil(L/256) x D/16 for S = Q K^T plus
-     ceil(L/16) x ceil(Dv/256) for O = P V.
+     per KV head), and tcgen05.mma count / two minima, per 128-row block
+     and KV head (M = 128, K = 16, N <= 256 per instruction):
+       for the schedule's KV tiles (kv_tile keys, from nvfp4.schedule):
+         ceil(L/kv_tile) x D/16 for S = Q K^T plus ceil(L/16) x
+         ceil(Dv/256) for O = P V -- what no redundant or narrower-than-
+         needed MMA means for those tiles;
+       for 256-key tiles (the widest N): ceil(L/256) x D/16 plus the same
+         P V count -- what a schedule with S tiles of 256 keys would need.
 
   bench/attention.py [--runs N] [--emu-runs R] [--build DIR] [INPUT.mlir]
 """
@@ -89,17 +93,25 @@ def main():
     m = re.search(r"(\d+) MMAs, (\d+) TMA bytes loaded", out)
     mmas, tma = int(m.group(1)), int(m.group(2))
     B, Sq, Hq, Hkv, D, Dv = (sizes[k] for k in ("b", "sq", "hq", "hkv", "d", "dv"))
+    r = subprocess.run([opt, args.input, "--nvfp4-lower-attention"],
+                       capture_output=True, text=True, check=True)
+    kv_tile = int(re.search(r"kv_tile = (\d+)", r.stdout).group(1))
     esize = 2
     min_bytes = B * Sq * Hq * D * esize + Hkv * sum(lens) * (D + (0 if same else Dv)) * esize
     row_blocks = math.ceil(Sq * (Hq // Hkv) / 128)
-    min_mmas = Hkv * row_blocks * sum(
-        math.ceil(L / 256) * (D // 16) + math.ceil(L / 16) * math.ceil(Dv / 256)
-        for L in lens)
-    print("  kv_lens %s, K = V: %s" % (",".join(map(str, lens)), same))
-    print("  global bytes read by TMA: %d / minimum %d = %.2f (target 1.0)"
+
+    def min_mmas(s_keys):
+        return Hkv * row_blocks * sum(
+            math.ceil(L / s_keys) * (D // 16)
+            + math.ceil(L / 16) * math.ceil(Dv / 256) for L in lens)
+    tiles, wide = min_mmas(kv_tile), min_mmas(256)
+    print("  kv_lens %s, K = V: %s, kv_tile %d" % (",".join(map(str, lens)),
+                                                 same, kv_tile))
+    print("  global bytes read by TMA: %d / minimum %d = %.3f (target 1.0)"
           % (tma, min_bytes, tma / min_bytes))
-    print("  tcgen05.mma: %d / minimum %d = %.2f (target 1.0)"
-          % (mmas, min_mmas, mmas / min_mmas))
+    print("  tcgen05.mma: %d / minimum for %d-key tiles %d = %.3f (target 1.0); "
+          "/ minimum for 256-key tiles %d = %.3f"
+          % (mmas, kv_tile, tiles, mmas / tiles, wide, mmas / wide))
 
 
 if __name__ == "__main__":

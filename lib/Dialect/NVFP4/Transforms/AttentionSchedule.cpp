@@ -104,8 +104,9 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
   constexpr int64_t qBox = AttentionSchedule::kBoxBytes;
   constexpr int64_t cols = AttentionSchedule::kBoxCols;
   s.qBytes = (s.dPerCta() / cols) * qBox;
-  auto sizeFor = [&](int64_t tile) {
+  auto sizeFor = [&](int64_t tile, int64_t rounds) {
     s.kvTile = tile;
+    s.xRounds = rounds;
     s.kBytes = (s.dPerCta() / cols) * s.kvBoxBytes();
     // With K = V and both D and Dv split, the CTA's V columns are its K
     // columns.
@@ -114,9 +115,28 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
     return (AttentionSchedule::kSmemBudget - s.qBytes - s.xBytes()) /
            s.stageBytes();
   };
-  int64_t fit = sizeFor(128);
-  if (fit < 1)
-    fit = sizeFor(64);
+  // Candidates, best first: 128-key tiles (fewer, wider S MMAs) before 64,
+  // the partial S exchanged in one round before two (half the buffer, twice
+  // the cluster round trips). The first that fits two stages wins (a single
+  // stage cannot overlap the next tile's load with this tile's MMAs), else
+  // the first that fits one.
+  SmallVector<std::pair<int64_t, int64_t>> candidates = {{128, 1}, {64, 1}};
+  if (s.exchangeS)
+    candidates = {{128, 1}, {128, 2}, {64, 1}, {64, 2}};
+  std::optional<std::pair<int64_t, int64_t>> one;
+  int64_t fit = 0;
+  for (auto [tile, rounds] : candidates) {
+    int64_t n = sizeFor(tile, rounds);
+    if (n >= 2) {
+      fit = n;
+      one.reset();
+      break;
+    }
+    if (n == 1 && !one)
+      one = std::make_pair(tile, rounds);
+  }
+  if (one)
+    fit = sizeFor(one->first, one->second);
   s.stages = std::min(AttentionSchedule::kMaxStages, fit);
   if (s.stages < 1)
     return op.emitOpError("cannot be lowered: Q (")

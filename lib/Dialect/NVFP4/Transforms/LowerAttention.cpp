@@ -176,10 +176,14 @@ private:
   MLIRContext *ctx;
 
   // Kernel arguments.
-  Value tmapQ, tmapK, tmapV, outO, outLse, lens, sink, scaleLog2;
+  Value tmapQ, tmapK, tmapV, tmapKc, tmapVc, outO, outLse, lens, sink,
+      scaleLog2;
   // Per-CTA values.
   Value tid, warp, batch, kvHead, rowBlock, split, dvBase, dBase, len,
-      tileLo, tileCount;
+      keyLo, keyHi, tileLo, tileCount;
+  /// The chunks [first, end) of local tile `n` that hold a key this CTA
+  /// sees (AttentionSchedule::kChunkKeys keys each).
+  std::pair<Value, Value> chunkRange(Value n);
   Value smem, qOff;
   /// Byte offsets of stage `stage`'s K and V tiles (first box).
   Value kOffset(Value stage) {
@@ -215,6 +219,10 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   // Argument types.
   Type ptrTy = LLVM::LLVMPointerType::get(ctx);
   SmallVector<Type> args = {ptrTy, ptrTy};
+  if (!p.kvSame)
+    args.push_back(ptrTy);
+  // The chunk maps of K (and V) for partly visible tiles.
+  args.push_back(ptrTy);
   if (!p.kvSame)
     args.push_back(ptrTy);
   args.push_back(MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV},
@@ -290,6 +298,8 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   tmapQ = func.getArgument(a++);
   tmapK = func.getArgument(a++);
   tmapV = p.kvSame ? tmapK : func.getArgument(a++);
+  tmapKc = func.getArgument(a++);
+  tmapVc = p.kvSame ? tmapKc : func.getArgument(a++);
   outO = func.getArgument(a++);
   outLse = func.getArgument(a++);
   lens = p.hasLens ? func.getArgument(a++) : Value();
@@ -308,6 +318,14 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
                                                         tmapV)
                          .getResult(0);
   tmapK = tK;
+  auto cBox = smemMemref({AttentionSchedule::kChunkKeys, 1, 64}, p.element);
+  Value tKc = UnrealizedConversionCastOp::create(b, tmapType(cBox), tmapKc)
+                  .getResult(0);
+  tmapVc = p.kvSame ? tKc
+                    : UnrealizedConversionCastOp::create(b, tmapType(cBox),
+                                                         tmapVc)
+                          .getResult(0);
+  tmapKc = tKc;
 
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   warp = arith::DivUIOp::create(b, tid, idx(32));
@@ -335,11 +353,11 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       b, arith::AddIOp::create(b, iFirst, idx(s.queriesPerCta)),
       idx(p.seqQ));
   Value base = arith::SubIOp::create(b, len, idx(p.seqQ)); // p = base + i
-  Value keyHi = len;
+  keyHi = len;
   if (p.causal) // last position + 1
     keyHi = arith::MinSIOp::create(b, len,
                                    arith::AddIOp::create(b, base, iEnd));
-  Value keyLo = idx(0);
+  keyLo = idx(0);
   if (p.window) {
     Value first = arith::AddIOp::create(b, base, iFirst);
     keyLo = arith::MaxSIOp::create(
@@ -426,6 +444,23 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       all, uint32_t(s.tmemP));
 }
 
+std::pair<Value, Value> KernelBuilder::chunkRange(Value n) {
+  const int64_t ck = AttentionSchedule::kChunkKeys;
+  Value start = arith::MulIOp::create(
+      b, arith::AddIOp::create(b, tileLo, n), idx(s.kvTile));
+  // keyLo <= start except in the first tile; keyHi > start in every
+  // visited tile.
+  Value first = arith::DivUIOp::create(
+      b, arith::SubIOp::create(b, arith::MaxSIOp::create(b, keyLo, start),
+                               start),
+      idx(ck));
+  Value end = arith::MinSIOp::create(
+      b, idx(s.chunksPerTile()),
+      arith::CeilDivUIOp::create(b, arith::SubIOp::create(b, keyHi, start),
+                                 idx(ck)));
+  return {first, end};
+}
+
 Value KernelBuilder::maskedLogits(Value sv, Value kb) {
   auto vi32 = VectorType::get({32}, b.getI32Type());
   auto vf32 = VectorType::get({32}, b.getF32Type());
@@ -483,31 +518,19 @@ void KernelBuilder::clusterWait(Value addr, Value parity) {
 }
 
 void KernelBuilder::exchangePartialS(Value n) {
-  // Each CTA holds S over its half of D. Thread r writes its row of the
-  // partial S to its own buffer (chunk-major: [tile / 32][128 rows][32]),
-  // tells the peer, reads the peer's row through distributed shared
-  // memory, and stores the sum back into TMEM; then tells the peer that its
-  // buffer may be reused.
-  const int64_t tile = s.kvTile;
+  // Each CTA holds S over its half of D. In each of xRounds rounds, thread r
+  // writes its row of a slice of the partial S to its own buffer
+  // (chunk-major: [slice / 32][128 rows][32]), tells the peer, reads the
+  // peer's row of the slice through distributed shared memory, stores the
+  // sum back into TMEM, and tells the peer that its buffer may be reused.
+  // Round h of tile n is phase n * xRounds + h of both barriers.
+  const int64_t tile = s.kvTile, rounds = s.xRounds;
+  const int64_t perRound = tile / 32 / rounds; // 32-column chunks
   auto vf32 = VectorType::get({32}, b.getF32Type());
-  auto xTy = smemMemref({tile / 32, 128, 32}, b.getF32Type());
+  auto xTy = smemMemref({perRound, 128, 32}, b.getF32Type());
   Value xbuf = view(xOff, xTy);
   Value fullAddr = barrierAddress(xFull);
   Value emptyAddr = barrierAddress(xEmpty);
-  // Our buffer still holds the previous tile until the peer has read it.
-  ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n, idx(0)),
-         [&] {
-           clusterWait(emptyAddr,
-                       parityOf(arith::SubIOp::create(b, n, idx(1))));
-         });
-  for (int64_t c = 0; c < tile / 32; ++c) {
-    Value sv = sm100::TmemLoadOp::create(b, vf32, sAcc, idx(c * 32),
-                                         sm100::LdStShape::shape_32x32b, 32,
-                                         false, IntegerAttr(), IntegerAttr());
-    vector::StoreOp::create(b, sv, xbuf, ValueRange{idx(c), tid, idx(0)});
-  }
-  remoteArrive(fullAddr);
-  clusterWait(fullAddr, parityOf(n));
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
   Value rowAddr = arith::AddIOp::create(
       b, arith::AddIOp::create(b, base, xOff),
@@ -516,25 +539,49 @@ void KernelBuilder::exchangePartialS(Value n) {
   Value remote = inlinePtx("mapa.shared::cluster.u32 $0, $1, $2;",
                            b.getI32Type(), ValueRange{rowAddr32, peer})[0];
   Type f32Ty = b.getF32Type();
-  for (int64_t c = 0; c < tile / 32; ++c) {
-    SmallVector<Value> parts;
-    for (int64_t q = 0; q < 8; ++q) {
-      int64_t off = c * 128 * 128 + q * 16;
-      std::string code = "ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4+" +
-                         std::to_string(off) + "];";
-      llvm::append_range(parts, inlinePtx(code,
-                                          TypeRange{f32Ty, f32Ty, f32Ty, f32Ty},
-                                          remote));
+  Value phase0 = arith::MulIOp::create(b, n, idx(rounds));
+  for (int64_t h = 0; h < rounds; ++h) {
+    Value phase = arith::AddIOp::create(b, phase0, idx(h));
+    // Our buffer still holds the previous round until the peer has read it.
+    auto waitEmpty = [&] {
+      clusterWait(emptyAddr,
+                  parityOf(arith::SubIOp::create(b, phase, idx(1))));
+    };
+    if (h == 0)
+      ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n, idx(0)),
+             waitEmpty);
+    else
+      waitEmpty();
+    for (int64_t c = 0; c < perRound; ++c) {
+      Value sv = sm100::TmemLoadOp::create(
+          b, vf32, sAcc, idx((h * perRound + c) * 32),
+          sm100::LdStShape::shape_32x32b, 32, false, IntegerAttr(),
+          IntegerAttr());
+      vector::StoreOp::create(b, sv, xbuf, ValueRange{idx(c), tid, idx(0)});
     }
-    Value theirs = vector::FromElementsOp::create(b, vf32, parts);
-    Value mine = vector::LoadOp::create(b, vf32, xbuf,
-                                        ValueRange{idx(c), tid, idx(0)});
-    Value sum = arith::AddFOp::create(b, mine, theirs);
-    sm100::TmemStoreOp::create(b, sum, sAcc, idx(c * 32),
-                               sm100::LdStShape::shape_32x32b, 32, false,
-                               IntegerAttr(), IntegerAttr());
+    remoteArrive(fullAddr);
+    clusterWait(fullAddr, parityOf(phase));
+    for (int64_t c = 0; c < perRound; ++c) {
+      SmallVector<Value> parts;
+      for (int64_t q = 0; q < 8; ++q) {
+        int64_t off = c * 128 * 128 + q * 16;
+        std::string code =
+            "ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4+" +
+            std::to_string(off) + "];";
+        llvm::append_range(
+            parts,
+            inlinePtx(code, TypeRange{f32Ty, f32Ty, f32Ty, f32Ty}, remote));
+      }
+      Value theirs = vector::FromElementsOp::create(b, vf32, parts);
+      Value mine = vector::LoadOp::create(b, vf32, xbuf,
+                                          ValueRange{idx(c), tid, idx(0)});
+      Value sum = arith::AddFOp::create(b, mine, theirs);
+      sm100::TmemStoreOp::create(b, sum, sAcc, idx((h * perRound + c) * 32),
+                                 sm100::LdStShape::shape_32x32b, 32, false,
+                                 IntegerAttr(), IntegerAttr());
+    }
+    remoteArrive(emptyAddr);
   }
-  remoteArrive(emptyAddr);
   sm100::WaitOp::create(b, sm100::WaitKind::store);
 }
 
@@ -809,32 +856,62 @@ void KernelBuilder::loadRole() {
     Value t = arith::AddIOp::create(b, tileLo, n);
     Value row = arith::AddIOp::create(
         b, rowBase, arith::MulIOp::create(b, t, idx(tile)));
-    nvgpu::MBarrierArriveExpectTxOp::create(b, kvFull,
-                                            idx(s.stageTxBytes()), stage,
-                                            Value());
+    // Only the chunks with a visible key: a whole tile is one box per 64
+    // columns, a partly visible one a chunk box per chunk and 64 columns
+    // (the bytes past the visible keys are neither read nor waited for).
+    auto [cFirst, cEnd] = chunkRange(n);
+    nvgpu::MBarrierArriveExpectTxOp::create(
+        b, kvFull,
+        arith::MulIOp::create(b, arith::SubIOp::create(b, cEnd, cFirst),
+                              idx(s.chunkTxBytes())),
+        stage, Value());
     Value kOff = kOffset(stage);
     Value vOff = vOffset(kOff);
-    for (int64_t c = 0; c < s.dPerCta() / 64; ++c)
-      shared(c, [&](Value mask) {
-        Value dst = view(arith::AddIOp::create(b, kOff,
-                                               idx(c * s.kvBoxBytes())),
-                         kBox);
-        Value col = arith::AddIOp::create(b, dBase, idx(c * 64));
-        nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapK,
-                                      ValueRange{col, kvHead, row}, stage,
-                                      mask, Value());
-      });
-    // This CTA's V columns only (all of them without a Dv split).
-    if (!p.kvSame)
-      for (int64_t c = 0; c < s.dvPerCta() / 64; ++c) {
-        Value dst = view(arith::AddIOp::create(b, vOff,
-                                               idx(c * s.kvBoxBytes())),
-                         kBox);
-        Value col = arith::AddIOp::create(b, dvBase, idx(c * 64));
-        nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, tmapV,
-                                      ValueRange{col, kvHead, row}, stage,
-                                      Value(), Value());
-      }
+    // Boxes of `rows` keys at key offset `key0` of the tile, through `k` and
+    // `v` (maps whose box has that many rows).
+    auto loadBoxes = [&](Value key0, MemRefType box, Value k, Value v) {
+      Value at = arith::MulIOp::create(b, key0, idx(128));
+      Value r = arith::AddIOp::create(b, row, key0);
+      for (int64_t c = 0; c < s.dPerCta() / 64; ++c)
+        shared(c, [&](Value mask) {
+          Value dst = view(
+              arith::AddIOp::create(
+                  b, arith::AddIOp::create(b, kOff, idx(c * s.kvBoxBytes())),
+                  at),
+              box);
+          Value col = arith::AddIOp::create(b, dBase, idx(c * 64));
+          nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, k,
+                                        ValueRange{col, kvHead, r}, stage,
+                                        mask, Value());
+        });
+      // This CTA's V columns only (all of them without a Dv split).
+      if (!p.kvSame)
+        for (int64_t c = 0; c < s.dvPerCta() / 64; ++c) {
+          Value dst = view(
+              arith::AddIOp::create(
+                  b, arith::AddIOp::create(b, vOff, idx(c * s.kvBoxBytes())),
+                  at),
+              box);
+          Value col = arith::AddIOp::create(b, dvBase, idx(c * 64));
+          nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, v,
+                                        ValueRange{col, kvHead, r}, stage,
+                                        Value(), Value());
+        }
+    };
+    Value whole = arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, cFirst, idx(0)),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, cEnd,
+                              idx(s.chunksPerTile())));
+    auto ifWhole = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard gw(b);
+    b.setInsertionPointToStart(ifWhole.thenBlock());
+    loadBoxes(idx(0), kBox, tmapK, tmapV);
+    b.setInsertionPointToStart(ifWhole.elseBlock());
+    const int64_t ck = AttentionSchedule::kChunkKeys;
+    auto cBox = smemMemref({ck, 1, 64}, p.element);
+    forLoop(cFirst, cEnd, idx(1), [&](Value c) {
+      loadBoxes(arith::MulIOp::create(b, c, idx(ck)), cBox, tmapKc, tmapVc);
+    });
   });
 }
 
@@ -911,12 +988,25 @@ void KernelBuilder::mmaRole() {
           arith::MulIOp::create(b, arith::DivUIOp::create(b, dvBase, idx(64)),
                                 idx(s.kvBoxBytes())));
     Value vRegion = view(vBase, vRegionTy);
+    // One K = 16 slice per loaded chunk (a whole tile: all of them); O
+    // starts from zero at the first slice of the first tile.
+    auto [cFirst, cEnd] = chunkRange(n);
+    static_assert(AttentionSchedule::kChunkKeys == 16, "one MMA per chunk");
     for (int64_t k = 0; k < tile / 16; ++k) {
-      Value pa = sm100::TmemSliceOp::create(b, pK, pTm, uint32_t(8 * k));
-      Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vRegion,
-                                           ValueRange{c0, c0, c0}, layV,
-                                           uint32_t(k));
-      sm100::MmaOp::create(b, oAcc, pa, vb, k == 0 ? notFirst : yes, idescO);
+      Value kv = idx(k);
+      Value loaded = arith::AndIOp::create(
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kv, cFirst),
+          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kv, cEnd));
+      ifThen(loaded, [&] {
+        Value acc = arith::OrIOp::create(
+            b, notFirst,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::ne, kv, cFirst));
+        Value pa = sm100::TmemSliceOp::create(b, pK, pTm, uint32_t(8 * k));
+        Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vRegion,
+                                             ValueRange{c0, c0, c0}, layV,
+                                             uint32_t(k));
+        sm100::MmaOp::create(b, oAcc, pa, vb, acc, idescO);
+      });
     }
     sm100::CommitOp::create(b, kvEmpty, stage,
                             multicastQK() ? bothCtas() : Value(),
@@ -991,6 +1081,10 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, Builder &b) {
   if (!p.kvSame)
     args.push_back(tmapArg("v", {"b*skv", "hkv", "dv"},
                            {64, 1, s.kvTile}));
+  const int64_t ck = AttentionSchedule::kChunkKeys;
+  args.push_back(tmapArg("k", {"b*skv", "hkv", "d"}, {64, 1, ck}));
+  if (!p.kvSame)
+    args.push_back(tmapArg("v", {"b*skv", "hkv", "dv"}, {64, 1, ck}));
   args.push_back(bufArg("o"));
   args.push_back(bufArg("lse"));
   if (p.hasLens)
@@ -1030,6 +1124,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
        named("row_blocks", s.rowBlocks), named("kv_tile", s.kvTile),
        named("dv_split", s.dvSplit),
        named("exchange_s", s.exchangeS ? 1 : 0),
+       named("x_rounds", s.xRounds),
        named("stages", s.stages), named("smem_bytes", s.dynamicSmem),
        named("tmem_columns", s.tmemColumns), named("tmem_s", s.tmemS),
        named("tmem_o", s.tmemO), named("tmem_p", s.tmemP),

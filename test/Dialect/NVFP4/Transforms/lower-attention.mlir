@@ -11,11 +11,11 @@
 // CHECK: memref.global "private" @tmem_slot : memref<1xi32, #gpu.address_space<workgroup>>
 // CHECK: gpu.func @mqa_attention(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<4x1x128x128xbf16>, %{{.*}}: memref<4x128x1xf32>, %{{.*}}: memref<4xi32>, %{{.*}}: memref<128xf32>, %{{.*}}: f32) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
-// CHECK-SAME: nvfp4.harness = {args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "v", view = ["b*skv", "hkv", "dv"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: nvfp4.harness = {args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "v", view = ["b*skv", "hkv", "dv"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "v", view = ["b*skv", "hkv", "dv"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 1, 1, 4>
 // CHECK-SAME: reference = "attention"
-// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 16 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 16 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64, x_rounds = 1 : i64}
 // CHECK-SAME: nvvm.maxnreg = 232 : i32
 // The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
@@ -74,7 +74,7 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // CHECK-LABEL: func.func @gqa_prefill
 // CHECK: gpu.func @gqa_prefill_attention(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: f32) kernel
 // CHECK-SAME: absent = ["sink", "kv_lens"]
-// CHECK-SAME: args = [{box = array<i64: 64, 4, 32>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: args = [{box = array<i64: 64, 4, 32>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {scalar = "f32", value = "softmax_scale*log2e"}]
 // CHECK-SAME: grid = array<i32: 4, 2, 1>
 // CHECK-SAME: options = {causal = true, softmax_scale = 6.250000e-02 : f32, window = 64 : i64}
 // CHECK-SAME: same = {v = "k"}
@@ -105,11 +105,11 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 
 // CHECK-LABEL: func.func @dsv4
 // CHECK: gpu.func @dsv4_attention
-// CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
-// CHECK-SAME: dynamic_smem = 197632
+// CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 2, 1, 4>
-// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 197632 : i64, softmax_regs = 232 : i64, stages = 1 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64, tmem_s = 0 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64, tmem_s = 0 : i64, x_rounds = 2 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init
@@ -118,10 +118,18 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK: sm100.role "softmax"
 // The exchange: our partial S into our buffer, arrive on the peer's barrier,
 // wait for its arrivals, read its row, add, back into TMEM.
-// CHECK: vector.store %{{.*}} : memref<4x128x32xf32, #gpu.address_space<workgroup>>, vector<32xf32>
+// Two rounds of 64 columns each (a 32 KiB buffer, so that two K stages fit).
+// CHECK: mapa.shared::cluster.u32
+// CHECK: vector.store %{{.*}} : memref<2x128x32xf32, #gpu.address_space<workgroup>>, vector<32xf32>
 // CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64
 // CHECK: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
-// CHECK: mapa.shared::cluster.u32
+// CHECK: ld.shared::cluster.v4.f32
+// CHECK: sm100.tmem_store
+// CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CHECK: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
+// CHECK: vector.store %{{.*}} : memref<2x128x32xf32, #gpu.address_space<workgroup>>, vector<32xf32>
+// CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64
+// CHECK: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
 // CHECK: ld.shared::cluster.v4.f32
 // CHECK: sm100.tmem_store
 // CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : index
@@ -132,10 +140,51 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK: vector.store %{{.*}} {alignment = 64 : i64} : memref<4x1x128x512xbf16>, vector<32xbf16>
 // CHECK: sm100.role "load"
 // CHECK-NOT: multicast
+// A whole KV tile: four 128-key boxes; a partly visible one: 16-key chunk
+// boxes over the visible chunks only.
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.arrive.expect_tx
+// CHECK: scf.if
+// CHECK-COUNT-4: nvgpu.tma.async.load {{.*}} -> memref<128x1x64xbf16
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK-COUNT-4: nvgpu.tma.async.load {{.*}} -> memref<16x1x64xbf16
 // CHECK: sm100.role "mma"
 // CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
 // CHECK: sm100.commit
-// CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// P V: one MMA per loaded 16-key chunk.
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: scf.if
+// CHECK-NEXT: arith.cmpi ne
+// CHECK-NEXT: arith.ori
+// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 func.func @dsv4(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,

@@ -70,10 +70,24 @@ struct AttentionSchedule {
   int64_t dPerCta() const {
     return exchangeS ? problem.headDim / 2 : problem.headDim;
   }
-  /// Bytes of the partial-S buffer the peer reads (128 rows x kvTile f32).
-  int64_t xBytes() const { return exchangeS ? 128 * kvTile * 4 : 0; }
+  /// The partial S is exchanged in this many rounds of kvTile / xRounds
+  /// columns each (2 when halving the buffer buys another K/V stage).
+  int64_t xRounds = 1;
+  /// Bytes of the partial-S buffer the peer reads (128 rows x kvTile /
+  /// xRounds f32).
+  int64_t xBytes() const {
+    return exchangeS ? 128 * kvTile * 4 / xRounds : 0;
+  }
   /// Bytes of one 64-column K or V box of a KV tile.
   int64_t kvBoxBytes() const { return kvTile * 128; }
+  /// Keys per chunk of a partly visible KV tile: a tile whose visible keys
+  /// do not fill it (the last, or the first under a window) is loaded in
+  /// chunks of this many keys, only those holding a visible key, and
+  /// O += P V runs over those chunks only (one K = 16 MMA each).
+  static constexpr int64_t kChunkKeys = 16;
+  int64_t chunksPerTile() const { return kvTile / kChunkKeys; }
+  /// Bytes of K and V one chunk brings into a stage.
+  int64_t chunkTxBytes() const { return stageTxBytes() / chunksPerTile(); }
 
   // Shared memory, in bytes from the 1024-aligned base.
   int64_t qBytes = 0;      ///< Q tile: D / 64 boxes
