@@ -99,7 +99,8 @@ def ci_cases():
              d=128, window=150),
         case("prefill_d256_f16_bf16out", b=1, sq=200, hq=1, hkv=1, skv=330,
              d=256, t="f16", to="bf16", causal=True, lens=True),
-        # Head dim 512: Dv split across two CTAs, 64-key tiles.
+        # Head dim 512: D and Dv split across two CTAs, partial S exchanged
+        # (128-key tiles with K = V, 64-key tiles with a separate V).
         case("mqa_d512_kv_same_sink", b=2, sq=1, hq=128, hkv=1, skv=300,
              d=512, same=True, sink=True, lens=True),
         case("gqa_d512_sq2_causal_window", b=1, sq=2, hq=16, hkv=2, skv=270,
@@ -130,6 +131,11 @@ def full_cases():
         out.append(case(name, b=2, sq=sq, hq=hq, hkv=hkv, skv=390, d=d,
                         causal=causal, window=window, sink=sink, lens=True,
                         same=(d >= 256)))
+    # Long prefill: query lengths in the thousands (16 and 32 row blocks).
+    out.append(case("prefill_2k_gqa_causal", b=1, sq=2048, hq=2, hkv=1,
+                    skv=2048, d=128, causal=True))
+    out.append(case("prefill_4k_window_sink", b=1, sq=4096, hq=1, hkv=1,
+                    skv=4096, d=64, causal=True, window=1024, sink=True))
     return out
 
 
@@ -221,9 +227,10 @@ def main():
     if args.table:
         with open(args.table, "w") as f:
             f.write("| case | B | Sq | Hq/Hkv | D/Dv | options | grid | "
-                    "stages | smem bytes | TMEM cols (S/O/P) | regs "
+                    "KV tile | stages | smem bytes | TMEM cols (S buffers x "
+                    "columns at S / O at; P over S) | regs "
                     "(cap; softmax/other) | spills | MMAs per KV tile |\n")
-            f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+            f.write("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
             for c, i in rows:
                 opts = ",".join(x for x in (
                     "sink" if c.get("sink") else "",
@@ -232,14 +239,17 @@ def main():
                     "window=%d" % c["window"] if c.get("window") else "",
                     "K=V" if c.get("same") else "", c.get("t", "")) if x)
                 f.write("| %s | %d | %d | %d/%d | %d/%d | %s | %dx%dx%d | "
-                        "%s | %s | %s (%s/%s/%s) | %s (%s; %s/%s) | %s | %s |\n"
+                        "%s | %s | %s | %s (%sx%s at %s / %s) | %s (%s; %s/%s) "
+                        "| %s | %s |\n"
                         % (c["name"], c["b"], c["sq"], c["hq"], c["hkv"],
                            c["d"], c["dv"], opts or "-",
                            i.get("row_blocks", 0) * i.get("dv_split", 1),
                            c["hkv"], c["b"],
+                           i.get("kv_tile", "?"),
                            i.get("stages", "?"), i.get("smem_bytes", "?"),
-                           i.get("tmem_columns", "?"), i.get("tmem_s", "?"),
-                           i.get("tmem_o", "?"), i.get("tmem_p", "?"),
+                           i.get("tmem_columns", "?"), i.get("s_buffers", "?"),
+                           i.get("kv_tile", "?"), i.get("tmem_s", "?"),
+                           i.get("tmem_o", "?"),
                            i.get("regs", "?"), i.get("max_regs", "?"),
                            i.get("softmax_regs", "?"), i.get("other_regs", "?"),
                            i.get("spills", "?"),

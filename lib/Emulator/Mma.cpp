@@ -263,8 +263,11 @@ struct MmaOp {
   uint32_t aAddr = 0, dAddr = 0;
   // Which CTAs it reads and writes: parts[p] supplies rows of A, B and D.
   Executor::Cta *parts[2] = {nullptr, nullptr};
-  // Shared-memory ranges it reads, per part: [lo, hi) offsets.
-  uint64_t smemLo[2] = {0, 0}, smemHi[2] = {0, 0};
+  // Shared-memory ranges it reads, per part and operand (0: A, or the
+  // source of tcgen05.cp; 1: B): [lo, hi) offsets (lo == hi: none). Kept
+  // apart because A and B are usually far from each other (Q and a K/V
+  // stage): one interval over both would cover the stages between them.
+  uint64_t smemLo[2][2] = {}, smemHi[2][2] = {};
   // Tensor-memory columns it writes (D) and reads (A), per part.
   uint32_t dCol0 = 0, dCols = 0, aCol0 = 0, aCols = 0;
   // Block scaling: TMEM columns of the scale factors, elements per scale.
@@ -314,9 +317,39 @@ public:
     for (const MmaOp &op : queue_)
       if (!op.isCommit)
         for (int p = 0; p < 2; ++p)
-          if (op.parts[p] == &cta &&
-              off < op.smemHi[p] && op.smemLo[p] < off + bytes)
-            return &op;
+          for (int o = 0; o < 2; ++o)
+            if (op.parts[p] == &cta && off < op.smemHi[p][o] &&
+                op.smemLo[p][o] < off + bytes)
+              return &op;
+    return nullptr;
+  }
+  /// A pending MMA that `op` (an MMA being issued) is not ordered after
+  /// but shares tensor-memory columns with, one of them writing them. The
+  /// PTX ISA ("Pipelined tcgen05 instructions") keeps two MMAs of a thread
+  /// in issue order only when they form a pipeline: same cta_group, same
+  /// accumulator (D address) and same shape; otherwise the second may run
+  /// first, so writing what the first reads (or reads or writes as D) is a
+  /// race unless a commit's mbarrier was waited on in between.
+  const MmaOp *crossPipelineHazard(const MmaOp &op) const {
+    auto overlap = [](uint32_t a0, uint32_t an, uint32_t b0, uint32_t bn) {
+      return an && bn && a0 < b0 + bn && b0 < a0 + an;
+    };
+    for (const MmaOp &q : queue_) {
+      if (q.isCommit || q.special)
+        continue;
+      if (q.ctaGroup2 == op.ctaGroup2 && q.dAddr == op.dAddr &&
+          q.f.m == op.f.m && q.f.n == op.f.n && q.f.kind == op.f.kind)
+        continue; // one pipeline: in order
+      for (int p = 0; p < 2; ++p) {
+        if (!op.parts[p] || q.parts[p] != op.parts[p])
+          continue;
+        uint32_t qa = q.aTmem ? q.aCols : 0, oa = op.aTmem ? op.aCols : 0;
+        if (overlap(op.dCol0, op.dCols, q.dCol0, q.dCols) ||
+            overlap(op.dCol0, op.dCols, q.aCol0, qa) ||
+            overlap(op.aCol0, oa, q.dCol0, q.dCols))
+          return &q;
+      }
+    }
     return nullptr;
   }
   /// The pending MMA whose tensor-memory columns [col, col + n) of `cta`
@@ -483,8 +516,8 @@ bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
                          std::to_string(op.parts[q]->rank) + ", which has " +
                          std::to_string(op.parts[q]->shared.size()) +
                          " bytes");
-      op.smemLo[q] = lo;
-      op.smemHi[q] = hi;
+      op.smemLo[q][0] = lo;
+      op.smemHi[q][0] = hi;
     }
   }
   op.origin = location(w, lane, I.line);
@@ -737,15 +770,11 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   // B rows read: N (per CTA), plus the .ws column shift.
   const uint32_t nPart = (op.ctaGroup2 ? op.f.n / 2 : op.f.n) + op.colShift;
   for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
-    uint64_t lo = ~uint64_t(0), hi = 0, l2, h2;
-    if (!op.aTmem) {
-      footprint(ad, op.f.aMajor, afmt, mPart, K, l2, h2);
-      lo = std::min(lo, l2);
-      hi = std::max(hi, h2);
-    }
-    footprint(bd, op.f.bMajor, bfmt, nPart, K, l2, h2);
-    lo = std::min(lo, l2);
-    hi = std::max(hi, h2);
+    uint64_t aLo = 0, aHi = 0, bLo, bHi;
+    if (!op.aTmem)
+      footprint(ad, op.f.aMajor, afmt, mPart, K, aLo, aHi);
+    footprint(bd, op.f.bMajor, bfmt, nPart, K, bLo, bHi);
+    const uint64_t hi = std::max(aHi, bHi);
     if (hi > op.parts[q]->shared.size())
       return fault(Fault::Kind::Memory, w, lane, I,
                    "'" + mnem + "' reads shared memory up to offset " +
@@ -754,10 +783,20 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
                        std::to_string(op.parts[q]->shared.size()) +
                        " bytes (A descriptor " + hexStr(op.aDesc) +
                        ", B descriptor " + hexStr(op.bDesc) + ")");
-    op.smemLo[q] = lo;
-    op.smemHi[q] = hi;
+    op.smemLo[q][0] = aLo;
+    op.smemHi[q][0] = aHi;
+    op.smemLo[q][1] = bLo;
+    op.smemHi[q][1] = bHi;
   }
   op.origin = location(w, lane, I.line);
+  if (const MmaOp *q = tensorUnit().crossPipelineHazard(op))
+    return fault(Fault::Kind::Invalid, w, lane, I,
+                 "race: this tcgen05.mma shares tensor-memory columns with "
+                 "the tcgen05.mma issued in " + q->origin +
+                 " (not complete), which is not in its pipeline (a "
+                 "different accumulator or shape, so the two may run in "
+                 "either order; PTX ISA, pipelined tcgen05 instructions); "
+                 "wait on the mbarrier of a tcgen05.commit after the first");
   tensorUnit().push(std::move(op));
   ++stats_.mmas;
   return true;

@@ -914,3 +914,23 @@ TEST(MmaTest, TsWithoutWaitStIsARace) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(MmaTest, WritingAnotherPipelinesTmemOperandIsARace) {
+  // MMAs of one thread stay in issue order only within a pipeline (same
+  // cta_group, accumulator and shape). A second MMA that accumulates
+  // elsewhere, over the columns the first reads as A, may run first: the
+  // attention kernel's next S over the P of the previous tile is this case.
+  MmaCase c = mk("ts-hazard", Major::K, Major::K, Swizzle::B128);
+  c.ts = true;
+  std::string r = runCase(c, nullptr, nullptr,
+                          std::string("[%r8], [%r15]") + '\x01' +
+                              "[%r14], [%r15]");
+  EXPECT_NE(r.find("race: this tcgen05.mma shares tensor-memory columns"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("not in its pipeline"), std::string::npos) << r;
+}
+
+} // namespace

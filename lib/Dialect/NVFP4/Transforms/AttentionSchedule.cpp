@@ -145,12 +145,15 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
            << AttentionSchedule::kSmemBudget << " bytes";
   s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes() + s.xBytes();
 
-  // Tensor memory: S (kvTile f32 columns), O (this CTA's Dv columns), P
-  // (kvTile keys as 16-bit pairs), allocated as one power of two.
+  // Tensor memory: S (kvTile f32 columns per buffer; P written over the
+  // first half of its buffer), then O (this CTA's Dv columns), allocated
+  // as one power of two. Two S buffers whenever two K/V stages let the MMA
+  // warp run a tile ahead (they always fit: 2 x 128 + 256 = 512).
+  s.sBuffers = s.stages >= 2 ? 2 : 1;
   s.tmemS = 0;
-  s.tmemO = s.kvTile;
-  s.tmemP = s.tmemO + s.dvPerCta();
-  s.tmemColumns = nextPowerOfTwo(s.tmemP + s.kvTile / 2);
+  s.tmemP = s.tmemS;
+  s.tmemO = s.sBuffers * s.kvTile;
+  s.tmemColumns = nextPowerOfTwo(s.tmemO + s.dvPerCta());
   if (s.tmemColumns > 512)
     return op.emitOpError("internal error: the TMEM plan needs ")
            << s.tmemColumns << " columns";

@@ -210,7 +210,33 @@ private:
   /// Wait (acquire at cluster scope) for phase `parity` of the barrier at
   /// `addr`.
   void clusterWait(Value addr, Value parity);
+  /// sAcc: all S buffers (the softmax addresses buffer n mod sBuffers by a
+  /// column offset, bufferColumn(n)); sBuf: one slice per buffer (the MMA's
+  /// D); pTm: P over the same columns, in the ts A-operand layout.
   Value all, sAcc, oAcc, pTm;
+  SmallVector<Value, 2> sBuf;
+  /// First column (relative to sAcc / pTm) of tile n's S buffer.
+  Value bufferColumn(Value n) {
+    if (s.sBuffers == 1)
+      return idx(0);
+    return arith::MulIOp::create(
+        b, arith::RemUIOp::create(b, n, idx(s.sBuffers)), idx(s.kvTile));
+  }
+  /// Runs `f(i)` for buffer i = n mod sBuffers with i a constant (an
+  /// scf.if per buffer when there are two).
+  template <typename F> void forBuffer(Value n, F f) {
+    if (s.sBuffers == 1)
+      return f(0);
+    Value odd = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ne,
+        arith::RemUIOp::create(b, n, idx(2)), idx(0));
+    auto op = scf::IfOp::create(b, odd, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(op.thenBlock());
+    f(1);
+    b.setInsertionPointToStart(op.elseBlock());
+    f(0);
+  }
   // Softmax per-row values.
   Value rowLo, rowHi;
 };
@@ -383,7 +409,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   qFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   kvFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
   kvEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
-  sFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  sFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.sBuffers)));
   pFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   oDone = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   if (s.exchangeS) {
@@ -408,7 +434,8 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
                  b, kvEmpty, idx(multicastQK() ? 2 : 1),
                  idx(st), Value());
            }
-           nvgpu::MBarrierInitOp::create(b, sFull, c1, c0, Value());
+           for (int64_t i = 0; i < s.sBuffers; ++i)
+             nvgpu::MBarrierInitOp::create(b, sFull, c1, idx(i), Value());
            nvgpu::MBarrierInitOp::create(b, pFull, idx(128), c0, Value());
            nvgpu::MBarrierInitOp::create(b, oDone, c1, c0, Value());
            if (s.exchangeS) {
@@ -434,13 +461,23 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       b, tmem(128, s.tmemColumns, b.getF32Type(), sm100::TmemLayout::acc),
       slot);
   sAcc = sm100::TmemSliceOp::create(
-      b, tmem(128, s.kvTile, b.getF32Type(), sm100::TmemLayout::acc), all,
-      uint32_t(s.tmemS));
+      b,
+      tmem(128, s.sBuffers * s.kvTile, b.getF32Type(),
+           sm100::TmemLayout::acc),
+      all, uint32_t(s.tmemS));
+  for (int64_t i = 0; i < s.sBuffers; ++i)
+    sBuf.push_back(sm100::TmemSliceOp::create(
+        b, tmem(128, s.kvTile, b.getF32Type(), sm100::TmemLayout::acc), all,
+        uint32_t(s.tmemS + i * s.kvTile)));
   oAcc = sm100::TmemSliceOp::create(
       b, tmem(128, s.dvPerCta(), b.getF32Type(), sm100::TmemLayout::acc),
       all, uint32_t(s.tmemO));
+  // P over the S buffers: 2 x kvTile 16-bit keys per buffer's kvTile
+  // columns, of which P uses the first half.
   pTm = sm100::TmemSliceOp::create(
-      b, tmem(128, s.kvTile, p.element, sm100::TmemLayout::operand_a),
+      b,
+      tmem(128, 2 * s.sBuffers * s.kvTile, p.element,
+           sm100::TmemLayout::operand_a),
       all, uint32_t(s.tmemP));
 }
 
@@ -540,6 +577,7 @@ void KernelBuilder::exchangePartialS(Value n) {
                            b.getI32Type(), ValueRange{rowAddr32, peer})[0];
   Type f32Ty = b.getF32Type();
   Value phase0 = arith::MulIOp::create(b, n, idx(rounds));
+  Value bufCol = bufferColumn(n);
   for (int64_t h = 0; h < rounds; ++h) {
     Value phase = arith::AddIOp::create(b, phase0, idx(h));
     // Our buffer still holds the previous round until the peer has read it.
@@ -554,7 +592,8 @@ void KernelBuilder::exchangePartialS(Value n) {
       waitEmpty();
     for (int64_t c = 0; c < perRound; ++c) {
       Value sv = sm100::TmemLoadOp::create(
-          b, vf32, sAcc, idx((h * perRound + c) * 32),
+          b, vf32, sAcc,
+          arith::AddIOp::create(b, bufCol, idx((h * perRound + c) * 32)),
           sm100::LdStShape::shape_32x32b, 32, false, IntegerAttr(),
           IntegerAttr());
       vector::StoreOp::create(b, sv, xbuf, ValueRange{idx(c), tid, idx(0)});
@@ -576,9 +615,11 @@ void KernelBuilder::exchangePartialS(Value n) {
       Value mine = vector::LoadOp::create(b, vf32, xbuf,
                                           ValueRange{idx(c), tid, idx(0)});
       Value sum = arith::AddFOp::create(b, mine, theirs);
-      sm100::TmemStoreOp::create(b, sum, sAcc, idx((h * perRound + c) * 32),
-                                 sm100::LdStShape::shape_32x32b, 32, false,
-                                 IntegerAttr(), IntegerAttr());
+      sm100::TmemStoreOp::create(
+          b, sum, sAcc,
+          arith::AddIOp::create(b, bufCol, idx((h * perRound + c) * 32)),
+          sm100::LdStShape::shape_32x32b, 32, false, IntegerAttr(),
+          IntegerAttr());
     }
     remoteArrive(emptyAddr);
   }
@@ -629,11 +670,16 @@ void KernelBuilder::softmaxRole() {
     Value m = loop.getRegionIterArgs()[0];
     Value l = loop.getRegionIterArgs()[1];
     Value t = arith::AddIOp::create(b, tileLo, n);
-    wait(sFull, idx(0), parityOf(n));
+    // S of tile n is in buffer n mod sBuffers, whose barrier completes
+    // once per use: phase n / sBuffers.
+    Value buf = arith::RemUIOp::create(b, n, idx(s.sBuffers));
+    wait(sFull, buf,
+         parityOf(arith::DivUIOp::create(b, n, idx(s.sBuffers))));
     fence(sm100::FenceKind::after_thread_sync);
     if (s.exchangeS)
       exchangePartialS(n);
     Value key0 = arith::MulIOp::create(b, t, idx(tile));
+    Value bufCol = bufferColumn(n);
 
     // Pass 1: the tile's max of the scaled, masked logits.
     auto maxLoop = scf::ForOp::create(b, idx(0), idx(tile), idx(32),
@@ -642,9 +688,10 @@ void KernelBuilder::softmaxRole() {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(maxLoop.getBody());
       Value ch = maxLoop.getInductionVar();
-      Value sv = sm100::TmemLoadOp::create(b, vf32, sAcc, ch,
-                                           sm100::LdStShape::shape_32x32b, 32,
-                                           false, IntegerAttr(), IntegerAttr());
+      Value sv = sm100::TmemLoadOp::create(
+          b, vf32, sAcc, arith::AddIOp::create(b, bufCol, ch),
+          sm100::LdStShape::shape_32x32b, 32, false, IntegerAttr(),
+          IntegerAttr());
       Value x = maskedLogits(sv, arith::AddIOp::create(b, key0, ch));
       Value red = vector::ReductionOp::create(
           b, vector::CombiningKind::MAXIMUMF, x,
@@ -659,7 +706,50 @@ void KernelBuilder::softmaxRole() {
     Value mUse = arith::SelectOp::create(b, isInf, zero, mNew);
     Value alpha = ex2(arith::SubFOp::create(b, m, mUse));
 
-    // P and O may be touched only after the previous P V finished.
+    // Pass 2: P = exp2(x - m) as 16-bit pairs (key 2j low, 2j + 1 high:
+    // the ts A-operand packing), and the row sum of the f32 values.
+    auto sumLoop = scf::ForOp::create(b, idx(0), idx(tile / 64), idx(1),
+                                      ValueRange{zero});
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      Value pc = sumLoop.getInductionVar();
+      Value ch0 = arith::MulIOp::create(b, pc, idx(64));
+      Value ch1 = arith::AddIOp::create(b, ch0, idx(32));
+      Value mv = vector::BroadcastOp::create(b, vf32, mUse);
+      Value sum = sumLoop.getRegionIterArgs()[0];
+      SmallVector<Value> halves;
+      for (Value ch : {ch0, ch1}) {
+        Value sv = sm100::TmemLoadOp::create(
+            b, vf32, sAcc, arith::AddIOp::create(b, bufCol, ch),
+            sm100::LdStShape::shape_32x32b, 32, false, IntegerAttr(),
+            IntegerAttr());
+        Value x = maskedLogits(sv, arith::AddIOp::create(b, key0, ch));
+        Value e = math::Exp2Op::create(
+            b, arith::SubFOp::create(b, x, mv),
+            arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::afn));
+        sum = vector::ReductionOp::create(b, vector::CombiningKind::ADD, e,
+                                          sum);
+        halves.push_back(arith::TruncFOp::create(
+            b, VectorType::get({32}, p.element), e));
+      }
+      SmallVector<int64_t> order;
+      for (int64_t k = 0; k < 64; ++k)
+        order.push_back(k);
+      Value cat = vector::ShuffleOp::create(b, halves[0], halves[1], order);
+      Value packed = vector::BitCastOp::create(
+          b, VectorType::get({32}, i32Ty), cat);
+      // Over the S columns of this 64-key pair, already read.
+      Value pcol = arith::AddIOp::create(
+          b, bufCol, arith::MulIOp::create(b, pc, idx(32)));
+      sm100::TmemStoreOp::create(b, packed, pTm, pcol,
+                                 sm100::LdStShape::shape_32x32b, 32, false,
+                                 IntegerAttr(), IntegerAttr());
+      scf::YieldOp::create(b, sum);
+    }
+    // O may be touched only after the previous P V finished (waited every
+    // tile, after P is written, so that the exponentials overlap that P V
+    // and the o_done phases are never two behind).
     ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n, idx(0)),
            [&] {
              wait(oDone, idx(0),
@@ -685,45 +775,6 @@ void KernelBuilder::softmaxRole() {
                });
              });
            });
-
-    // Pass 2: P = exp2(x - m) as 16-bit pairs (key 2j low, 2j + 1 high:
-    // the ts A-operand packing), and the row sum of the f32 values.
-    auto sumLoop = scf::ForOp::create(b, idx(0), idx(tile / 64), idx(1),
-                                      ValueRange{zero});
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(sumLoop.getBody());
-      Value pc = sumLoop.getInductionVar();
-      Value ch0 = arith::MulIOp::create(b, pc, idx(64));
-      Value ch1 = arith::AddIOp::create(b, ch0, idx(32));
-      Value mv = vector::BroadcastOp::create(b, vf32, mUse);
-      Value sum = sumLoop.getRegionIterArgs()[0];
-      SmallVector<Value> halves;
-      for (Value ch : {ch0, ch1}) {
-        Value sv = sm100::TmemLoadOp::create(
-            b, vf32, sAcc, ch, sm100::LdStShape::shape_32x32b, 32, false,
-            IntegerAttr(), IntegerAttr());
-        Value x = maskedLogits(sv, arith::AddIOp::create(b, key0, ch));
-        Value e = math::Exp2Op::create(
-            b, arith::SubFOp::create(b, x, mv),
-            arith::FastMathFlagsAttr::get(ctx, arith::FastMathFlags::afn));
-        sum = vector::ReductionOp::create(b, vector::CombiningKind::ADD, e,
-                                          sum);
-        halves.push_back(arith::TruncFOp::create(
-            b, VectorType::get({32}, p.element), e));
-      }
-      SmallVector<int64_t> order;
-      for (int64_t k = 0; k < 64; ++k)
-        order.push_back(k);
-      Value cat = vector::ShuffleOp::create(b, halves[0], halves[1], order);
-      Value packed = vector::BitCastOp::create(
-          b, VectorType::get({32}, i32Ty), cat);
-      Value pcol = arith::MulIOp::create(b, pc, idx(32));
-      sm100::TmemStoreOp::create(b, packed, pTm, pcol,
-                                 sm100::LdStShape::shape_32x32b, 32, false,
-                                 IntegerAttr(), IntegerAttr());
-      scf::YieldOp::create(b, sum);
-    }
     sm100::WaitOp::create(b, sm100::WaitKind::store);
     fence(sm100::FenceKind::before_thread_sync);
     nvgpu::MBarrierArriveOp::create(
@@ -952,34 +1003,44 @@ void KernelBuilder::mmaRole() {
   auto pK = tmem(128, 16, e, sm100::TmemLayout::operand_a);
   Value c0 = idx(0);
 
-  wait(qFull, c0, i1(false));
-  forLoop(idx(0), tileCount, idx(1), [&](Value n) {
-    Value stage = arith::RemUIOp::create(b, n, idx(s.stages));
-    Value round = arith::DivUIOp::create(b, n, idx(s.stages));
-    wait(kvFull, stage, parityOf(round));
+  Value yes = i1(true);
+  const int64_t sb = s.sBuffers;
+  // S = Q K^T of tile n into S buffer n mod sBuffers: D / 16 MMAs of
+  // K = 16. The buffer held P of tile n - sBuffers, which that tile's P V
+  // reads; the ISA orders MMAs of one thread only within a pipeline (same
+  // accumulator and shape), so wait until that P V completed (o_done).
+  auto issueS = [&](Value n, Value stage) {
+    ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::uge, n, idx(sb)),
+           [&] {
+             wait(oDone, c0, parityOf(arith::SubIOp::create(b, n, idx(sb))));
+           });
     fence(sm100::FenceKind::after_thread_sync);
-    Value notFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n,
+    Value qTile = view(opaque(qOff), qTileTy);
+    Value kTile = view(opaque(kOffset(stage)), kTileTy);
+    forBuffer(n, [&](int64_t buf) {
+      for (int64_t k = 0; k < dq / 16; ++k) {
+        Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
+                                             ValueRange{c0, c0}, layQ,
+                                             uint32_t(k));
+        Value kb = sm100::UmmaDescOp::create(b, b.getI64Type(), kTile,
+                                             ValueRange{c0, c0}, layK,
+                                             uint32_t(k));
+        sm100::MmaOp::create(b, sBuf[buf], qa, kb, k == 0 ? i1(false) : yes,
+                             idescS);
+      }
+      sm100::CommitOp::create(b, sFull, idx(buf), Value(), 1u);
+    });
+  };
+  // O += P V of tile j once the softmax wrote P (and rescaled O); then the
+  // tile's stage is free and o_done completes phase j.
+  auto issuePV = [&](Value j) {
+    Value stage = arith::RemUIOp::create(b, j, idx(s.stages));
+    wait(pFull, c0, parityOf(j));
+    fence(sm100::FenceKind::after_thread_sync);
+    Value notFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, j,
                                            idx(0));
-    Value yes = i1(true);
     Value kOff = opaque(kOffset(stage));
     Value vOff = vOffset(kOff);
-    Value qTile = view(opaque(qOff), qTileTy);
-    // S = Q K^T: D / 16 MMAs of K = 16.
-    Value kTile = view(kOff, kTileTy);
-    for (int64_t k = 0; k < dq / 16; ++k) {
-      Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
-                                           ValueRange{c0, c0}, layQ,
-                                           uint32_t(k));
-      Value kb = sm100::UmmaDescOp::create(b, b.getI64Type(), kTile,
-                                           ValueRange{c0, c0}, layK,
-                                           uint32_t(k));
-      sm100::MmaOp::create(b, sAcc, qa, kb, k == 0 ? i1(false) : yes,
-                           idescS);
-    }
-    sm100::CommitOp::create(b, sFull, c0, Value(), 1u);
-    // O += P V once the softmax wrote P (and rescaled O).
-    wait(pFull, c0, parityOf(n));
-    fence(sm100::FenceKind::after_thread_sync);
     // With K = V the CTA's V columns are boxes of the K tile.
     Value vBase = vOff;
     if (p.kvSame && s.dvSplit > 1 && !s.exchangeS)
@@ -990,28 +1051,66 @@ void KernelBuilder::mmaRole() {
     Value vRegion = view(vBase, vRegionTy);
     // One K = 16 slice per loaded chunk (a whole tile: all of them); O
     // starts from zero at the first slice of the first tile.
-    auto [cFirst, cEnd] = chunkRange(n);
+    auto [cFirst, cEnd] = chunkRange(j);
     static_assert(AttentionSchedule::kChunkKeys == 16, "one MMA per chunk");
-    for (int64_t k = 0; k < tile / 16; ++k) {
-      Value kv = idx(k);
-      Value loaded = arith::AndIOp::create(
-          b, arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kv, cFirst),
-          arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kv, cEnd));
-      ifThen(loaded, [&] {
-        Value acc = arith::OrIOp::create(
-            b, notFirst,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ne, kv, cFirst));
-        Value pa = sm100::TmemSliceOp::create(b, pK, pTm, uint32_t(8 * k));
-        Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vRegion,
-                                             ValueRange{c0, c0, c0}, layV,
-                                             uint32_t(k));
-        sm100::MmaOp::create(b, oAcc, pa, vb, acc, idescO);
-      });
-    }
+    forBuffer(j, [&](int64_t buf) {
+      for (int64_t k = 0; k < tile / 16; ++k) {
+        Value kv = idx(k);
+        Value loaded = arith::AndIOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::sge, kv, cFirst),
+            arith::CmpIOp::create(b, arith::CmpIPredicate::slt, kv, cEnd));
+        ifThen(loaded, [&] {
+          Value acc = arith::OrIOp::create(
+              b, notFirst,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ne, kv, cFirst));
+          Value pa = sm100::TmemSliceOp::create(
+              b, pK, pTm, uint32_t(buf * tile + 8 * k));
+          Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vRegion,
+                                               ValueRange{c0, c0, c0}, layV,
+                                               uint32_t(k));
+          sm100::MmaOp::create(b, oAcc, pa, vb, acc, idescO);
+        });
+      }
+    });
     sm100::CommitOp::create(b, kvEmpty, stage,
-                            multicastQK() ? bothCtas() : Value(),
-                            1u);
+                            multicastQK() ? bothCtas() : Value(), 1u);
     sm100::CommitOp::create(b, oDone, c0, Value(), 1u);
+  };
+
+  // With two S buffers the MMA warp runs a tile ahead: S(n) is issued
+  // before P V of tile n - 1, so the tensor core computes the next S while
+  // the softmax works on this one.
+  // (One loop of tileCount + 1 steps, step n issuing S(n) if n < tileCount
+  // and P V of n - 1 if n >= 1, so that the P V code exists once.)
+  wait(qFull, c0, i1(false));
+  if (sb == 1) {
+    forLoop(idx(0), tileCount, idx(1), [&](Value n) {
+      Value stage = arith::RemUIOp::create(b, n, idx(s.stages));
+      wait(kvFull, stage,
+           parityOf(arith::DivUIOp::create(b, n, idx(s.stages))));
+      issueS(n, stage);
+      issuePV(n);
+    });
+    return;
+  }
+  Value steps = arith::AddIOp::create(
+      b, tileCount,
+      arith::SelectOp::create(
+          b,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ne, tileCount,
+                                idx(0)),
+          idx(1), idx(0)));
+  forLoop(idx(0), steps, idx(1), [&](Value n) {
+    ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, tileCount),
+           [&] {
+             Value stage = arith::RemUIOp::create(b, n, idx(s.stages));
+             wait(kvFull, stage,
+                  parityOf(arith::DivUIOp::create(b, n, idx(s.stages))));
+             issueS(n, stage);
+           });
+    ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n, idx(0)),
+           [&] { issuePV(arith::SubIOp::create(b, n, idx(1))); });
   });
 }
 
@@ -1124,7 +1223,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
        named("row_blocks", s.rowBlocks), named("kv_tile", s.kvTile),
        named("dv_split", s.dvSplit),
        named("exchange_s", s.exchangeS ? 1 : 0),
-       named("x_rounds", s.xRounds),
+       named("x_rounds", s.xRounds), named("s_buffers", s.sBuffers),
        named("stages", s.stages), named("smem_bytes", s.dynamicSmem),
        named("tmem_columns", s.tmemColumns), named("tmem_s", s.tmemS),
        named("tmem_o", s.tmemO), named("tmem_p", s.tmemP),

@@ -15,7 +15,7 @@
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 1, 1, 4>
 // CHECK-SAME: reference = "attention"
-// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 16 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 256 : i64, tmem_s = 0 : i64, x_rounds = 1 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 16 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, x_rounds = 1 : i64}
 // CHECK-SAME: nvvm.maxnreg = 232 : i32
 // The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
@@ -24,9 +24,10 @@
 // CHECK: sm100.tmem_alloc %{{.*}}, 512
 // CHECK: sm100.warp_roles 8
 // CHECK: sm100.role "softmax" warps[0, 4) regs 232
-// CHECK: sm100.tmem_load %{{.*}} shape_32x32b x 32 : <128x128xf32, acc> -> vector<32xf32>
+// Two S buffers of 128 columns; P over the first half of its tile's buffer.
+// CHECK: sm100.tmem_load %{{.*}} shape_32x32b x 32 : <128x256xf32, acc> -> vector<32xf32>
 // CHECK: math.exp2 %{{.*}} fastmath<afn> : vector<32xf32>
-// CHECK: sm100.tmem_store %{{.*}} shape_32x32b x 32 : vector<32xi32>, <128x128xbf16, operand_a>
+// CHECK: sm100.tmem_store %{{.*}} shape_32x32b x 32 : vector<32xi32>, <128x512xbf16, operand_a>
 // CHECK: nvgpu.mbarrier.arrive
 // CHECK: lg2.approx.ftz.f32
 // CHECK: sm100.role "load" warps[4, 5) regs 160
@@ -37,12 +38,30 @@
 // S = Q K^T: 8 MMAs of K = 16 (N = 128), then P V: 8 K-slices of N = 128,
 // V read as an MN-major operand whose atoms are K-first (the two 64-column
 // boxes, 16 KiB apart).
+// The warp runs a tile ahead: step n of tileCount + 1 issues S(n) into
+// buffer n mod 2 (n < tileCount) once the P V that read that buffer's P
+// (tile n - 2) completed, then P V of tile n - 1 (n >= 1).
+// CHECK: scf.for
+// CHECK: arith.cmpi ult
+// CHECK-NEXT: scf.if
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: arith.cmpi uge
+// CHECK-NEXT: scf.if
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK-NEXT: }
+// CHECK: scf.if
+// CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
+// CHECK: sm100.commit
+// CHECK: } else {
 // CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
 // CHECK: sm100.commit
 // CHECK: sm100.umma_desc #sm100.smem_layout<major = mn, swizzle = sw128, element = bf16, mn = 128, k = 128, k_first = true> %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x128x64xbf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128, b_major = mn>
+// CHECK: } else {
+// CHECK-COUNT-8: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128, b_major = mn>
 // CHECK: sm100.commit
 // CHECK: sm100.commit
+// CHECK-NOT: sm100.mma
 // CHECK: sm100.role "spare" warps[6, 8) regs 160
 // CHECK: sm100.tmem_dealloc %{{.*}}, 512
 
@@ -81,8 +100,9 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // CHECK-SAME: group = 4 : i64
 // CHECK-SAME: queries_per_cta = 32 : i64
 // CHECK-SAME: row_blocks = 4 : i64
+// CHECK-SAME: s_buffers = 2 : i64
 // CHECK-SAME: stages = 2 : i64
-// CHECK-SAME: tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64
+// CHECK-SAME: tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64
 // CHECK: sm100.mma #sm100.idesc<kind = f16, a = f16, b = f16, d = f32, m = 128, n = 128>
 func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>)
     -> (tensor<1x100x8x256xf16>, tensor<1x8x100xf32>) {
@@ -109,7 +129,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 2, 1, 4>
-// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 128 : i64, tmem_p = 384 : i64, tmem_s = 0 : i64, x_rounds = 2 : i64}
+// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, x_rounds = 2 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init
@@ -150,41 +170,51 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK: scf.for
 // CHECK-COUNT-4: nvgpu.tma.async.load {{.*}} -> memref<16x1x64xbf16
 // CHECK: sm100.role "mma"
+// CHECK: scf.for
+// CHECK: arith.cmpi uge
+// CHECK-NEXT: scf.if
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK-NEXT: }
+// CHECK: scf.if
 // CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
 // CHECK: sm100.commit
-// P V: one MMA per loaded 16-key chunk.
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
-// CHECK: scf.if
-// CHECK-NEXT: arith.cmpi ne
-// CHECK-NEXT: arith.ori
-// CHECK: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: } else {
+// CHECK-COUNT-16: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 128>
+// CHECK: sm100.commit
+// P V of the previous tile: one MMA per loaded 16-key chunk.
+// (Odd tiles: P in S buffer 1, columns 128 + 8 k.)
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[128] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[136] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[144] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[152] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[160] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[168] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[176] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
+// CHECK: arith.ori
+// CHECK-NEXT: sm100.tmem_slice %{{.*}}[184] : <128x512xbf16, operand_a> -> <128x16xbf16, operand_a>
+// CHECK-NEXT: sm100.umma_desc
+// CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
 func.func @dsv4(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,

@@ -96,8 +96,13 @@ struct AttentionSchedule {
                            ///< K and V are one)
   int64_t dynamicSmem = 0; ///< what the launch asks for (incl. alignment)
 
-  // Tensor memory columns.
+  // Tensor memory columns. S has sBuffers buffers of kvTile columns from
+  // tmemS; P (kvTile keys as 16-bit pairs, kvTile / 2 columns) is written
+  // over the first half of its tile's S buffer (tmemP == tmemS).
   int64_t tmemS = 0, tmemO = 0, tmemP = 0, tmemColumns = 0;
+  /// S buffers: 2 lets the MMA warp compute the next tile's S while the
+  /// softmax works on this one (needs two K/V stages), else 1.
+  int64_t sBuffers = 1;
 
   // Register budgets per role (setmaxnreg) and the kernel's cap.
   int64_t maxRegs = 232, softmaxRegs = 232, otherRegs = 160;
