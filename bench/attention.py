@@ -70,7 +70,8 @@ def main():
     f, a = statistics.median(full), statistics.median(alone)
     print("%s" % name)
     print("  compile, nvfp4.attention -> cubin: %.1f ms (ptxas alone %.1f ms, "
-          "%.2fx; median of %d)" % (f, a, f / a, args.runs))
+          "%.2fx; median of %d; fastest %.1f ms, slowest %.1f ms)"
+          % (f, a, f / a, args.runs, min(full), max(full)))
 
     walls, launches, out = [], [], ""
     for _ in range(args.emu_runs):

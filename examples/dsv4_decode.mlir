@@ -7,7 +7,8 @@
 // two CTAs that split D and Dv: each loads its 256 columns of Q and of every
 // 128-key K (= V) tile, computes its part of S = Q K^T, adds the peer's part
 // through distributed shared memory, and computes O for its 256 columns
-// (128 x 512 f32 would fill one CTA's tensor memory). scripts/demo.sh compiles it and checks it on the
+// (128 x 512 f32 would fill one CTA's tensor memory), with two K stages
+// and two S buffers. scripts/demo.sh compiles it and checks it on the
 // emulator:
 //
 //   build/bin/nvfp4-run --backend=emulator examples/dsv4_decode.mlir
