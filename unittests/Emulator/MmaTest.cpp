@@ -51,6 +51,7 @@ struct MmaCase {
   umma::ScaleType scaleType = umma::ScaleType::UE8M0;
   unsigned scaleD = 0;      ///< scale-input-d (0: the operand is omitted)
   uint32_t disableMask = 0; ///< disable-output-lane word 0 (lanes 0-31)
+  uint32_t bGap = 0;        ///< bytes of shared memory between A and B
 };
 
 unsigned swizzleWidth(umma::Swizzle s) {
@@ -365,7 +366,7 @@ std::string runCase(const MmaCase &c, std::vector<double> *dOut = nullptr,
   umma::SmemLayout la{c.aMajor, c.swizzle, c.ab, mPart, kExt};
   umma::SmemLayout lb{c.bMajor, c.swizzle, c.ab, nPart, kExt};
   uint32_t aBytes = static_cast<uint32_t>(umma::tileBytes(la));
-  uint32_t bOff = (aBytes + 1023) / 1024 * 1024;
+  uint32_t bOff = (aBytes + 1023) / 1024 * 1024 + c.bGap;
   uint32_t smemBytes =
       (bOff + static_cast<uint32_t>(umma::tileBytes(lb)) + 1023) / 1024 * 1024;
   std::vector<uint8_t> img(size_t(c.cg) * smemBytes, 0);
@@ -931,6 +932,28 @@ TEST(MmaTest, WritingAnotherPipelinesTmemOperandIsARace) {
             std::string::npos)
       << r;
   EXPECT_NE(r.find("not in its pipeline"), std::string::npos) << r;
+}
+
+} // namespace
+
+namespace {
+
+TEST(MmaTest, StoreBetweenAAndBIsNotARace) {
+  // A pending MMA reads A and B, not the bytes between them: a store there
+  // (in the attention kernel: a TMA into a K/V stage that lies between Q
+  // and the stage being read) is not a race. A store into B still is.
+  MmaCase c = mk("gap", Major::K, Major::K, Swizzle::B128);
+  c.bGap = 4096;
+  const std::string commit = "  tcgen05.commit.cta_group::1";
+  // A is 128 rows x 128 bytes = 16 KiB at offset 0; B starts at 20 KiB.
+  EXPECT_EQ(runCase(c, nullptr, nullptr,
+                    commit + '\x01' + "  st.shared.u32 [smem+17000], %r0;\n" +
+                        commit),
+            "");
+  std::string r = runCase(c, nullptr, nullptr,
+                          commit + '\x01' +
+                              "  st.shared.u32 [smem+20480], %r0;\n" + commit);
+  EXPECT_NE(r.find("race"), std::string::npos) << r;
 }
 
 } // namespace
