@@ -923,31 +923,25 @@ void KernelBuilder::loadRole() {
     auto loadBoxes = [&](Value key0, MemRefType box, Value k, Value v) {
       Value at = arith::MulIOp::create(b, key0, idx(128));
       Value r = arith::AddIOp::create(b, row, key0);
+      // Box c of the region at `base` (columns colBase + 64 c) via `map`.
+      auto one = [&](Value base, Value colBase, Value map, int64_t c,
+                     Value mask) {
+        Value dst = view(
+            arith::AddIOp::create(
+                b, arith::AddIOp::create(b, base, idx(c * s.kvBoxBytes())),
+                at),
+            box);
+        Value col = arith::AddIOp::create(b, colBase, idx(c * 64));
+        nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, map,
+                                      ValueRange{col, kvHead, r}, stage, mask,
+                                      Value());
+      };
       for (int64_t c = 0; c < s.dPerCta() / 64; ++c)
-        shared(c, [&](Value mask) {
-          Value dst = view(
-              arith::AddIOp::create(
-                  b, arith::AddIOp::create(b, kOff, idx(c * s.kvBoxBytes())),
-                  at),
-              box);
-          Value col = arith::AddIOp::create(b, dBase, idx(c * 64));
-          nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, k,
-                                        ValueRange{col, kvHead, r}, stage,
-                                        mask, Value());
-        });
+        shared(c, [&](Value mask) { one(kOff, dBase, k, c, mask); });
       // This CTA's V columns only (all of them without a Dv split).
       if (!p.kvSame)
-        for (int64_t c = 0; c < s.dvPerCta() / 64; ++c) {
-          Value dst = view(
-              arith::AddIOp::create(
-                  b, arith::AddIOp::create(b, vOff, idx(c * s.kvBoxBytes())),
-                  at),
-              box);
-          Value col = arith::AddIOp::create(b, dvBase, idx(c * 64));
-          nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, v,
-                                        ValueRange{col, kvHead, r}, stage,
-                                        Value(), Value());
-        }
+        for (int64_t c = 0; c < s.dvPerCta() / 64; ++c)
+          one(vOff, dvBase, v, c, Value());
     };
     Value whole = arith::AndIOp::create(
         b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, cFirst, idx(0)),
