@@ -107,6 +107,11 @@ def ci_cases():
              d=512, causal=True, window=100, lens=True),
         case("prefill_d512_causal", b=1, sq=150, hq=1, hkv=1, skv=200, d=512,
              causal=True, sink=True),
+        # D = 512 with Dv = 256 (no Dv split): Q fills 128 KiB, so only one
+        # stage of 64 keys fits, and with it one S buffer (P V of each tile
+        # before the next S).
+        case("gqa_d512_dv256_one_stage", b=2, sq=1, hq=8, hkv=2, skv=300,
+             d=512, dv=256, lens=True),
         # Dv = 512 with D = 64: the pair cannot split D, so both CTAs
         # compute S and share Q and K tiles by multicast.
         case("gqa_d64_dv512_multicast", b=2, sq=1, hq=8, hkv=2, skv=300,

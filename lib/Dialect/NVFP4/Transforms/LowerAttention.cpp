@@ -1074,37 +1074,32 @@ void KernelBuilder::mmaRole() {
 
   // With two S buffers the MMA warp runs a tile ahead: S(n) is issued
   // before P V of tile n - 1, so the tensor core computes the next S while
-  // the softmax works on this one.
-  // (One loop of tileCount + 1 steps, step n issuing S(n) if n < tileCount
-  // and P V of n - 1 if n >= 1, so that the P V code exists once.)
+  // the softmax works on this one. One loop of tileCount + `ahead` steps:
+  // step n issues S(n) if n < tileCount and P V of n - ahead if
+  // n >= ahead, so that each exists once in the code.
+  const int64_t ahead = sb - 1;
   wait(qFull, c0, i1(false));
-  if (sb == 1) {
-    forLoop(idx(0), tileCount, idx(1), [&](Value n) {
+  Value steps = arith::AddIOp::create(b, tileCount, idx(ahead));
+  forLoop(idx(0), steps, idx(1), [&](Value n) {
+    auto stepS = [&] {
       Value stage = arith::RemUIOp::create(b, n, idx(s.stages));
       wait(kvFull, stage,
            parityOf(arith::DivUIOp::create(b, n, idx(s.stages))));
       issueS(n, stage);
-      issuePV(n);
-    });
-    return;
-  }
-  Value steps = arith::AddIOp::create(
-      b, tileCount,
-      arith::SelectOp::create(
-          b,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::ne, tileCount,
-                                idx(0)),
-          idx(1), idx(0)));
-  forLoop(idx(0), steps, idx(1), [&](Value n) {
+    };
+    auto stepPV = [&] {
+      issuePV(arith::SubIOp::create(b, n, idx(ahead)));
+    };
+    if (ahead == 0) {
+      stepS();
+      stepPV();
+      return;
+    }
     ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, n, tileCount),
-           [&] {
-             Value stage = arith::RemUIOp::create(b, n, idx(s.stages));
-             wait(kvFull, stage,
-                  parityOf(arith::DivUIOp::create(b, n, idx(s.stages))));
-             issueS(n, stage);
-           });
-    ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, n, idx(0)),
-           [&] { issuePV(arith::SubIOp::create(b, n, idx(1))); });
+           stepS);
+    ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::uge, n,
+                                 idx(ahead)),
+           stepPV);
   });
 }
 
