@@ -36,6 +36,14 @@ def op_text(c):
     q = f"tensor<{B}x{Sq}x{Hq}x{D}x{T}>"
     k = f"tensor<{B}x{Skv}x{Hkv}x{D}x{T}>"
     v = f"tensor<{B}x{Skv}x{Hkv}x{Dv}x{T}>"
+    ps = c.get("page")
+    if ps:
+        # A paged cache: Skv = MaxPages x PageSize, and a few more pages in
+        # the cache than the block table uses.
+        mp = -(-Skv // ps)
+        npages = B * mp + 3
+        k = f"tensor<{npages}x{ps}x{Hkv}x{D}x{T}>"
+        v = f"tensor<{npages}x{ps}x{Hkv}x{Dv}x{T}>"
     o = f"tensor<{B}x{Sq}x{Hq}x{Dv}x{To}>"
     lse = f"tensor<{B}x{Hq}x{Sq}xf32>"
     same = c.get("same", False)
@@ -51,11 +59,17 @@ def op_text(c):
         args.append(f"%l: tensor<{B}xi32>")
         types.append(f"tensor<{B}xi32>")
         opt += " kv_lens(%l)"
+    if ps:
+        args.append(f"%bt: tensor<{B}x{mp}xi32>")
+        types.append(f"tensor<{B}x{mp}xi32>")
+        opt += " block_table(%bt)"
     opt += " softmax_scale(%.9g)" % (1.0 / D ** 0.5)
     if c.get("causal"):
         opt += " causal"
     if c.get("window"):
         opt += " window(%d)" % c["window"]
+    if c.get("splits"):
+        opt += " num_splits(%d)" % c["splits"]
     return (f"func.func @{c['name']}({', '.join(args)}) -> ({o}, {lse}) {{\n"
             f"  %o, %lse = nvfp4.attention {', '.join(operands)}{opt}\n"
             f"      : ({', '.join(types)}) -> ({o}, {lse})\n"
@@ -116,6 +130,34 @@ def ci_cases():
         # compute S and share Q and K tiles by multicast.
         case("gqa_d64_dv512_multicast", b=2, sq=1, hq=8, hkv=2, skv=300,
              d=64, dv=512, sink=True, lens=True),
+        # Work split (the cases above use the default: balanced over 148
+        # SMs, which splits these small problems into one-tile pieces).
+        # Whole units (no split-KV, no combine):
+        case("whole_gqa_causal_sink", b=3, sq=2, hq=16, hkv=2, skv=450,
+             d=128, causal=True, sink=True, lens=True, splits=1),
+        # Uniform splits, more parts than tiles (empty parts, lse = -inf):
+        case("uniform8_mqa_sink", b=2, sq=1, hq=64, hkv=1, skv=300, d=128,
+             sink=True, lens=True, splits=8),
+        case("uniform3_d512_window", b=2, sq=1, hq=16, hkv=1, skv=700,
+             d=512, same=True, window=300, lens=True, splits=3),
+        # Balanced over few SMs: partitions span several units (sequences
+        # straddle partitions), mixed lengths, with and without kv_lens.
+        case("balanced5_gqa_mixed", b=5, sq=1, hq=16, hkv=2, skv=1000,
+             d=128, sink=True, lens=True, sms=5),
+        case("balanced3_static_prefill", b=2, sq=150, hq=2, hkv=1, skv=400,
+             d=64, causal=True, sms=3),
+        case("balanced7_d512_sink", b=3, sq=1, hq=128, hkv=1, skv=900,
+             d=512, same=True, sink=True, lens=True, sms=14),
+        # Paged KV: every page size, shuffled block tables, lengths that are
+        # not multiples of the page.
+        case("paged16_gqa_sink", b=3, sq=1, hq=16, hkv=2, skv=300, d=128,
+             page=16, sink=True, lens=True),
+        case("paged64_mqa_window", b=2, sq=2, hq=64, hkv=1, skv=520, d=128,
+             page=64, causal=True, window=200, lens=True, sms=6),
+        case("paged128_prefill_causal", b=2, sq=130, hq=2, hkv=1, skv=384,
+             d=64, page=128, causal=True, lens=True, splits=1),
+        case("paged256_d512_kv_same", b=2, sq=1, hq=128, hkv=1, skv=600,
+             d=512, same=True, page=256, sink=True, lens=True, sms=8),
     ]
 
 
@@ -154,8 +196,11 @@ def run_case(c, args, tmp):
     with open(path, "w") as f:
         f.write(op_text(c))
     info = {}
-    r = subprocess.run([args.nvfp4_run, "--backend=emulator", path],
-                       capture_output=True, text=True)
+    cmd = [args.nvfp4_run, "--backend=emulator", path]
+    sms = args.num_sms or c.get("sms")
+    if sms:
+        cmd.append("--num-sms=%d" % sms)
+    r = subprocess.run(cmd, capture_output=True, text=True)
     lines = (r.stdout + r.stderr).strip().splitlines()
     verdict = lines[-1] if lines else "(no output)"
     ok = r.returncode == 0 and verdict.startswith("PASS")
@@ -173,20 +218,23 @@ def run_case(c, args, tmp):
                              os.devnull], capture_output=True, text=True) \
             if r2.returncode == 0 else r2
         text = r3.stdout + r3.stderr
-        regs = PTXAS_RE.search(text)
-        spill = SPILL_RE.search(text)
-        if r3.returncode != 0 or not regs or not spill:
+        # Every kernel of the module (the attention kernel and, with
+        # split-KV, its combine kernel): the most registers, all spills.
+        regs = PTXAS_RE.findall(text)
+        spills = SPILL_RE.findall(text)
+        if r3.returncode != 0 or not regs or not spills:
             ok = False
             verdict += " | ptxas failed: " + text.strip()[-300:]
         else:
-            info["regs"] = int(regs.group(1))
-            stack, st, ld = (int(x) for x in spill.groups())
+            info["regs"] = max(int(x) for x in regs)
+            stack, st, ld = (sum(int(x[i]) for x in spills)
+                             for i in range(3))
             info["spills"] = st + ld
             info["stack"] = stack
             if st or ld or stack:
                 ok = False
-            verdict += " | ptxas %d regs, %d bytes spilled, %d stack" % (
-                info["regs"], st + ld, stack)
+            verdict += " | ptxas %d kernels, %d regs, %d bytes spilled, %d " \
+                "stack" % (len(regs), info["regs"], st + ld, stack)
         sched = subprocess.run([args.nvfp4_opt, path,
                                 "--nvfp4-lower-attention"],
                                capture_output=True, text=True).stdout
@@ -194,7 +242,9 @@ def run_case(c, args, tmp):
         if m:
             for kv in m.group(1).split(","):
                 k, v = kv.split("=")
-                info[k.strip()] = int(v.split(":")[0])
+                v = v.strip()
+                info[k.strip()] = (int(v.split(":")[0]) if v[0].isdigit()
+                                   else v.strip('"'))
     return ok, verdict, info
 
 
@@ -207,10 +257,18 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--table")
+    ap.add_argument("--num-splits", type=int,
+                    help="force num_splits(N) on every case")
+    ap.add_argument("--num-sms", type=int,
+                    help="nvfp4-run --num-sms: the SM count the balanced "
+                    "split-KV plan is for")
     ap.add_argument("--print", metavar="NAME",
                     help="print the MLIR of one case and exit")
     args = ap.parse_args()
     cases = ci_cases() if args.set == "ci" else full_cases()
+    if args.num_splits:
+        for c in cases:
+            c["splits"] = args.num_splits
     if args.print:
         for c in cases:
             if c["name"] == args.print:

@@ -460,6 +460,8 @@ Error Executor::run() {
   stats_ = LaunchStats();
   if (Error e = validate())
     return e;
+  stats_.perCta.assign(size_t(cfg_.grid.x) * cfg_.grid.y * cfg_.grid.z,
+                       LaunchStats::Cta());
   budgetLeft_ =
       cfg_.maxWarpInstructions ? cfg_.maxWarpInstructions : ~uint64_t(0);
   const Dim3 &g = cfg_.grid;

@@ -797,6 +797,8 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
                  "different accumulator or shape, so the two may run in "
                  "either order; PTX ISA, pipelined tcgen05 instructions); "
                  "wait on the mbarrier of a tcgen05.commit after the first");
+  LaunchStats::Cta &counters = stats_.perCta[w.cta->linear];
+  ++(op.aTmem ? counters.mmasTmemA : counters.mmasSmemA);
   tensorUnit().push(std::move(op));
   ++stats_.mmas;
   return true;

@@ -334,6 +334,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
         return false;
       std::memcpy(out, p, eb);
       stats_.tmaLoadBytes += eb;
+      stats_.perCta[w.cta->linear].tmaLoadBytes += eb;
     } else {
       std::memcpy(out, &fill, eb);
     }

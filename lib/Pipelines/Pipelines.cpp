@@ -79,7 +79,9 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
 
   // 0. Every nvfp4.attention becomes a warp-specialized sm100 kernel in a
   //    gpu.module of its own (nothing happens without such ops).
-  pm.addPass(createNVFP4LowerAttention());
+  NVFP4LowerAttentionOptions attention;
+  attention.numSms = opts.numSms;
+  pm.addPass(createNVFP4LowerAttention(attention));
   if (*stop == PipelineStep::Attention)
     return success();
 

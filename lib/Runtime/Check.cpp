@@ -201,6 +201,11 @@ Error gemmABt(const std::map<std::string, uint64_t> &sizes,
 Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
                        const ReferenceOptions &options,
                        std::vector<std::vector<double>> &ops);
+Error pagedCompute(const std::map<std::string, uint64_t> &sizes,
+                   const ReferenceOptions &options,
+                   std::vector<std::vector<double>> &ops);
+Error pagedValidate(const std::map<std::string, uint64_t> &sizes,
+                    const std::vector<std::vector<double>> &ops);
 
 /// The thresholds of a bf16/f16 attention output and of its f32 LSE
 /// (shared/DESIGN.md, "Numerics acceptance"; docs/Attention.md).
@@ -240,6 +245,22 @@ const std::vector<Reference> &nvfp4::rt::references() {
        {{"softmax_scale", true, "finite and > 0"},
         {"causal", false, "0 or 1 (false/true), default 0"},
         {"window", false, "an integer >= 1, default none"}}},
+      {"attention_paged",
+       "nvfp4.attention over a paged KV cache (block_table), "
+       "docs/Attention.md",
+       {{"q", {"b", "sq", "hq", "d"}, false},
+        {"k", {"np", "ps", "hkv", "d"}, false},
+        {"v", {"np", "ps", "hkv", "dv"}, false},
+        {"sink", {"hq"}, false, "", std::nullopt, /*optional=*/true},
+        {"kv_lens", {"b"}, false, "skv", std::nullopt, /*optional=*/true},
+        {"block_table", {"b", "mp"}, false, "", std::nullopt, false, "np"},
+        {"o", {"b", "sq", "hq", "dv"}, true, "", attentionOTolerance()},
+        {"lse", {"b", "hq", "sq"}, true, "", attentionLseTolerance()}},
+       pagedCompute,
+       {{"softmax_scale", true, "finite and > 0"},
+        {"causal", false, "0 or 1 (false/true), default 0"},
+        {"window", false, "an integer >= 1, default none"}},
+       pagedValidate},
   };
   return refs;
 }
@@ -361,12 +382,13 @@ nvfp4::rt::attentionReference(const AttentionProblem &p) {
 
 namespace {
 
-/// The registry entry "attention": operands q, k, v, sink, kv_lens, o, lse
-/// (Check.h's shapes), options softmax_scale, causal, window.
-Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
+/// The sizes and options of an attention registry entry; kv_lens and the
+/// sink from operands `sinkOp` and `lensOp` (into `sink` and `lens`).
+Error attentionProblem(const std::map<std::string, uint64_t> &sizes,
                        const ReferenceOptions &options,
-                       std::vector<std::vector<double>> &ops) {
-  AttentionProblem p;
+                       const std::vector<std::vector<double>> &ops,
+                       size_t sinkOp, size_t lensOp, AttentionProblem &p,
+                       std::vector<float> &sink, std::vector<int32_t> &lens) {
   p.batch = sizes.at("b");
   p.seqQ = sizes.at("sq");
   p.seqKv = sizes.at("skv");
@@ -389,18 +411,31 @@ Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
                        w);
     p.window = int64_t(w);
   }
-  std::vector<float> sink(ops[3].begin(), ops[3].end());
-  std::vector<int32_t> lens(ops[4].size());
+  sink.assign(ops[sinkOp].begin(), ops[sinkOp].end());
+  lens.assign(ops[lensOp].size(), 0);
   for (size_t b = 0; b < lens.size(); ++b) {
-    double l = ops[4][b];
+    double l = ops[lensOp][b];
     if (!(l >= 0) || l > double(INT32_MAX) || l != std::floor(l))
       return makeError("attention: expected kv_lens[", b,
                        "] to be a length, got ", l);
     lens[b] = int32_t(l);
   }
   // An absent operand (the harness's `absent`) arrives empty.
-  p.sink = ops[3].empty() ? nullptr : sink.data();
-  p.kvLens = ops[4].empty() ? nullptr : lens.data();
+  p.sink = ops[sinkOp].empty() ? nullptr : sink.data();
+  p.kvLens = ops[lensOp].empty() ? nullptr : lens.data();
+  return Error::success();
+}
+
+/// The registry entry "attention": operands q, k, v, sink, kv_lens, o, lse
+/// (Check.h's shapes), options softmax_scale, causal, window.
+Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
+                       const ReferenceOptions &options,
+                       std::vector<std::vector<double>> &ops) {
+  AttentionProblem p;
+  std::vector<float> sink;
+  std::vector<int32_t> lens;
+  if (Error e = attentionProblem(sizes, options, ops, 3, 4, p, sink, lens))
+    return e;
   if (Error e = checkAttention(p))
     return std::move(e).withContext("attention");
   AttentionResult r = attentionF64(p, ops[0], ops[1], ops[2]);
@@ -409,7 +444,100 @@ Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
   return Error::success();
 }
 
+/// Block-table entries as int32 (a non-integer or out-of-range double
+/// becomes -1, which checkPagedInputs rejects).
+std::vector<int32_t> tableOf(const std::vector<double> &t) {
+  std::vector<int32_t> out(t.size());
+  for (size_t i = 0; i < t.size(); ++i)
+    out[i] = t[i] == std::floor(t[i]) && t[i] >= INT32_MIN &&
+                     t[i] <= INT32_MAX
+                 ? int32_t(t[i])
+                 : -1;
+  return out;
+}
+
+/// kv_lens as int32 for checkPagedInputs (empty: absent).
+std::vector<int32_t> lensOf(const std::vector<double> &l) {
+  std::vector<int32_t> out(l.size());
+  for (size_t i = 0; i < l.size(); ++i)
+    out[i] = l[i] >= 0 && l[i] <= INT32_MAX ? int32_t(l[i]) : -1;
+  return out;
+}
+
+/// "attention_paged" operands: q, k, v, sink, kv_lens, block_table, o, lse.
+Error pagedValidate(const std::map<std::string, uint64_t> &sizes,
+                    const std::vector<std::vector<double>> &ops) {
+  std::vector<int32_t> lens = lensOf(ops[4]), table = tableOf(ops[5]);
+  return checkPagedInputs(sizes.at("b"), sizes.at("np"), sizes.at("ps"),
+                          sizes.at("mp"), lens.empty() ? nullptr : lens.data(),
+                          table.data());
+}
+
+/// The paged entry: gathers each sequence's keys through the block table
+/// into a contiguous [B, MaxPages x PageSize] cache, then the formulas of
+/// "attention".
+Error pagedCompute(const std::map<std::string, uint64_t> &sizes,
+                   const ReferenceOptions &options,
+                   std::vector<std::vector<double>> &ops) {
+  if (Error e = pagedValidate(sizes, ops))
+    return std::move(e).withContext("attention_paged");
+  AttentionProblem p;
+  std::vector<float> sink;
+  std::vector<int32_t> lens;
+  if (Error e = attentionProblem(sizes, options, ops, 3, 4, p, sink, lens))
+    return std::move(e).withContext("attention_paged");
+  const uint64_t ps = sizes.at("ps"), mp = sizes.at("mp");
+  p.seqKv = mp * ps;
+  if (Error e = checkAttention(p))
+    return std::move(e).withContext("attention_paged");
+  std::vector<int32_t> table = tableOf(ops[5]);
+  // Rows past a sequence's length are not read by the formulas; gather
+  // only the pages in use, zeros elsewhere.
+  auto gather = [&](const std::vector<double> &cache, uint64_t dim) {
+    const uint64_t row = p.headsKv * dim;
+    std::vector<double> out(p.batch * p.seqKv * row, 0.0);
+    for (uint64_t b = 0; b < p.batch; ++b) {
+      uint64_t len = p.kvLens ? uint64_t(p.kvLens[b]) : p.seqKv;
+      for (uint64_t j = 0; j < len; ++j) {
+        uint64_t page = uint64_t(table[b * mp + j / ps]);
+        std::copy_n(&cache[(page * ps + j % ps) * row], row,
+                    &out[(b * p.seqKv + j) * row]);
+      }
+    }
+    return out;
+  };
+  AttentionResult r = attentionF64(p, ops[0], gather(ops[1], p.headDim),
+                                   gather(ops[2], p.headDimV));
+  ops[6] = std::move(r.o);
+  ops[7] = std::move(r.lse);
+  return Error::success();
+}
+
 } // namespace
+
+Error nvfp4::rt::checkPagedInputs(uint64_t batch, uint64_t numPages,
+                                  uint64_t pageSize, uint64_t maxPages,
+                                  const int32_t *kvLens,
+                                  const int32_t *blockTable) {
+  const uint64_t capacity = maxPages * pageSize;
+  for (uint64_t b = 0; b < batch; ++b) {
+    int64_t len = kvLens ? kvLens[b] : int64_t(capacity);
+    if (len < 0 || uint64_t(len) > capacity)
+      return makeError("sequence ", b, ": kv_lens[", b, "] = ", len,
+                       " is outside [0, ", capacity,
+                       "] (the block table holds ", maxPages,
+                       " pages of ", pageSize, " keys per sequence)");
+    uint64_t used = (uint64_t(len) + pageSize - 1) / pageSize;
+    for (uint64_t j = 0; j < used; ++j) {
+      int32_t e = blockTable[b * maxPages + j];
+      if (e < 0 || uint64_t(e) >= numPages)
+        return makeError("sequence ", b, ": block_table[", b, ", ", j,
+                         "] = ", e, " is outside [0, ", numPages,
+                         ") (the cache's pages)");
+    }
+  }
+  return Error::success();
+}
 
 Expected<const Reference *> nvfp4::rt::findReference(const std::string &name) {
   std::string known;

@@ -3,6 +3,8 @@
 #include "nvfp4/Runtime/Harness.h"
 #include "nvfp4/Runtime/Fill.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -40,10 +42,7 @@ bool parseUnsigned(const std::string &s, uint64_t &v) {
 
 uint64_t elements(const HarnessTensor &t,
                   const std::map<std::string, uint64_t> &sizes) {
-  uint64_t n = 1;
-  for (const std::string &d : t.shape)
-    n *= sizes.at(d);
-  return n;
+  return tensorElements(t, sizes);
 }
 
 bool isFloatKind(KernelArg::Kind k) {
@@ -118,10 +117,31 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
   if (!ref)
     return ref.takeError();
   const Reference &r = **ref;
-  if (spec.tensors.size() != r.operands.size())
+  size_t operands = 0;
+  for (const HarnessTensor &t : spec.tensors) {
+    if (t.workspace)
+      continue;
+    if (operands != size_t(&t - spec.tensors.data()))
+      return makeError("workspace tensors must follow the reference's "
+                       "operands, found '", t.name, "' after one");
+    ++operands;
+  }
+  if (operands != r.operands.size())
     return makeError("reference '", r.name, "' has ", r.operands.size(),
-                     " operands but ", spec.tensors.size(),
-                     " tensor types are given");
+                     " operands but ", operands, " tensor types are given");
+  for (const HarnessTensor &t : spec.tensors) {
+    if (!t.workspace)
+      continue;
+    if (t.dims.empty() ||
+        std::any_of(t.dims.begin(), t.dims.end(),
+                    [](uint64_t d) { return d == 0; }))
+      return makeError("workspace '", t.name,
+                       "' needs a shape of positive extents");
+    for (const HarnessTensor &u : spec.tensors)
+      if (&u != &t && u.name == t.name)
+        return makeError("workspace '", t.name,
+                         "' has the name of another tensor");
+  }
   for (size_t i = 0; i < r.operands.size(); ++i) {
     const ReferenceOperand &o = r.operands[i];
     const HarnessTensor &t = spec.tensors[i];
@@ -167,6 +187,15 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
       return makeError("reference '", r.name, "' needs option '", o.name,
                        "' (", o.description, ")");
   for (const HarnessTensor &t : spec.tensors) {
+    if (!t.pagesOf.empty() && !t.absent) {
+      if (!spec.sizes.count(t.pagesOf))
+        return makeError("tensor '", t.name, "' holds pages of size '",
+                         t.pagesOf, "', which is not declared in sizes");
+      if (t.type != ElemType::I32)
+        return makeError("tensor '", t.name, "' holds pages: its type must "
+                         "be i32, found ",
+                         stringify(t.type));
+    }
     if (t.lengthsOf.empty() || t.absent)
       continue;
     if (!spec.sizes.count(t.lengthsOf))
@@ -187,9 +216,23 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
     if (m == 0)
       return makeError("multiple_of ", s, " must be positive");
   }
-  for (size_t i = 0; i < spec.args.size(); ++i) {
-    const HarnessArg &a = spec.args[i];
-    std::string where = "argument " + std::to_string(i) + ": ";
+  for (size_t l = 0; l <= spec.then.size(); ++l) {
+    const std::vector<HarnessArg> &args =
+        l == 0 ? spec.args : spec.then[l - 1].args;
+    std::string launch = l == 0 ? std::string()
+                                : "kernel '" + spec.then[l - 1].kernel + "' ";
+    if (Error e = verifyArgs(spec, args, launch))
+      return e;
+  }
+  return Error::success();
+}
+
+Error nvfp4::rt::verifyArgs(const HarnessSpec &spec,
+                            const std::vector<HarnessArg> &argList,
+                            const std::string &launch) {
+  for (size_t i = 0; i < argList.size(); ++i) {
+    const HarnessArg &a = argList[i];
+    std::string where = launch + "argument " + std::to_string(i) + ": ";
     if (a.kind == HarnessArg::Kind::Scalar) {
       Error e = isFloatKind(a.scalarType)
                     ? evalFloat(a.value, spec.sizes, spec.options).takeError()
@@ -210,6 +253,9 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
                        ")");
     if (t->absent)
       return makeError(where, "tensor '", a.tensor, "' is absent");
+    if (t->workspace && (a.kind != HarnessArg::Kind::Buffer || !a.view.empty()))
+      return makeError(where, "workspace '", a.tensor,
+                       "' can only be passed as a buffer without a view");
     auto dims = viewDims(*t, a.view, spec.sizes);
     if (!dims)
       return std::move(dims.takeError())
@@ -328,6 +374,8 @@ nvfp4::rt::viewDims(const HarnessTensor &t,
                     const std::vector<std::string> &view,
                     const std::map<std::string, uint64_t> &sizes) {
   std::vector<uint64_t> dims;
+  if (t.workspace)
+    return t.dims;
   if (view.empty()) {
     for (const std::string &d : t.shape)
       dims.push_back(sizes.count(d) ? sizes.at(d) : 0);
@@ -385,6 +433,34 @@ std::vector<int32_t> nvfp4::rt::fillLengths(size_t n, uint64_t bound,
   return out;
 }
 
+std::vector<int32_t> nvfp4::rt::fillPages(size_t n, uint64_t pages,
+                                          uint64_t seed) {
+  SplitMix64 rng{seed};
+  std::vector<int32_t> perm(pages);
+  for (uint64_t i = 0; i < pages; ++i)
+    perm[i] = int32_t(i);
+  // Fisher-Yates.
+  for (uint64_t i = pages; i > 1; --i)
+    std::swap(perm[i - 1], perm[rng.next() % i]);
+  std::vector<int32_t> out(n);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = pages ? perm[i % pages] : 0;
+  return out;
+}
+
+uint64_t nvfp4::rt::tensorElements(
+    const HarnessTensor &t, const std::map<std::string, uint64_t> &sizes) {
+  uint64_t n = 1;
+  if (t.workspace) {
+    for (uint64_t d : t.dims)
+      n *= d;
+    return n;
+  }
+  for (const std::string &d : t.shape)
+    n *= sizes.at(d);
+  return n;
+}
+
 void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
                                  const HarnessRunOptions &o,
                                  std::ostream &os) {
@@ -416,10 +492,16 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
     const HarnessTensor &t = spec.tensors[i];
     os << "  tensor " << t.name << ": " << stringify(t.type) << " [";
-    for (size_t d = 0; d < t.shape.size(); ++d)
-      os << (d ? "," : "") << o.sizes.at(t.shape[d]);
+    if (t.workspace)
+      for (size_t d = 0; d < t.dims.size(); ++d)
+        os << (d ? "," : "") << t.dims[d];
+    else
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        os << (d ? "," : "") << o.sizes.at(t.shape[d]);
     os << "] ";
-    if (t.absent) {
+    if (t.workspace) {
+      os << "workspace, poisoned";
+    } else if (t.absent) {
       os << "absent";
     } else if (!t.sameAs.empty()) {
       os << "input, a copy of " << t.sameAs;
@@ -427,6 +509,9 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
       os << "output, poisoned";
       if (t.tolerance || o.relL2Tolerance)
         os << ", PASS if " << describe(toleranceOf(spec, t, o.relL2Tolerance));
+    } else if (!t.pagesOf.empty()) {
+      os << "input, distinct pages in [0," << t.pagesOf << ") from seed "
+         << o.seed + i;
     } else if (!t.lengthsOf.empty()) {
       os << "input, lengths in [1," << t.lengthsOf << "] from seed "
          << o.seed + i << ": "
@@ -437,8 +522,23 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
     }
     os << "\n";
   }
-  for (size_t i = 0; i < spec.args.size(); ++i) {
-    const HarnessArg &a = spec.args[i];
+  for (const InputOverride &v : o.overrides)
+    os << "  set " << v.tensor << "[" << v.index << "] = " << v.value << "\n";
+  printArgs(spec, spec.args, o, os);
+  for (const HarnessLaunch &l : spec.then) {
+    os << "nvfp4-run: then kernel " << l.kernel << ": grid="
+       << l.launch.grid.str() << " block=" << l.launch.block.str()
+       << " cluster=" << l.launch.cluster.str()
+       << " smem=" << l.launch.dynamicSmemBytes << "\n";
+    printArgs(spec, l.args, o, os);
+  }
+}
+
+void nvfp4::rt::printArgs(const HarnessSpec &spec,
+                          const std::vector<HarnessArg> &argList,
+                          const HarnessRunOptions &o, std::ostream &os) {
+  for (size_t i = 0; i < argList.size(); ++i) {
+    const HarnessArg &a = argList[i];
     os << "  arg " << i << ": ";
     switch (a.kind) {
     case HarnessArg::Kind::TensorMap:
@@ -490,8 +590,8 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     return e;
   };
 
-  // Tensors: inputs from the seed (operand i from seed + i), outputs
-  // poisoned.
+  // Tensors: inputs from the seed (operand i from seed + i), outputs and
+  // workspace poisoned.
   std::vector<std::vector<uint8_t>> host(spec.tensors.size());
   std::vector<DevicePtr> addr(spec.tensors.size());
   for (size_t i = 0; i < spec.tensors.size(); ++i) {
@@ -509,13 +609,17 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
                               "' but has ", bytes.size(), " bytes, not ",
                               from.size()));
       bytes = from;
-    } else if (t.output) {
+    } else if (t.output || t.workspace) {
       for (uint64_t e = 0; e < n; ++e) {
         if (elemBytes(t.type) == 4)
           std::memcpy(&bytes[e * 4], &kPoison32, 4);
         else
           std::memcpy(&bytes[e * 2], &kPoison16, 2);
       }
+    } else if (!t.pagesOf.empty()) {
+      std::vector<int32_t> pages =
+          fillPages(n, sizes.at(t.pagesOf), o.seed + i);
+      std::memcpy(bytes.data(), pages.data(), bytes.size());
     } else if (!t.lengthsOf.empty()) {
       std::vector<int32_t> lens =
           fillLengths(n, sizes.at(t.lengthsOf), o.seed + i);
@@ -528,13 +632,62 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       if (Error e = fillRandom(bytes.data(), bytes.size(), o.seed + i, ft))
         return std::move(e).withContext("tensor '" + t.name + "'");
     }
-    auto p = device.allocate(bytes.size());
+  }
+  // --set-input: single elements the fill would never produce.
+  for (const InputOverride &v : o.overrides) {
+    const HarnessTensor *t = findTensor(spec, v.tensor);
+    if (!t || t->output || t->workspace || t->absent)
+      return fail(makeError("--set-input: '", v.tensor,
+                            "' is not an input of kernel '", spec.kernel,
+                            "'"));
+    size_t ti = size_t(t - spec.tensors.data());
+    uint64_t n = elements(*t, sizes);
+    if (v.index >= n)
+      return fail(makeError("--set-input: ", v.tensor, "[", v.index,
+                            "] is outside its ", n, " elements"));
+    if (t->type == ElemType::I32) {
+      if (v.value != std::floor(v.value) || v.value < INT32_MIN ||
+          v.value > INT32_MAX)
+        return fail(makeError("--set-input: ", v.value,
+                              " is not an i32 value"));
+      int32_t x = int32_t(v.value);
+      std::memcpy(&host[ti][v.index * 4], &x, 4);
+    } else if (t->type == ElemType::F32) {
+      float x = float(v.value);
+      std::memcpy(&host[ti][v.index * 4], &x, 4);
+    } else {
+      return fail(makeError("--set-input: tensor '", v.tensor, "' is ",
+                            stringify(t->type),
+                            "; only i32 and f32 inputs can be set"));
+    }
+  }
+  // The inputs as the reference sees them (outputs and workspace empty).
+  const size_t nOperands = ref.operands.size();
+  std::vector<std::vector<double>> operands(nOperands);
+  for (size_t i = 0; i < nOperands; ++i) {
+    const HarnessTensor &t = spec.tensors[i];
+    if (!t.absent && !t.output)
+      operands[i] = decode(host[i].data(), elements(t, sizes), t.type);
+  }
+  // The reference's input checks (a block-table entry outside the cache,
+  // say): the kernel would read out of bounds.
+  if (o.checkInputs && ref.validate)
+    if (Error e = ref.validate(sizes, operands))
+      return fail(std::move(e).withContext(
+          "the inputs of kernel '" + spec.kernel +
+          "' (nvfp4-run checks them before the launch; "
+          "--no-input-checks runs it anyway)"));
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const HarnessTensor &t = spec.tensors[i];
+    if (t.absent)
+      continue;
+    auto p = device.allocate(host[i].size());
     if (!p)
       return fail(std::move(p.takeError()).withContext("tensor '" + t.name +
                                                        "'"));
     owned.push_back(*p);
     addr[i] = *p;
-    if (Error e = device.copyToDevice(*p, bytes.data(), bytes.size()))
+    if (Error e = device.copyToDevice(*p, host[i].data(), host[i].size()))
       return fail(std::move(e).withContext("tensor '" + t.name + "'"));
   }
   auto indexOf = [&](const std::string &name) {
@@ -544,106 +697,115 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     return size_t(0);
   };
 
-  // The kernel.
+  // The kernels.
   auto module = device.loadModule(image);
   if (!module)
     return fail(module.takeError());
-  auto function = device.getFunction(*module, spec.kernel);
-  if (!function)
-    return fail(function.takeError());
 
-  // Arguments.
-  std::vector<KernelArg> args;
-  for (const HarnessArg &a : spec.args) {
-    switch (a.kind) {
-    case HarnessArg::Kind::Buffer:
-      args.push_back(KernelArg::pointer(addr[indexOf(a.tensor)]));
-      break;
-    case HarnessArg::Kind::Scalar: {
-      if (isFloatKind(a.scalarType)) {
-        auto f = evalFloat(a.value, sizes, spec.options);
-        if (!f)
-          return fail(f.takeError());
-        args.push_back(a.scalarType == KernelArg::Kind::F32
-                           ? KernelArg::f32(float(*f))
-                           : KernelArg::f64(*f));
+  // Arguments of one launch.
+  auto makeArgs = [&](const std::vector<HarnessArg> &argList)
+      -> Expected<std::vector<KernelArg>> {
+    std::vector<KernelArg> args;
+    for (const HarnessArg &a : argList) {
+      switch (a.kind) {
+      case HarnessArg::Kind::Buffer:
+        args.push_back(KernelArg::pointer(addr[indexOf(a.tensor)]));
+        break;
+      case HarnessArg::Kind::Scalar: {
+        if (isFloatKind(a.scalarType)) {
+          auto f = evalFloat(a.value, sizes, spec.options);
+          if (!f)
+            return f.takeError();
+          args.push_back(a.scalarType == KernelArg::Kind::F32
+                             ? KernelArg::f32(float(*f))
+                             : KernelArg::f64(*f));
+          break;
+        }
+        auto v = evalScalar(a.value, sizes);
+        if (!v)
+          return v.takeError();
+        auto arg = scalarArg(a.scalarType, *v);
+        if (!arg)
+          return arg.takeError();
+        args.push_back(*arg);
         break;
       }
-      auto v = evalScalar(a.value, sizes);
-      if (!v)
-        return fail(v.takeError());
-      auto arg = scalarArg(a.scalarType, *v);
-      if (!arg)
-        return fail(arg.takeError());
-      args.push_back(*arg);
-      break;
-    }
-    case HarnessArg::Kind::TensorMap: {
-      size_t ti = indexOf(a.tensor);
-      const HarnessTensor &t = spec.tensors[ti];
-      auto dims = viewDims(t, a.view, sizes);
-      if (!dims)
-        return fail(dims.takeError());
-      TensorMapDesc d;
-      d.dataType = tmaType(t.type);
-      d.rank = static_cast<unsigned>(dims->size());
-      d.globalAddress = addr[ti];
-      // Row-major tensor: TMA dimension 0 is the innermost (last) one.
-      uint64_t stride = elemBytes(t.type);
-      for (unsigned r = 0; r < d.rank; ++r) {
-        uint64_t extent = (*dims)[d.rank - 1 - r];
-        d.globalDims[r] = extent;
-        if (r > 0)
-          d.globalStrides[r - 1] = stride;
-        stride *= extent;
-        d.boxDims[r] = a.box[r];
-      }
-      d.swizzle = a.swizzle;
-      auto blob = device.encodeTensorMap(d);
-      if (!blob)
-        return fail(std::move(blob.takeError())
-                        .withContext("the tensor map of '" + t.name + "'"));
-      if (!a.byPointer) {
-        args.push_back(KernelArg::tensorMap(*blob));
+      case HarnessArg::Kind::TensorMap: {
+        size_t ti = indexOf(a.tensor);
+        const HarnessTensor &t = spec.tensors[ti];
+        auto dims = viewDims(t, a.view, sizes);
+        if (!dims)
+          return dims.takeError();
+        TensorMapDesc d;
+        d.dataType = tmaType(t.type);
+        d.rank = static_cast<unsigned>(dims->size());
+        d.globalAddress = addr[ti];
+        // Row-major tensor: TMA dimension 0 is the innermost (last) one.
+        uint64_t stride = elemBytes(t.type);
+        for (unsigned r = 0; r < d.rank; ++r) {
+          uint64_t extent = (*dims)[d.rank - 1 - r];
+          d.globalDims[r] = extent;
+          if (r > 0)
+            d.globalStrides[r - 1] = stride;
+          stride *= extent;
+          d.boxDims[r] = a.box[r];
+        }
+        d.swizzle = a.swizzle;
+        auto blob = device.encodeTensorMap(d);
+        if (!blob)
+          return std::move(blob.takeError())
+              .withContext("the tensor map of '" + t.name + "'");
+        if (!a.byPointer) {
+          args.push_back(KernelArg::tensorMap(*blob));
+          break;
+        }
+        auto copy = device.allocate(kTensorMapBytes);
+        if (!copy)
+          return copy.takeError();
+        owned.push_back(*copy);
+        if (Error e = device.copyToDevice(*copy, blob->bytes.data(),
+                                          kTensorMapBytes))
+          return std::move(e);
+        args.push_back(KernelArg::pointer(*copy));
         break;
       }
-      auto copy = device.allocate(kTensorMapBytes);
-      if (!copy)
-        return fail(copy.takeError());
-      owned.push_back(*copy);
-      if (Error e =
-              device.copyToDevice(*copy, blob->bytes.data(), kTensorMapBytes))
-        return fail(std::move(e));
-      args.push_back(KernelArg::pointer(*copy));
-      break;
+      }
     }
-    }
+    return args;
+  };
+
+  // The launches, in order.
+  std::vector<HarnessLaunch> launches = {{spec.kernel, spec.args, spec.launch}};
+  launches.insert(launches.end(), spec.then.begin(), spec.then.end());
+  for (const HarnessLaunch &l : launches) {
+    auto function = device.getFunction(*module, l.kernel);
+    if (!function)
+      return fail(function.takeError());
+    auto args = makeArgs(l.args);
+    if (!args)
+      return fail(args.takeError());
+    auto timing = device.launch(*function, l.launch, *args);
+    if (!timing)
+      return fail(std::move(timing.takeError())
+                      .withContext("kernel '" + l.kernel + "'"));
+    os << "nvfp4-run: " << l.kernel << " finished: " << std::fixed
+       << std::setprecision(3);
+    if (timing->deviceMs)
+      os << *timing->deviceMs << " ms on the device, ";
+    os << timing->wallMs << " ms wall clock\n";
+    os.unsetf(std::ios::fixed);
+    std::string report = device.lastLaunchReport();
+    if (!report.empty())
+      os << "nvfp4-run: " << report << "\n";
+    if (o.afterLaunch)
+      o.afterLaunch(l.kernel);
   }
 
-  auto timing = device.launch(*function, spec.launch, args);
-  if (!timing)
-    return fail(timing.takeError());
-  os << "nvfp4-run: " << spec.kernel << " finished: " << std::fixed
-     << std::setprecision(3);
-  if (timing->deviceMs)
-    os << *timing->deviceMs << " ms on the device, ";
-  os << timing->wallMs << " ms wall clock\n";
-  os.unsetf(std::ios::fixed);
-  std::string report = device.lastLaunchReport();
-  if (!report.empty())
-    os << "nvfp4-run: " << report << "\n";
-
   // The reference and the comparison.
-  std::vector<std::vector<double>> operands(spec.tensors.size());
-  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+  for (size_t i = 0; i < nOperands; ++i) {
     const HarnessTensor &t = spec.tensors[i];
-    uint64_t n = elements(t, sizes);
-    if (t.absent)
-      continue;
     if (t.output)
-      operands[i].assign(n, 0.0);
-    else
-      operands[i] = decode(host[i].data(), n, t.type);
+      operands[i].assign(elements(t, sizes), 0.0);
   }
   if (Error e = ref.compute(sizes, spec.options, operands))
     return fail(std::move(e).withContext("reference '" + ref.name + "'"));
@@ -654,7 +816,7 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
   Tolerance allTol;
   double worst = -1;
   bool pass = true;
-  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+  for (size_t i = 0; i < nOperands; ++i) {
     const HarnessTensor &t = spec.tensors[i];
     if (!t.output)
       continue;

@@ -508,11 +508,18 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
         "backend", "kernel",   "grid", "block", "cluster",
         "smem",    "arg",      "buf",  "device", "k",
         "size",    "seed",     "emit-ptx", "rel-l2-tol",
-        "max-warp-instructions"};
+        "max-warp-instructions", "num-sms", "set-input", "cta-stats"};
     if (option == "dry-run") {
       if (hasValue)
         return makeError("--dry-run takes no value");
       options.dryRun = true;
+      continue;
+    }
+    if (option == "no-input-checks") {
+      if (hasValue)
+        return makeError("--no-input-checks takes no value");
+      options.checkInputs = false;
+      given.insert(option);
       continue;
     }
     if (!withValue.count(option))
@@ -523,7 +530,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       value = args[++i];
     }
     if (option != "arg" && option != "buf" && option != "size" &&
-        !given.insert(option).second)
+        option != "set-input" && !given.insert(option).second)
       return makeError(name, " given twice");
     if (option == "backend") {
       auto backend = parseBackendKind(value);
@@ -579,6 +586,36 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       if (!parseU64(value, options.maxWarpInstructions))
         return makeError("--max-warp-instructions=", value,
                          ": expected an unsigned integer");
+    } else if (option == "num-sms") {
+      if (!parseU64(value, options.numSms) || options.numSms == 0 ||
+          options.numSms > 100000)
+        return makeError("--num-sms=", value,
+                         ": expected an SM count in [1, 100000]");
+    } else if (option == "set-input") {
+      // NAME[INDEX]=VALUE
+      size_t open = value.find('['), close = value.find(']');
+      RunOptions::InputSet set;
+      char *end = nullptr;
+      bool ok = open != std::string::npos && open > 0 &&
+                close != std::string::npos && close > open + 1 &&
+                close + 1 < value.size() && value[close + 1] == '=' &&
+                parseU64(value.substr(open + 1, close - open - 1), set.index);
+      if (ok) {
+        std::string v = value.substr(close + 2);
+        set.value = std::strtod(v.c_str(), &end);
+        ok = !v.empty() && end && *end == 0 && std::isfinite(set.value);
+      }
+      if (!ok)
+        return makeError("--set-input=", value,
+                         ": expected NAME[INDEX]=VALUE (a flat element "
+                         "index and a finite number)");
+      set.tensor = value.substr(0, open);
+      options.inputSets.push_back(set);
+      given.insert(option);
+    } else if (option == "cta-stats") {
+      if (value.empty())
+        return makeError("--cta-stats needs a file name");
+      options.ctaStats = value;
     } else if (option == "emit-ptx") {
       if (value.empty())
         return makeError("--emit-ptx needs a file name");
@@ -626,7 +663,8 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
                        "from the kernel's nvfp4.harness attribute");
     return options;
   }
-  for (const char *o : {"k", "seed", "emit-ptx", "rel-l2-tol"})
+  for (const char *o : {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms",
+                        "set-input", "no-input-checks", "cta-stats"})
     if (given.count(o))
       return makeError("--", o, " is for MLIR input only (", options.input,
                        " is not a .mlir file)");
@@ -760,6 +798,18 @@ names the reference, the launch and each argument; docs/Runtime.md):
                             attribute's rel_l2, else 1e-4)
   --emit-ptx=FILE           also write the compiled PTX to FILE
   --dry-run                 compile and print the plan, run nothing
+  --num-sms=N               nvfp4.attention: the SM count the balanced
+                            split-KV plan spreads the work over (default 148,
+                            a B200; nvfp4-lower-attention's num-sms)
+  --set-input=NAME[I]=V     set element I (flat, row-major) of input NAME to
+                            V after the fill (i32 and f32 inputs), e.g. a
+                            block-table entry outside the cache; repeatable
+  --no-input-checks         skip the reference's input checks (block-table
+                            entries and lengths of a paged cache) and let
+                            the kernel see what they would refuse
+  --cta-stats=FILE          emulator: write every launch's per-CTA counters
+                            (kernel, CTA, tcgen05.mma with A in shared
+                            memory and in tensor memory, TMA bytes) as CSV
   The last line is PASS or FAIL with cos=, rel_l2=, max_abs= and nan= (the
   count of NaN/Inf outputs, which fail the check); exit 0 only on PASS.
 

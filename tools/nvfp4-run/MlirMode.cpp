@@ -243,6 +243,7 @@ public:
         return error("types." + o.name, t.takeError().message());
       rt::HarnessTensor tensor{o.name, *t, o.shape, o.output, o.lengthsOf,
                                o.tolerance};
+      tensor.pagesOf = o.pagesOf;
       tensor.absent = absent.count(o.name) != 0;
       if (auto it = same.find(o.name); it != same.end())
         tensor.sameAs = it->second;
@@ -327,8 +328,94 @@ public:
                                " entries (one per kernel argument), found " +
                                std::to_string(args.size()));
     for (unsigned i = 0; i < nargs; ++i)
-      if (failed(readArg(i, args[i])))
+      if (failed(readArg(func_, "args", i, args[i], spec_.args)))
         return failure();
+
+    // Scratch tensors the kernels share, after the reference's operands.
+    if (Attribute a = dict.get("workspace")) {
+      auto list = dyn_cast<ArrayAttr>(a);
+      if (!list)
+        return error("workspace", "expected an array of {name, type, "
+                                  "shape} dictionaries, found " +
+                                      str(a));
+      for (auto [w, e] : llvm::enumerate(list)) {
+        std::string field = "workspace[" + std::to_string(w) + "]";
+        auto d = dyn_cast<DictionaryAttr>(e);
+        auto name = d ? d.getAs<StringAttr>("name") : StringAttr();
+        auto type = d ? d.getAs<StringAttr>("type") : StringAttr();
+        auto shape = d ? d.getAs<DenseI64ArrayAttr>("shape")
+                       : DenseI64ArrayAttr();
+        if (!name || !type || !shape)
+          return error(field, "expected {name = \"...\", type = \"f32|i32|"
+                              "bf16|f16\", shape = array<i64: ...>}, found " +
+                                  str(e));
+        auto t = rt::parseElemType(type.getValue().str());
+        if (!t)
+          return error(field + ".type", t.takeError().message());
+        rt::HarnessTensor tensor;
+        tensor.name = name.getValue().str();
+        tensor.type = *t;
+        tensor.workspace = true;
+        for (int64_t x : shape.asArrayRef()) {
+          if (x <= 0)
+            return error(field + ".shape", "expected positive extents, "
+                                           "found " +
+                                               std::to_string(x));
+          tensor.dims.push_back(uint64_t(x));
+        }
+        spec_.tensors.push_back(std::move(tensor));
+      }
+    }
+
+    // Kernels launched after this one, in the same module.
+    if (Attribute a = dict.get("then")) {
+      auto list = dyn_cast<ArrayAttr>(a);
+      if (!list)
+        return error("then", "expected an array of launch dictionaries, "
+                             "found " +
+                                 str(a));
+      auto module = func_->getParentOfType<gpu::GPUModuleOp>();
+      for (auto [l, e] : llvm::enumerate(list)) {
+        std::string field = "then[" + std::to_string(l) + "]";
+        auto d = dyn_cast<DictionaryAttr>(e);
+        auto kernel = d ? d.getAs<StringAttr>("kernel") : StringAttr();
+        if (!kernel)
+          return error(field, "expected {kernel = \"NAME\", grid, block, "
+                              "args, ...}, found " +
+                                  str(e));
+        auto next = module ? module.lookupSymbol<gpu::GPUFuncOp>(kernel)
+                           : gpu::GPUFuncOp();
+        if (!next || !next.isKernel())
+          return error(field + ".kernel",
+                       "no kernel gpu.func '" + kernel.getValue().str() +
+                           "' in the module of '" + spec_.kernel + "'");
+        rt::HarnessLaunch launch;
+        launch.kernel = kernel.getValue().str();
+        if (failed(readDim3(d, "grid", launch.launch.grid, true, field)) ||
+            failed(readDim3(d, "block", launch.launch.block, true, field)) ||
+            failed(readDim3(d, "cluster", launch.launch.cluster, false,
+                            field)))
+          return failure();
+        if (Attribute sm = d.get("dynamic_smem")) {
+          auto v = dyn_cast<IntegerAttr>(sm);
+          if (!v || v.getInt() < 0 || v.getInt() > 0xFFFFFFFFll)
+            return error(field + ".dynamic_smem",
+                         "expected a byte count, found " + str(sm));
+          launch.launch.dynamicSmemBytes = uint32_t(v.getInt());
+        }
+        auto largs = d.getAs<ArrayAttr>("args");
+        if (!largs || largs.size() != next.getNumArguments())
+          return error(field + ".args",
+                       "expected " + std::to_string(next.getNumArguments()) +
+                           " entries (one per argument of '" +
+                           launch.kernel + "')");
+        for (unsigned i = 0; i < largs.size(); ++i)
+          if (failed(readArg(next, field + ".args", i, largs[i],
+                             launch.args)))
+            return failure();
+        spec_.then.push_back(std::move(launch));
+      }
+    }
     if (rt::Error e = rt::verify(spec_))
       return error("", e.message());
     return success();
@@ -365,29 +452,32 @@ private:
   }
 
   LogicalResult readDim3(DictionaryAttr dict, const char *key, rt::Dim3 &d,
-                         bool required) {
+                         bool required, const std::string &prefix = "") {
     Attribute a = dict.get(key);
+    std::string field = prefix.empty() ? std::string(key) : prefix + "." + key;
     if (!a)
-      return required ? error(key, "missing; expected array<i32: X, Y, Z>")
+      return required ? error(field, "missing; expected array<i32: X, Y, Z>")
                       : success();
     auto arr = dyn_cast<DenseI32ArrayAttr>(a);
     if (!arr || arr.size() < 1 || arr.size() > 3 ||
         llvm::any_of(arr.asArrayRef(), [](int32_t v) { return v <= 0; }))
-      return error(key, "expected array<i32: X[, Y, Z]> of positive "
-                        "extents, found " +
-                            str(a));
+      return error(field, "expected array<i32: X[, Y, Z]> of positive "
+                          "extents, found " +
+                              str(a));
     d.x = uint32_t(arr[0]);
     d.y = arr.size() > 1 ? uint32_t(arr[1]) : 1;
     d.z = arr.size() > 2 ? uint32_t(arr[2]) : 1;
     return success();
   }
 
-  LogicalResult readArg(unsigned i, Attribute attr) {
-    std::string field = "args[" + std::to_string(i) + "]";
+  LogicalResult readArg(gpu::GPUFuncOp func, const std::string &list,
+                        unsigned i, Attribute attr,
+                        std::vector<rt::HarnessArg> &out) {
+    std::string field = list + "[" + std::to_string(i) + "]";
     auto d = dyn_cast<DictionaryAttr>(attr);
     if (!d)
       return error(field, "expected a dictionary, found " + str(attr));
-    Type type = func_.getArgument(i).getType();
+    Type type = func.getArgument(i).getType();
     std::string typeStr;
     {
       llvm::raw_string_ostream os(typeStr);
@@ -478,7 +568,7 @@ private:
         if (isF32 ? !type.isF32() : !type.isF64())
           return error(field, "a " + t + " scalar needs an " + t +
                                   " argument, found " + typeStr);
-        spec_.args.push_back(std::move(a));
+        out.push_back(std::move(a));
         return success();
       }
       unsigned width = t == "i32" || t == "u32" ? 32 : 64;
@@ -495,7 +585,7 @@ private:
                           "found " +
                               str(attr));
     }
-    spec_.args.push_back(std::move(a));
+    out.push_back(std::move(a));
     return success();
   }
 
@@ -507,9 +597,10 @@ private:
 /// shapes at the resolved sizes.
 LogicalResult checkBufferShapes(gpu::GPUFuncOp func,
                                 const rt::HarnessSpec &spec,
+                                const std::vector<rt::HarnessArg> &args,
                                 const std::map<std::string, uint64_t> &sizes) {
-  for (unsigned i = 0; i < spec.args.size(); ++i) {
-    const rt::HarnessArg &a = spec.args[i];
+  for (unsigned i = 0; i < args.size(); ++i) {
+    const rt::HarnessArg &a = args[i];
     if (a.kind != rt::HarnessArg::Kind::Buffer)
       continue;
     auto memref = dyn_cast<MemRefType>(func.getArgument(i).getType());
@@ -574,7 +665,10 @@ int run::runMlirMode(const rt::RunOptions &options) {
   // first, so that an input holding only the op can be run.
   {
     PassManager lower(&context);
-    lower.addPass(nvfp4::createNVFP4LowerAttention());
+    nvfp4::NVFP4LowerAttentionOptions lowerOptions;
+    if (options.numSms)
+      lowerOptions.numSms = int64_t(options.numSms);
+    lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     if (failed(lower.run(*module)))
       return usageError("lowering the nvfp4.attention ops of " +
                         options.input + " failed (the diagnostics above)");
@@ -622,9 +716,16 @@ int run::runMlirMode(const rt::RunOptions &options) {
   auto sizes = rt::resolveSizes(spec, options.sizes);
   if (!sizes)
     return usageError(sizes.takeError().message());
-  if (failed(checkBufferShapes(func, spec, *sizes)))
+  if (failed(checkBufferShapes(func, spec, spec.args, *sizes)))
     return usageError("bad " + std::string(kHarnessAttr) + " attribute on '" +
                       spec.kernel + "'");
+  for (const rt::HarnessLaunch &l : spec.then)
+    if (failed(checkBufferShapes(
+            func->getParentOfType<gpu::GPUModuleOp>()
+                .lookupSymbol<gpu::GPUFuncOp>(l.kernel),
+            spec, l.args, *sizes)))
+      return usageError("bad " + std::string(kHarnessAttr) +
+                        " attribute on '" + spec.kernel + "'");
 
   // Compile: the whole pipeline, ending in PTX (no ptxas).
   nvfp4::SM100ToCubinOptions pipelineOptions;
@@ -666,6 +767,9 @@ int run::runMlirMode(const rt::RunOptions &options) {
   run.seed = options.seed;
   run.relL2Tolerance = options.relL2Tolerance;
   run.origin = options.input;
+  run.checkInputs = options.checkInputs;
+  for (const rt::RunOptions::InputSet &set : options.inputSets)
+    run.overrides.push_back({set.tensor, set.index, set.value});
   std::cout << "nvfp4-run: backend " << rt::stringify(options.backend)
             << ", compiled " << image->describe() << "\n";
   rt::printHarnessPlan(spec, run, std::cout);
@@ -677,10 +781,29 @@ int run::runMlirMode(const rt::RunOptions &options) {
   }
 
   std::unique_ptr<rt::Device> device;
+  std::ofstream ctaStats;
+  if (!options.ctaStats.empty()) {
+    if (options.backend != rt::BackendKind::Emulator)
+      return usageError("--cta-stats needs --backend=emulator");
+    ctaStats.open(options.ctaStats, std::ios::trunc);
+    if (!ctaStats)
+      return usageError("cannot write '" + options.ctaStats + "'");
+    ctaStats << "kernel,cta,mmas_smem_a,mmas_tmem_a,tma_bytes\n";
+  }
   if (options.backend == rt::BackendKind::Emulator) {
     rt::EmulatorOptions eo;
     eo.maxWarpInstructions = options.maxWarpInstructions;
-    device = std::make_unique<rt::EmulatorDevice>(eo);
+    auto emulator = std::make_unique<rt::EmulatorDevice>(eo);
+    if (ctaStats.is_open()) {
+      rt::EmulatorDevice *e = emulator.get();
+      run.afterLaunch = [e, &ctaStats](const std::string &kernel) {
+        const auto &per = e->lastStats().perCta;
+        for (size_t c = 0; c < per.size(); ++c)
+          ctaStats << kernel << "," << c << "," << per[c].mmasSmemA << ","
+                   << per[c].mmasTmemA << "," << per[c].tmaLoadBytes << "\n";
+      };
+    }
+    device = std::move(emulator);
   } else {
     rt::DeviceOptions deviceOptions;
     deviceOptions.ordinal = options.deviceOrdinal;

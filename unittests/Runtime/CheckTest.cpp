@@ -24,7 +24,8 @@ TEST(CheckTest, GemmReferenceAgainstAHandComputedCase) {
   auto bad = findReference("conv");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.takeError().message(),
-            "unknown reference 'conv' (known: gemm_abt, attention)");
+            "unknown reference 'conv' (known: gemm_abt, attention, "
+            "attention_paged)");
 }
 
 TEST(CheckTest, MetricsAndVerdicts) {

@@ -226,6 +226,15 @@ struct LaunchStats {
   uint64_t tmemPoisonReads = 0;
   uint64_t setmaxnreg = 0;         ///< setmaxnreg executed (recorded only)
   uint32_t lastSetmaxnreg = 0;     ///< register count of the last one
+  /// Per CTA, by linear CTA id (x fastest): the work counters a benchmark
+  /// needs to see how evenly a grid's work is spread (bench/attention.py's
+  /// SM fill).
+  struct Cta {
+    uint64_t mmasSmemA = 0; ///< tcgen05.mma with A in shared memory
+    uint64_t mmasTmemA = 0; ///< tcgen05.mma with A in tensor memory
+    uint64_t tmaLoadBytes = 0; ///< as tmaLoadBytes, by the issuing CTA
+  };
+  std::vector<Cta> perCta;
 };
 
 /// One emulated device.

@@ -52,6 +52,12 @@ struct SM100ToCubinOptions
       *this, "format",
       llvm::cl::desc("Format of the final gpu.binary: isa, bin or fatbin"),
       llvm::cl::init("bin")};
+  PassOptions::Option<int64_t> numSms{
+      *this, "num-sms",
+      llvm::cl::desc("SMs the balanced split-KV plan of nvfp4.attention "
+                     "spreads the work over (nvfp4-lower-attention's "
+                     "num-sms; 148 is a B200)"),
+      llvm::cl::init(148)};
   PassOptions::Option<std::string> ptxasOptions{
       *this, "ptxas-opts", llvm::cl::desc("Extra options for ptxas"),
       llvm::cl::init("")};

@@ -90,6 +90,9 @@ struct ReferenceOperand {
   /// Inputs: the computation accepts the operand's absence (an empty
   /// array), as nvfp4.attention accepts a missing sink or kv_lens.
   bool optional = false;
+  /// Inputs: when not empty, the operand is a block table: distinct page
+  /// numbers in [0, size `pagesOf`), shuffled (Harness.h's fillPages).
+  std::string pagesOf;
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.
@@ -113,6 +116,11 @@ struct Reference {
                    std::vector<std::vector<double>> &operands) = nullptr;
   /// The options the computation reads.
   std::vector<ReferenceOption> options;
+  /// Optional: checks the inputs before a kernel sees them (the values a
+  /// kernel would read out of bounds with, such as a block-table entry
+  /// outside the cache), naming the element; the same operands as compute.
+  Error (*validate)(const std::map<std::string, uint64_t> &sizes,
+                    const std::vector<std::vector<double>> &operands) = nullptr;
 };
 
 /// One nvfp4.attention problem (docs/Attention.md): sizes, inputs and
@@ -139,6 +147,16 @@ struct AttentionProblem {
   /// included (>= 1).
   std::optional<int64_t> window;
 };
+
+/// A paged cache's inputs (docs/Attention.md, "Paged KV"): every sequence's
+/// length fits its row of the block table (kv_lens[b] <= MaxPages x
+/// PageSize) and every entry it uses (the first ceil(kv_lens[b] /
+/// PageSize)) is a page of the cache, in [0, NumPages). `kvLens` may be
+/// null (every sequence MaxPages x PageSize long). The error names the
+/// sequence and the entry.
+Error checkPagedInputs(uint64_t batch, uint64_t numPages, uint64_t pageSize,
+                       uint64_t maxPages, const int32_t *kvLens,
+                       const int32_t *blockTable);
 
 /// The float64 outputs of nvfp4.attention: o [B, Sq, Hq, Dv] and the
 /// natural-log lse [B, Hq, Sq]. A row with no visible key has o = 0 and

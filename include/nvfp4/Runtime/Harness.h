@@ -22,6 +22,7 @@
 #include "nvfp4/Runtime/KernelImage.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -50,6 +51,15 @@ struct HarnessTensor {
   /// count) instead of fresh ones, for a kernel that reads one buffer as
   /// both (nvfp4.attention with K and V the same value).
   std::string sameAs;
+  /// Inputs: a block table (the reference's ReferenceOperand::pagesOf):
+  /// filled by fillPages with distinct pages in [0, this size).
+  std::string pagesOf;
+  /// Not an operand of the reference: scratch memory the kernels share
+  /// (partial results of a split-KV attention), of shape `dims`; allocated
+  /// and poisoned like an output, never compared. Workspace tensors follow
+  /// the reference's operands.
+  bool workspace = false;
+  std::vector<uint64_t> dims;
 };
 
 /// One kernel parameter.
@@ -73,6 +83,14 @@ struct HarnessArg {
   std::string value;          ///< Scalar: "7", "k", "k/64", "scale*log2e"
 };
 
+/// A kernel launched after the first one, on the same tensors (the combine
+/// kernel of a split-KV attention): in the same module.
+struct HarnessLaunch {
+  std::string kernel;
+  std::vector<HarnessArg> args;
+  LaunchConfig launch;
+};
+
 struct HarnessSpec {
   std::string kernel;
   std::string reference;
@@ -88,6 +106,9 @@ struct HarnessSpec {
   std::vector<HarnessTensor> tensors;
   std::vector<HarnessArg> args;
   LaunchConfig launch;
+  /// Kernels launched after `kernel`, in order; the outputs are compared
+  /// after the last.
+  std::vector<HarnessLaunch> then;
   /// rel_l2 threshold of outputs without their own (the command line's
   /// --rel-l2-tol overrides every output's).
   double relL2Tolerance = 1e-4;
@@ -99,6 +120,11 @@ struct HarnessSpec {
 /// views regroup its shape, scalar values parse, tensor maps have one box
 /// entry per dimension. Messages name the field.
 Error verify(const HarnessSpec &spec);
+
+/// The argument checks of verify for one launch's `args` (`launch` prefixes
+/// the messages).
+Error verifyArgs(const HarnessSpec &spec, const std::vector<HarnessArg> &args,
+                 const std::string &launch);
 
 /// The dimensions, outermost first, of tensor `t` seen through `view`
 /// (HarnessArg::view; empty: t's shape): each entry is NAME or
@@ -119,6 +145,16 @@ Tolerance toleranceOf(const HarnessSpec &spec, const HarnessTensor &t,
 /// [1, bound].
 std::vector<int32_t> fillLengths(size_t n, uint64_t bound, uint64_t seed);
 
+/// A block table of n entries from `seed`: a shuffled permutation of the
+/// pages [0, pages) taken in order (so the entries are distinct while
+/// n <= pages, and a sequence's pages are neither contiguous nor ordered),
+/// repeating when n > pages.
+std::vector<int32_t> fillPages(size_t n, uint64_t pages, uint64_t seed);
+
+/// The element count of tensor `t` at `sizes` (a workspace: its dims).
+uint64_t tensorElements(const HarnessTensor &t,
+                        const std::map<std::string, uint64_t> &sizes);
+
 /// The sizes of a run: the spec's defaults with `overrides` applied; an
 /// override of a size the kernel fixes, or a value that is not a positive
 /// multiple of its tile, is an error.
@@ -138,17 +174,36 @@ Expected<double> evalFloat(const std::string &value,
                            const std::map<std::string, uint64_t> &sizes,
                            const ReferenceOptions &options);
 
+/// One input element set after the inputs are made (nvfp4-run
+/// --set-input), to run a kernel on a value the fill never produces.
+struct InputOverride {
+  std::string tensor;
+  uint64_t index = 0; ///< flat, row-major
+  double value = 0;
+};
+
 struct HarnessRunOptions {
   std::map<std::string, uint64_t> sizes; ///< resolved (resolveSizes)
   uint64_t seed = 1;
   std::optional<double> relL2Tolerance; ///< overrides the spec's
   std::string origin;                   ///< the input file, for the report
+  std::vector<InputOverride> overrides;
+  /// Run the reference's input checks (Reference::validate) before the
+  /// launch; off, the kernel sees what the checks would refuse.
+  bool checkInputs = true;
+  /// Called after each launch with the kernel's name (nvfp4-run's
+  /// --cta-stats reads the emulator's counters there).
+  std::function<void(const std::string &kernel)> afterLaunch;
 };
 
 /// The 32-bit pattern poisoned f32 (and i32) outputs start with (a quiet
 /// NaN), and the 16-bit one for bf16/f16 outputs (NaN in both).
 inline constexpr uint32_t kPoison32 = 0x7fc0dead;
 inline constexpr uint16_t kPoison16 = 0x7fff;
+
+/// Prints the arguments of one launch (part of printHarnessPlan).
+void printArgs(const HarnessSpec &spec, const std::vector<HarnessArg> &args,
+               const HarnessRunOptions &o, std::ostream &os);
 
 /// Prints what runHarness would run.
 void printHarnessPlan(const HarnessSpec &spec, const HarnessRunOptions &o,

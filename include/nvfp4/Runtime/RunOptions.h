@@ -110,6 +110,22 @@ struct RunOptions {
   std::optional<double> relL2Tolerance;
   /// Emulator: stop a launch after this many warp instructions (0: none).
   uint64_t maxWarpInstructions = 0;
+  /// MLIR-input mode: the SM count nvfp4-lower-attention plans split-KV
+  /// for (its num-sms option; 0: the pass's default, 148).
+  uint64_t numSms = 0;
+  /// MLIR-input mode: input elements to set after the fill
+  /// (--set-input=NAME[INDEX]=VALUE), and whether the reference's input
+  /// checks run before the launch (--no-input-checks turns them off).
+  struct InputSet {
+    std::string tensor;
+    uint64_t index = 0;
+    double value = 0;
+  };
+  std::vector<InputSet> inputSets;
+  bool checkInputs = true;
+  /// Emulator: write each launch's per-CTA counters (tcgen05.mma with A in
+  /// shared / tensor memory, TMA bytes) to this CSV file.
+  std::string ctaStats;
 
   /// The buffer named `name`, or null.
   const BufferSpec *findBuffer(const std::string &name) const;

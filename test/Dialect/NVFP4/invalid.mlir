@@ -479,6 +479,61 @@ func.func @constraint_unranked(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x12
 
 // -----
 
+// Rule: nvfp4.attention 17 — block_table is a 2-D i32 tensor
+func.func @rule17_0(%q: tensor<2x16x8x128xbf16>, %k: tensor<40x64x2x128xbf16>, %t: tensor<2x8xi64>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects block_table to be a 2-D i32 tensor [B, MaxPages], found 'tensor<2x8xi64>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k block_table(%t) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<40x64x2x128xbf16>, tensor<40x64x2x128xbf16>, tensor<2x8xi64>)
+      -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 17 — block_table's batch equals Q's
+func.func @rule17_1(%q: tensor<2x16x8x128xbf16>, %k: tensor<40x64x2x128xbf16>, %t: tensor<3x8xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects block_table's batch (dim 0) to equal Q's (2), found 3}}
+  %o, %lse = nvfp4.attention %q, %k, %k block_table(%t) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<40x64x2x128xbf16>, tensor<40x64x2x128xbf16>, tensor<3x8xi32>)
+      -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 17 — the page size is 16, 64, 128 or 256
+func.func @rule17_2(%q: tensor<2x16x8x128xbf16>, %k: tensor<40x32x2x128xbf16>, %t: tensor<2x8xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's page size (dim 1) to be 16, 64, 128 or 256 with a block table, found 32}}
+  %o, %lse = nvfp4.attention %q, %k, %k block_table(%t) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<40x32x2x128xbf16>, tensor<40x32x2x128xbf16>, tensor<2x8xi32>)
+      -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 17 — the page size is static
+func.func @rule17_3(%q: tensor<2x16x8x128xbf16>, %k: tensor<40x?x2x128xbf16>, %t: tensor<2x8xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K's page size (dim 1) to be 16, 64, 128 or 256 with a block table, found ?}}
+  %o, %lse = nvfp4.attention %q, %k, %k block_table(%t) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<40x?x2x128xbf16>, tensor<40x?x2x128xbf16>, tensor<2x8xi32>)
+      -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 18 — num_splits is at least 1
+func.func @rule18(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects num_splits to be at least 1, found 0}}
+  %o, %lse = nvfp4.attention %q, %k, %k softmax_scale(0.125) num_splits(0)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>)
+      -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
 // Parser: softmax_scale is required
 func.func @parser_no_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
   // expected-error @+1 {{expected 'softmax_scale'}}

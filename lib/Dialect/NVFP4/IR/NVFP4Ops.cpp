@@ -125,8 +125,10 @@ LogicalResult AttentionOp::verify() {
   if (failed(expectHeadDim(*this, q)) || failed(expectHeadDim(*this, v)))
     return failure();
 
-  // Rule 6: K's batch and head dim equal Q's.
-  if (failed(expectDim(*this, k, 0, q, 0, /*dynamicAgrees=*/true)) ||
+  // Rule 6: K's head dim equals Q's, and so does its batch when it is not a
+  // cache of pages.
+  if ((!getBlockTable() &&
+       failed(expectDim(*this, k, 0, q, 0, /*dynamicAgrees=*/true))) ||
       failed(expectDim(*this, k, 3, q, 3, /*dynamicAgrees=*/false)))
     return failure();
 
@@ -207,6 +209,29 @@ LogicalResult AttentionOp::verify() {
   // Rule 16: window >= 1.
   if (std::optional<int64_t> window = getWindow(); window && *window < 1)
     return emitOpError("expects window to be at least 1, found ") << *window;
+
+  // Rule 17: block_table is [B, MaxPages] i32 and the page size is one of
+  // the supported ones.
+  if (Value table = getBlockTable()) {
+    auto type = cast<RankedTensorType>(table.getType());
+    if (type.getRank() != 2 || !type.getElementType().isSignlessInteger(32))
+      return emitOpError("expects block_table to be a 2-D i32 tensor "
+                         "[B, MaxPages], found ")
+             << type;
+    if (!ShapedType::isDynamic(batch) && !type.isDynamicDim(0) &&
+        type.getDimSize(0) != batch)
+      return emitOpError("expects block_table's batch (dim 0) to equal Q's (")
+             << batch << "), found " << type.getDimSize(0);
+    int64_t page = k.type.getDimSize(1);
+    if (page != 16 && page != 64 && page != 128 && page != 256)
+      return emitOpError("expects K's page size (dim 1) to be 16, 64, 128 "
+                         "or 256 with a block table, found ")
+             << sizeStr(page);
+  }
+
+  // Rule 18: num_splits >= 1.
+  if (std::optional<int64_t> n = getNumSplits(); n && *n < 1)
+    return emitOpError("expects num_splits to be at least 1, found ") << *n;
 
   return success();
 }

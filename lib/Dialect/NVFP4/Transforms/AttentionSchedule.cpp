@@ -27,16 +27,21 @@ int64_t nextPowerOfTwo(int64_t v) {
 
 } // namespace
 
-FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
+FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
+                                                            int64_t numSms) {
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
   auto v = cast<RankedTensorType>(op.getV().getType());
   auto o = cast<RankedTensorType>(op.getO().getType());
 
-  for (auto [name, t] : {std::pair<const char *, RankedTensorType>{"q", q},
-                         {"k", k},
-                         {"v", v},
-                         {"o", o}})
+  RankedTensorType table;
+  if (Value t = op.getBlockTable())
+    table = cast<RankedTensorType>(t.getType());
+  SmallVector<std::pair<const char *, RankedTensorType>> all = {
+      {"q", q}, {"k", k}, {"v", v}, {"o", o}};
+  if (table)
+    all.push_back({"block_table", table});
+  for (auto [name, t] : all)
     if (!t.hasStaticShape())
       return op.emitOpError("cannot be lowered yet: expected static shapes, "
                             "got ")
@@ -50,6 +55,12 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
   p.headsQ = q.getDimSize(2);
   p.headDim = q.getDimSize(3);
   p.seqKv = k.getDimSize(1);
+  if (table) {
+    p.pageSize = k.getDimSize(1);
+    p.numPages = k.getDimSize(0);
+    p.maxPages = table.getDimSize(1);
+    p.seqKv = p.maxPages * p.pageSize;
+  }
   p.headsKv = k.getDimSize(2);
   p.headDimV = v.getDimSize(3);
   p.element = q.getElementType();
@@ -61,11 +72,17 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
   if (std::optional<uint64_t> w = op.getWindow())
     p.window = int64_t(*w);
   p.softmaxScale = op.getSoftmaxScale().convertToFloat();
+  if (std::optional<uint64_t> n = op.getNumSplits())
+    p.numSplits = int64_t(*n);
 
   if (p.batch < 1 || p.seqQ < 1 || p.seqKv < 1)
     return op.emitOpError("cannot be lowered: expected B, Sq and Skv >= 1, "
                           "got B = ")
            << p.batch << ", Sq = " << p.seqQ << ", Skv = " << p.seqKv;
+  if (p.paged() && p.numPages < 1)
+    return op.emitOpError("cannot be lowered: expected at least one page in "
+                          "the cache, got ")
+           << p.numPages;
 
   s.group = p.headsQ / p.headsKv;
   if (s.group > AttentionSchedule::kRows)
@@ -80,17 +97,13 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
   if (s.queriesPerCta > 256)
     return op.emitOpError("internal error: a Q box of ")
            << s.queriesPerCta << " queries";
-  // The launch: grid (row blocks x Dv split, Hkv, B), at most 65535 in y
-  // and z.
-  if (p.headsKv > 65535 || p.batch > 65535)
-    return op.emitOpError("cannot be lowered: the grid is (row blocks, Hkv, "
-                          "B) and y/z extents are at most 65535, got Hkv = ")
-           << p.headsKv << ", B = " << p.batch;
-  // Kernel-side offsets are 32-bit where the tensor maps take coordinates.
-  if (p.batch * p.seqKv > INT32_MAX || p.batch * p.seqQ > INT32_MAX)
-    return op.emitOpError("cannot be lowered: B x Skv and B x Sq must fit "
-                          "in 32 bits (TMA coordinates), got B x Skv = ")
-           << p.batch * p.seqKv;
+  // Kernel-side offsets are 32-bit where the tensor maps take coordinates
+  // (and the plan counts units and tiles in i32).
+  int64_t kvRows = p.paged() ? p.numPages * p.pageSize : p.batch * p.seqKv;
+  if (kvRows > INT32_MAX || p.batch * p.seqQ > INT32_MAX)
+    return op.emitOpError("cannot be lowered: the K/V rows (")
+           << kvRows << ") and B x Sq (" << p.batch * p.seqQ
+           << ") must fit in 32 bits (TMA coordinates)";
 
   // Dv = 512: O (512 f32 columns) fills TMEM, so two CTAs share the row
   // block, each computing S in full and O for its 256 columns.
@@ -157,5 +170,42 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op) {
   if (s.tmemColumns > 512)
     return op.emitOpError("internal error: the TMEM plan needs ")
            << s.tmemColumns << " columns";
+
+  // K/V boxes: a whole tile is one box per 64 columns, or one per page when
+  // pages hold fewer keys than a tile (the pages of a tile need not be
+  // adjacent).
+  s.boxKeys = p.paged() ? std::min(s.kvTile, p.pageSize) : s.kvTile;
+
+  // The work split (docs/AttentionLowering.md, "Work split").
+  s.numSms = numSms;
+  s.units = p.batch * p.headsKv * s.rowBlocks;
+  s.overheadTiles = std::max<int64_t>(1, 256 / s.kvTile);
+  if (p.numSplits && *p.numSplits == 1) {
+    s.split = WorkSplit::Whole;
+    s.partitions = s.units;
+  } else if (p.numSplits) {
+    s.split = WorkSplit::Uniform;
+    s.splitsPerUnit = *p.numSplits;
+    s.partitions = s.units * s.splitsPerUnit;
+  } else {
+    s.split = WorkSplit::Balanced;
+    s.partitions = std::max<int64_t>(1, numSms / s.dvSplit);
+    if (!p.hasLens) {
+      plan::UnitShape shape;
+      shape.seqQ = p.seqQ;
+      shape.queriesPerCta = s.queriesPerCta;
+      shape.rowBlocks = s.rowBlocks;
+      shape.headsKv = p.headsKv;
+      shape.kvTile = s.kvTile;
+      shape.causal = p.causal;
+      shape.window = p.window;
+      std::vector<int64_t> lens(size_t(p.batch), p.seqKv);
+      s.staticPlan = plan::balancedPlan(plan::unitTileCounts(shape, lens),
+                                        s.overheadTiles, s.partitions);
+    }
+  }
+  if (s.partitions * s.dvSplit > INT32_MAX)
+    return op.emitOpError("cannot be lowered: the grid needs ")
+           << s.partitions * s.dvSplit << " CTAs, more than 2^31 - 1";
   return s;
 }

@@ -25,11 +25,33 @@ func.func @too_many_heads_per_kv_head(%q: tensor<1x1x256x64xbf16>, %k: tensor<1x
 
 // -----
 
-func.func @huge_grid(%q: tensor<70000x1x1x64xbf16>, %k: tensor<70000x128x1x64xbf16>)
+func.func @rows_beyond_i32(%q: tensor<70000x1x1x64xbf16>, %k: tensor<70000x40000x1x64xbf16>)
     -> (tensor<70000x1x1x64xbf16>, tensor<70000x1x1xf32>) {
-  // expected-error @below {{cannot be lowered: the grid is (row blocks, Hkv, B) and y/z extents are at most 65535, got Hkv = 1, B = 70000}}
+  // expected-error @below {{cannot be lowered: the K/V rows (2800000000) and B x Sq (70000) must fit in 32 bits (TMA coordinates)}}
   %o, %lse = nvfp4.attention %q, %k, %k softmax_scale(0.125)
-      : (tensor<70000x1x1x64xbf16>, tensor<70000x128x1x64xbf16>, tensor<70000x128x1x64xbf16>)
+      : (tensor<70000x1x1x64xbf16>, tensor<70000x40000x1x64xbf16>, tensor<70000x40000x1x64xbf16>)
       -> (tensor<70000x1x1x64xbf16>, tensor<70000x1x1xf32>)
   return %o, %lse : tensor<70000x1x1x64xbf16>, tensor<70000x1x1xf32>
+}
+
+// -----
+
+func.func @no_pages(%q: tensor<1x1x1x64xbf16>, %k: tensor<0x64x1x64xbf16>, %t: tensor<1x4xi32>)
+    -> (tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>) {
+  // expected-error @below {{cannot be lowered: expected at least one page in the cache, got 0}}
+  %o, %lse = nvfp4.attention %q, %k, %k block_table(%t) softmax_scale(0.125)
+      : (tensor<1x1x1x64xbf16>, tensor<0x64x1x64xbf16>, tensor<0x64x1x64xbf16>, tensor<1x4xi32>)
+      -> (tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>)
+  return %o, %lse : tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>
+}
+
+// -----
+
+func.func @dynamic_block_table(%q: tensor<1x1x1x64xbf16>, %k: tensor<8x64x1x64xbf16>, %t: tensor<1x?xi32>)
+    -> (tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>) {
+  // expected-error @below {{cannot be lowered yet: expected static shapes, got block_table : 'tensor<1x?xi32>' (dynamic B, Sq and Skv are not supported by the lowering)}}
+  %o, %lse = nvfp4.attention %q, %k, %k block_table(%t) softmax_scale(0.125)
+      : (tensor<1x1x1x64xbf16>, tensor<8x64x1x64xbf16>, tensor<8x64x1x64xbf16>, tensor<1x?xi32>)
+      -> (tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>)
+  return %o, %lse : tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>
 }

@@ -13,9 +13,9 @@
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK-SAME: nvfp4.harness = {args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "v", view = ["b*skv", "hkv", "dv"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "v", view = ["b*skv", "hkv", "dv"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
 // CHECK-SAME: dynamic_smem = 230400
-// CHECK-SAME: grid = array<i32: 1, 1, 4>
+// CHECK-SAME: grid = array<i32: 4, 1, 1>
 // CHECK-SAME: reference = "attention"
-// CHECK-SAME: nvfp4.schedule = {dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 16 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, x_rounds = 1 : i64}
+// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 1 : i64, exchange_s = 0 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 16 : i64, other_regs = 160 : i64, partitions = 4 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "whole", stages = 3 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 1 : i64}
 // CHECK-SAME: nvvm.maxnreg = 232 : i32
 // The Q box: (64 columns, 128 heads, 1 query); K/V boxes: (64, 1 head, 128 keys).
 // CHECK: !nvgpu.tensormap.descriptor<tensor = memref<1x128x64xbf16, #gpu.address_space<workgroup>>, swizzle = swizzle_128b
@@ -77,7 +77,7 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
                %lens: tensor<4xi32>)
     -> (tensor<4x1x128x128xbf16>, tensor<4x128x1xf32>) {
   %o, %lse = nvfp4.attention %q, %k, %v sink(%sink) kv_lens(%lens)
-      softmax_scale(0.0883883476)
+      softmax_scale(0.0883883476) num_splits(1)
       : (tensor<4x1x128x128xbf16>, tensor<4x512x1x128xbf16>,
          tensor<4x512x1x128xbf16>, tensor<128xf32>, tensor<4xi32>)
       -> (tensor<4x1x128x128xbf16>, tensor<4x128x1xf32>)
@@ -89,21 +89,28 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // GQA prefill, head dim 256 with K = V, no sink and no kv_lens: the kernel
 // has one K/V map, no length or sink buffer, and the harness says so;
 // 4 query heads per KV head x 32 queries per CTA; two stages of 64 KiB.
+// Without kv_lens every length is static, so the balanced split-KV plan is
+// computed at compile time: a constant table with one row (uFirst, t0,
+// uLast, t1, S) per partition; the kernel writes partial results and unit
+// records into the workspace and a combine kernel follows.
 
 // CHECK-LABEL: func.func @gqa_prefill
-// CHECK: gpu.func @gqa_prefill_attention(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: f32) kernel
+// CHECK: gpu.module @gqa_prefill_attention
+// CHECK: memref.global "private" constant @plan_table : memref<148x5xi32> = dense<
+// CHECK: gpu.func @gqa_prefill_attention(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: memref<296x128x256xf32>, %{{.*}}: memref<296x128xf32>, %{{.*}}: memref<8x4xi32>, %{{.*}}: f32) kernel
 // CHECK-SAME: absent = ["sink", "kv_lens"]
-// CHECK-SAME: args = [{box = array<i64: 64, 4, 32>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {scalar = "f32", value = "softmax_scale*log2e"}]
-// CHECK-SAME: grid = array<i32: 4, 2, 1>
+// CHECK-SAME: args = [{box = array<i64: 64, 4, 32>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: grid = array<i32: 148, 1, 1>
 // CHECK-SAME: options = {causal = true, softmax_scale = 6.250000e-02 : f32, window = 64 : i64}
 // CHECK-SAME: same = {v = "k"}
+// CHECK-SAME: then = [{args = [{buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}], block = array<i32: 128, 1, 1>, grid = array<i32: 64, 1, 1>, kernel = "gqa_prefill_attention_combine"}]
+// CHECK-SAME: workspace = [{name = "partial_o", shape = array<i64: 296, 128, 256>, type = "f32"}, {name = "partial_lse", shape = array<i64: 296, 128>, type = "f32"}, {name = "unit_records", shape = array<i64: 8, 4>, type = "i32"}]
 // CHECK-SAME: group = 4 : i64
-// CHECK-SAME: queries_per_cta = 32 : i64
-// CHECK-SAME: row_blocks = 4 : i64
-// CHECK-SAME: s_buffers = 2 : i64
-// CHECK-SAME: stages = 2 : i64
-// CHECK-SAME: tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64
+// CHECK-SAME: partitions = 148 : i64, plan = "static", queries_per_cta = 32 : i64, row_blocks = 4 : i64, s_buffers = 2 : i64
+// CHECK-SAME: split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 8 : i64
+// CHECK: memref.get_global @plan_table : memref<148x5xi32>
 // CHECK: sm100.mma #sm100.idesc<kind = f16, a = f16, b = f16, d = f32, m = 128, n = 128>
+// CHECK: gpu.func @gqa_prefill_attention_combine(%{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: memref<296x128x256xf32>, %{{.*}}: memref<296x128xf32>, %{{.*}}: memref<8x4xi32>) kernel
 func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>)
     -> (tensor<1x100x8x256xf16>, tensor<1x8x100xf32>) {
   %o, %lse = nvfp4.attention %q, %kv, %kv softmax_scale(0.0625) causal
@@ -115,8 +122,9 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 
 // -----
 
-// Head dim 512 (DeepSeek-V4 decode, K = V): a cluster of two CTAs per
-// sequence (grid x = 2) splits both D and Dv: each CTA loads its 256 columns
+// Head dim 512 (DeepSeek-V4 decode, K = V), split-KV balanced over the 74
+// CTA pairs of 148 SMs with the plan computed from kv_lens on the device: a
+// cluster of two CTAs per partition splits both D and Dv: each CTA loads its 256 columns
 // of Q and of the 128-key K tile (which, K being V, are also its V columns),
 // computes S over its half of D (16 MMAs of N = 128), adds the peer's
 // partial S through distributed shared memory (mapa + ld.shared::cluster,
@@ -125,16 +133,27 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 
 // CHECK-LABEL: func.func @dsv4
 // CHECK: gpu.func @dsv4_attention
-// CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
+// CHECK-SAME: args = [{box = array<i64: 64, 128, 1>, swizzle = "128B", tmap = "q", view = ["b*sq", "hq", "d"]}, {box = array<i64: 64, 1, 128>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {box = array<i64: 64, 1, 16>, swizzle = "128B", tmap = "k", view = ["b*skv", "hkv", "d"]}, {buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}, {buffer = "kv_lens"}, {buffer = "sink"}, {scalar = "f32", value = "softmax_scale*log2e"}]
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 230400
-// CHECK-SAME: grid = array<i32: 2, 1, 4>
-// CHECK-SAME: nvfp4.schedule = {dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, other_regs = 160 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, x_rounds = 2 : i64}
+// CHECK-SAME: grid = array<i32: 148, 1, 1>
+// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, num_sms = 148 : i64, other_regs = 160 : i64, overhead_tiles = 2 : i64, partitions = 74 : i64, plan = "device", queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 2 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK-NEXT: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
+// The plan from kv_lens: per-thread unit costs, a warp scan by shuffles, the
+// warp sums through shared memory, the units the partition processes by
+// atomic min / max.
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<4xi32>
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: gpu.barrier
+// CHECK: memref.atomic_rmw mins
+// CHECK: memref.atomic_rmw maxs
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
 // CHECK: sm100.role "softmax"
 // The exchange: our partial S into our buffer, arrive on the peer's barrier,
 // wait for its arrivals, read its row, add, back into TMEM.
@@ -152,12 +171,19 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
 // CHECK: ld.shared::cluster.v4.f32
 // CHECK: sm100.tmem_store
-// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : index
-// CHECK-NEXT: arith.andi
+// The LSE, by the first CTA of the pair only.
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK: arith.andi %{{.*}}, %[[FIRST]]
 // CHECK-NEXT: scf.if
 // CHECK-NEXT: memref.store %{{.*}} : memref<4x128x1xf32>
 // O leaves in 64-byte-aligned 32-element chunks (16-byte or wider stores).
 // CHECK: vector.store %{{.*}} {alignment = 64 : i64} : memref<4x1x128x512xbf16>, vector<32xbf16>
+// A piece of a split unit: its base-2 LSE and normalised O in f32 into a
+// workspace slot, and the unit's record for the combine.
+// CHECK: } else {
+// CHECK: memref.store %{{.*}} : memref<148x128xf32>
+// CHECK: vector.store %{{.*}} {alignment = 64 : i64} : memref<148x128x512xf32>, vector<32xf32>
+// CHECK-COUNT-3: memref.store %{{.*}} : memref<4x4xi32>
 // CHECK: sm100.role "load"
 // CHECK-NOT: multicast
 // A whole KV tile: four 128-key boxes; a partly visible one: 16-key chunk
@@ -217,6 +243,13 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-NEXT: sm100.mma #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256, b_major = mn>
 // CHECK: nvvm.cluster.arrive {aligned}
 // CHECK-NEXT: nvvm.cluster.wait {aligned}
+// The combine: per (unit, 16 rows), the pieces' LSEs and O rows merged with
+// the sink.
+// CHECK: gpu.func @dsv4_attention_combine(%{{.*}}: memref<4x1x128x512xbf16>, %{{.*}}: memref<4x128x1xf32>, %{{.*}}: memref<148x128x512xf32>, %{{.*}}: memref<148x128xf32>, %{{.*}}: memref<4x4xi32>, %{{.*}}: memref<128xf32>) kernel
+// CHECK: memref.load %{{.*}} : memref<4x4xi32>
+// CHECK: memref.load %{{.*}} : memref<128xf32>
+// CHECK: vector.fma
+// CHECK: vector.store %{{.*}} : memref<4x1x128x512xbf16>, vector<2xbf16>
 func.func @dsv4(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,
                 %sink: tensor<128xf32>, %lens: tensor<4xi32>)
     -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>) {

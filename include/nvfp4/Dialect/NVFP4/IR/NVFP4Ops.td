@@ -37,6 +37,7 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     | `v`       | `tensor<B x Skv x Hkv x Dv x T>`| may be the same value as `k` (then Dv = D) |
     | `sink`    | `tensor<Hq x f32>`              | optional: one logit per query head, in the denominator only |
     | `kv_lens` | `tensor<B x i32>`               | optional: valid keys of each sequence, L_b ≤ Skv (absent: Skv) |
+    | `block_table` | `tensor<B x MaxPages x i32>` | optional: a paged cache (below) |
     | `o`       | `tensor<B x Sq x Hq x Dv x T'>` | T' = bf16 or f16 |
     | `lse`     | `tensor<B x Hq x Sq x f32>`     | natural log |
 
@@ -48,8 +49,20 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     A row with no visible key gives `O = 0` and `LSE = -inf` (`sink_h` with
     a sink).
 
+    **Paged KV.** With `block_table(%t)`, K and V are caches of pages,
+    `tensor<NumPages x PageSize x Hkv x D x T>` (and `Dv` for V), and
+    sequence `b`'s key `j` is row `j mod PageSize` of page
+    `block_table[b, j / PageSize]`; pages of a sequence need not be
+    contiguous or ordered, and Skv = MaxPages x PageSize. Entries past
+    the last page a sequence uses are not read.
+
     The optional parts are introduced by keywords: `sink(%s)`,
-    `kv_lens(%l)`, `causal`, `window(N)`; `softmax_scale(x)` is required.
+    `kv_lens(%l)`, `block_table(%t)`, `causal`, `window(N)`,
+    `num_splits(N)`; `softmax_scale(x)` is required. `num_splits` is a
+    schedule choice, not semantics: it forces the lowering to split every
+    sequence's keys into N parts (1: no split-KV); without it the lowering
+    balances the keys of all sequences over the SMs
+    (docs/AttentionLowering.md).
 
     B, Sq and Skv may be dynamic; head counts and head dims may not (the
     kernel is specialised on them). Where two sizes must agree and one of
@@ -61,7 +74,8 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     - Rule 4: Hq (Q dim 2), Hkv (K and V dim 2), D (Q and K dim 3) and Dv
       (V dim 3) are static.
     - Rule 5: D and Dv are 64, 128, 256 or 512.
-    - Rule 6: K's batch (dim 0) and head dim (dim 3) equal Q's.
+    - Rule 6: K's head dim (dim 3) equals Q's, and without a block table
+      K's batch (dim 0) too.
     - Rule 7: V's batch (dim 0), key length (dim 1) and head count (dim 2)
       equal K's.
     - Rule 8: Hkv is positive and Hq is a positive multiple of Hkv.
@@ -73,6 +87,10 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     - Rule 14: LSE's element type is f32.
     - Rule 15: `softmax_scale` is finite and positive.
     - Rule 16: `window`, when present, is at least 1.
+    - Rule 17: `block_table`, when present, is a 2-D i32 tensor whose dim 0
+      equals Q's batch, and K's page size (dim 1) is static and 16, 64,
+      128 or 256.
+    - Rule 18: `num_splits`, when present, is at least 1.
 
     The verifier cannot check what depends on values: `0 <= kv_lens[b] <=
     Skv` (outside it the result is undefined), and `L_b >= Sq` (when
@@ -94,13 +112,17 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
                    AnyRankedTensor:$v,
                    Optional<AnyRankedTensor>:$sink,
                    Optional<AnyRankedTensor>:$kv_lens,
+                   Optional<AnyRankedTensor>:$block_table,
                    F32Attr:$softmax_scale, UnitAttr:$causal,
-                   OptionalAttr<I64Attr>:$window);
+                   OptionalAttr<I64Attr>:$window,
+                   OptionalAttr<I64Attr>:$num_splits);
   let results = (outs AnyRankedTensor:$o, AnyRankedTensor:$lse);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`sink` `(` $sink^ `)`)? (`kv_lens` `(` $kv_lens^ `)`)?
+    (`block_table` `(` $block_table^ `)`)?
     `softmax_scale` `(` $softmax_scale `)` (`causal` $causal^)?
-    (`window` `(` $window^ `)`)? attr-dict
+    (`window` `(` $window^ `)`)? (`num_splits` `(` $num_splits^ `)`)?
+    attr-dict
     `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -10,6 +10,8 @@
 #ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
 #define NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
 
+#include "nvfp4/Support/SplitKvPlan.h"
+
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 
@@ -32,6 +34,26 @@ struct AttentionProblemShape {
   bool hasSink = false, hasLens = false, causal = false;
   std::optional<int64_t> window;
   float softmaxScale = 1.0f;
+  /// Paged KV (a block table): keys per page, pages in the cache and the
+  /// block table's pages per sequence (Skv = maxPages x pageSize); 0 for a
+  /// contiguous [B, Skv] cache.
+  int64_t pageSize = 0, numPages = 0, maxPages = 0;
+  bool paged() const { return pageSize != 0; }
+  /// The op's num_splits, when it has one.
+  std::optional<int64_t> numSplits;
+};
+
+/// How the KV tiles of all units are divided among CTAs
+/// (docs/AttentionLowering.md, "Work split").
+enum class WorkSplit {
+  /// One CTA (pair) per unit, all of its tiles: no partial results.
+  Whole,
+  /// Every unit's tiles in `splitsPerUnit` near-equal parts, one CTA (pair)
+  /// each (num_splits(N) with N > 1); a second kernel merges the parts.
+  Uniform,
+  /// A balanced plan over `partitions` CTAs (pairs) per SM count
+  /// (plan::balancedPlan); a second kernel merges units that were split.
+  Balanced,
 };
 
 /// The single-CTA schedule (docs/AttentionLowering.md, "The schedule").
@@ -104,6 +126,31 @@ struct AttentionSchedule {
   /// softmax works on this one (needs two K/V stages), else 1.
   int64_t sBuffers = 1;
 
+  // The work split (docs/AttentionLowering.md, "Work split"). A unit is one
+  // (sequence, KV head, row block): u = (b * Hkv + h) * rowBlocks + r.
+  WorkSplit split = WorkSplit::Whole;
+  int64_t units = 0;
+  /// CTAs (pairs, with a Dv split) of the main kernel's grid.
+  int64_t partitions = 0;
+  /// Uniform: parts per unit.
+  int64_t splitsPerUnit = 1;
+  /// Balanced: the cost of a piece beyond its tiles, in tiles.
+  int64_t overheadTiles = 1;
+  /// The SM count the plan is for.
+  int64_t numSms = 148;
+  /// Balanced without kv_lens: the plan, computed at compile time
+  /// (lengths are static); otherwise the kernel computes it from kv_lens.
+  std::optional<plan::BalancedPlan> staticPlan;
+  bool splitKv() const { return split != WorkSplit::Whole; }
+  /// Partial results the workspace holds: Balanced 2 per partition (a
+  /// partition's first and last unit may both be split), Uniform 1.
+  int64_t workspaceSlots() const {
+    return split == WorkSplit::Balanced ? 2 * partitions : partitions;
+  }
+  /// Keys one TMA box of a whole tile brings (a page holds fewer keys than
+  /// a tile with 16- and 64-key pages).
+  int64_t boxKeys = 128;
+
   // Register budgets per role (setmaxnreg) and the kernel's cap.
   int64_t maxRegs = 232, softmaxRegs = 232, otherRegs = 160;
 
@@ -121,9 +168,10 @@ struct AttentionSchedule {
   }
 };
 
-/// Chooses the schedule for `op`, or reports at the op why no schedule
-/// supports it (and fails).
-mlir::FailureOr<AttentionSchedule> chooseAttentionSchedule(AttentionOp op);
+/// Chooses the schedule for `op` on a device with `numSms` SMs, or reports
+/// at the op why no schedule supports it (and fails).
+mlir::FailureOr<AttentionSchedule> chooseAttentionSchedule(AttentionOp op,
+                                                           int64_t numSms);
 
 } // namespace nvfp4
 

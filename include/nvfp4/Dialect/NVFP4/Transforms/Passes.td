@@ -34,6 +34,12 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::nvfp4::sm100::SM100Dialect"];
+  let options = [
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"148",
+           "SMs of the target device: the balanced split-KV plan spreads "
+           "the KV tiles over this many CTAs (CTA pairs for head dim 512); "
+           "148 is a B200">,
+  ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Attention kernels built">,
   ];

@@ -1,0 +1,98 @@
+//===- SplitKvPlan.h - which CTA processes which KV tiles -------*- C++ -*-===//
+//
+// The work plan of an attention kernel (docs/AttentionLowering.md, "Work
+// split"): the problem is a list of *units* (one sequence, KV head and row
+// block each: u = (b * Hkv + h) * rowBlocks + r), each with the KV tiles its
+// rows can see, and *partitions* (one CTA, or one cluster for a Dv split)
+// take contiguous runs of those tiles. Plain C++: nvfp4-lower-attention
+// computes static plans with it, the kernels compute the same plan on the
+// device from kv_lens, and the benchmark and the unit tests use it to
+// predict what each CTA processes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_SUPPORT_SPLITKVPLAN_H
+#define NVFP4_SUPPORT_SPLITKVPLAN_H
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace nvfp4::plan {
+
+/// What the tile counts of a unit depend on besides its sequence length.
+struct UnitShape {
+  int64_t seqQ = 1;          ///< Sq
+  int64_t queriesPerCta = 1; ///< queries of one row block
+  int64_t rowBlocks = 1;     ///< ceil(Sq / queriesPerCta)
+  int64_t headsKv = 1;       ///< Hkv
+  int64_t kvTile = 128;      ///< keys per KV tile
+  bool causal = false;
+  std::optional<int64_t> window;
+};
+
+/// The KV tiles of one unit: tiles [first, first + count), holding the keys
+/// [keyLo, keyHi) some row of the unit sees (docs/AttentionLowering.md,
+/// "Masks"). count is 0 when no row sees a key.
+struct UnitTiles {
+  int64_t first = 0, count = 0, keyLo = 0, keyHi = 0;
+};
+
+/// The tiles of row block `rowBlock` of a sequence with `len` keys.
+UnitTiles unitTiles(const UnitShape &shape, int64_t len, int64_t rowBlock);
+
+/// Tile counts of every unit, u = (b * Hkv + h) * rowBlocks + r, for the
+/// sequence lengths `lens` (one per sequence).
+std::vector<int64_t> unitTileCounts(const UnitShape &shape,
+                                    const std::vector<int64_t> &lens);
+
+/// The tiles one partition processes: units uFirst..uLast (inclusive), the
+/// first from local tile t0, the last up to (not including) local tile t1,
+/// the others whole. Empty when uFirst > uLast.
+struct Partition {
+  int64_t uFirst = 1, t0 = 0, uLast = 0, t1 = 0;
+  bool empty() const { return uFirst > uLast; }
+};
+
+/// The balanced plan: unit u occupies `overhead` slots (the cost of a piece
+/// beyond its tiles) followed by one slot per tile, units one after the
+/// other; partition p takes the slots [p S, (p + 1) S) with
+/// S = ceil(total / partitions). A partition processes a unit when it owns
+/// one of the unit's tile slots, or, for a unit without tiles, the unit's
+/// first slot (so that somebody writes its empty result). Every tile goes to
+/// exactly one partition, and a partition's units are consecutive.
+struct BalancedPlan {
+  int64_t overhead = 1;
+  int64_t total = 0;        ///< slots of all units
+  int64_t perPartition = 1; ///< S
+  std::vector<Partition> parts;
+};
+
+/// The balanced plan of units with `tiles` over `partitions` partitions
+/// (overhead >= 1, partitions >= 1).
+BalancedPlan balancedPlan(const std::vector<int64_t> &tiles, int64_t overhead,
+                          int64_t partitions);
+
+/// The local tile range [t0, t1) of unit `u` in partition `p` of `plan`
+/// ({0, 0} when p does not process u).
+std::pair<int64_t, int64_t> pieceOf(const BalancedPlan &plan,
+                                    const std::vector<int64_t> &tiles,
+                                    int64_t p, int64_t u);
+
+/// Tiles processed by each partition of `plan`.
+std::vector<int64_t> tilesPerPartition(const BalancedPlan &plan,
+                                       const std::vector<int64_t> &tiles);
+
+/// Pieces (partial results) unit u's tiles are split into under `plan`:
+/// 1 when one partition processes it whole.
+int64_t piecesOf(const BalancedPlan &plan, const std::vector<int64_t> &tiles,
+                 int64_t u);
+
+/// SM fill of a run: total tiles processed / (SMs x tiles of the busiest
+/// CTA); `perCta` lists the tiles of every CTA that processed any, and a CTA
+/// pair of a Dv split counts as two CTAs with the same tiles.
+double smFill(const std::vector<int64_t> &perCta, int64_t sms);
+
+} // namespace nvfp4::plan
+
+#endif // NVFP4_SUPPORT_SPLITKVPLAN_H

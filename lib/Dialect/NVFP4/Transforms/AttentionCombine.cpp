@@ -1,0 +1,181 @@
+//===- AttentionCombine.cpp - merge an attention's partial results --------===//
+//
+// The second kernel of a split-KV attention (docs/AttentionLowering.md,
+// "Combine"). One CTA of four warps per (unit, 16 rows); a unit that the
+// main kernel processed whole (its record says one piece) is skipped. For
+// each row, with the n partial results (o_k, lse_k) (base 2, no sink) and
+// the sink s (base 2) when there is one:
+//
+//   m = max(max_k lse_k, s),  Z = sum_k 2^(lse_k - m) + 2^(s - m)
+//   O = sum_k 2^(lse_k - m) / Z * o_k,  LSE = (m + log2 Z) ln 2
+//
+// (docs/Attention.md, "Merging partial results"); a row whose parts are all
+// empty and has no sink gets O = 0 and LSE = -inf. Lanes split Dv in pairs
+// of columns; the sum runs over the pieces in order, so the result does not
+// depend on which CTA finished first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace nvfp4;
+using namespace nvfp4::attn;
+
+namespace {
+constexpr int64_t kCombineWarps = 4;
+constexpr int64_t kRowsPerWarp = 4;
+constexpr int64_t kRowsPerCta = kCombineWarps * kRowsPerWarp;
+} // namespace
+
+DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
+                                               ImplicitLocOpBuilder &b,
+                                               gpu::GPUModuleOp module,
+                                               StringRef name) {
+  const AttentionProblemShape &p = s.problem;
+  IR ir(b);
+  Type f32 = b.getF32Type();
+  SmallVector<Type> args = {
+      MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV}, p.outElement),
+      MemRefType::get({p.batch, p.headsQ, p.seqQ}, f32),
+      MemRefType::get({s.workspaceSlots(), s.usedRows(), p.headDimV}, f32),
+      MemRefType::get({s.workspaceSlots(), s.usedRows()}, f32),
+      MemRefType::get({s.units, 4}, b.getI32Type())};
+  if (p.hasSink)
+    args.push_back(MemRefType::get({p.headsQ}, f32));
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(args, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  const int64_t threads = kCombineWarps * 32;
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  Value outO = func.getArgument(0), outLse = func.getArgument(1);
+  Value partialO = func.getArgument(2), partialLse = func.getArgument(3);
+  Value records = func.getArgument(4);
+  Value sink = p.hasSink ? func.getArgument(5) : Value();
+
+  const int64_t chunks = (s.usedRows() + kRowsPerCta - 1) / kRowsPerCta;
+  Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value warp = ir.divu(tid, ir.idx(32));
+  Value lane = ir.remu(tid, ir.idx(32));
+  Value u = ir.divu(bx, ir.idx(chunks));
+  Value chunk = ir.remu(bx, ir.idx(chunks));
+  Value rowBlock = ir.remu(u, ir.idx(s.rowBlocks));
+  Value bh = ir.divu(u, ir.idx(s.rowBlocks));
+  Value kvHead = ir.remu(bh, ir.idx(p.headsKv));
+  Value batch = ir.divu(bh, ir.idx(p.headsKv));
+  auto word = [&](int64_t w) {
+    return ir.toIndex(
+        memref::LoadOp::create(b, records, ValueRange{u, ir.idx(w)}));
+  };
+  Value firstSlot = word(0), pieces = word(1), p0 = word(2);
+  // Piece k's slot: the first piece's own, then one per later partition.
+  auto slotOf = [&](Value k) {
+    Value later = s.split == WorkSplit::Balanced
+                      ? ir.mul(ir.add(p0, k), ir.idx(2))
+                      : ir.add(p0, k);
+    return ir.select(ir.eq(k, ir.idx(0)), firstSlot, later);
+  };
+  const int64_t pairs = p.headDimV / 64; // column pairs per lane
+  auto v2 = VectorType::get({2}, f32);
+  auto out2 = VectorType::get({2}, p.outElement);
+  Value ninf = ir.negInf(), zero = ir.f32(0.0);
+
+  ir.ifThen(ir.cmp(arith::CmpIPredicate::sgt, pieces, ir.idx(1)), [&] {
+    ir.forLoop(ir.idx(0), ir.idx(kRowsPerWarp), ir.idx(1), [&](Value j) {
+      Value r = ir.add(ir.mul(chunk, ir.idx(kRowsPerCta)),
+                       ir.add(ir.mul(warp, ir.idx(kRowsPerWarp)), j));
+      Value query = ir.add(ir.mul(rowBlock, ir.idx(s.queriesPerCta)),
+                           ir.divu(r, ir.idx(s.group)));
+      Value head = ir.add(ir.mul(kvHead, ir.idx(s.group)),
+                          ir.remu(r, ir.idx(s.group)));
+      Value valid = ir.andi(
+          ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
+          ir.cmp(arith::CmpIPredicate::ult, query, ir.idx(p.seqQ)));
+      ir.ifThen(valid, [&] {
+        auto lseOf = [&](Value k) -> Value {
+          return memref::LoadOp::create(b, partialLse,
+                                        ValueRange{slotOf(k), r});
+        };
+        Value sinkL = ninf;
+        if (sink)
+          sinkL = arith::MulFOp::create(
+              b, memref::LoadOp::create(b, sink, ValueRange{head}),
+              ir.f32(1.4426950408889634));
+        Value m = ir.forLoop(ir.idx(0), pieces, ir.idx(1), ValueRange{sinkL},
+                             [&](Value k, ValueRange acc) -> SmallVector<Value> {
+                               return {arith::MaximumFOp::create(b, acc[0],
+                                                                 lseOf(k))};
+                             })[0];
+        Value mS = ir.select(
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, ninf), zero,
+            m);
+        Value z0 = sink ? ir.ex2(arith::SubFOp::create(b, sinkL, mS)) : zero;
+        Value z = ir.forLoop(ir.idx(0), pieces, ir.idx(1), ValueRange{z0},
+                             [&](Value k, ValueRange acc) -> SmallVector<Value> {
+                               Value e = ir.ex2(
+                                   arith::SubFOp::create(b, lseOf(k), mS));
+                               return {arith::AddFOp::create(b, acc[0], e)};
+                             })[0];
+        Value lse = arith::MulFOp::create(
+            b, arith::AddFOp::create(b, mS, ir.lg2(z)),
+            ir.f32(0.69314718055994530942));
+        Value positive =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
+        Value inv = ir.select(positive,
+                              arith::DivFOp::create(b, ir.f32(1.0), z), zero);
+        ir.ifThen(ir.eq(lane, ir.idx(0)), [&] {
+          memref::StoreOp::create(b, lse, outLse,
+                                  ValueRange{batch, head, query});
+        });
+        // O: lane owns columns 2 lane + 64 c.
+        Value zero2 = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(v2, FloatAttr::get(f32, 0.0)));
+        SmallVector<Value> init(pairs, zero2);
+        auto col = [&](int64_t c) {
+          return ir.add(ir.mul(lane, ir.idx(2)), ir.idx(64 * c));
+        };
+        SmallVector<Value> acc = ir.forLoop(
+            ir.idx(0), pieces, ir.idx(1), init,
+            [&](Value k, ValueRange accs) -> SmallVector<Value> {
+              Value sl = slotOf(k);
+              Value w = arith::MulFOp::create(
+                  b, ir.ex2(arith::SubFOp::create(b, lseOf(k), mS)), inv);
+              Value wv = vector::BroadcastOp::create(b, v2, w);
+              SmallVector<Value> next;
+              for (int64_t c = 0; c < pairs; ++c) {
+                Value o = vector::LoadOp::create(b, v2, partialO,
+                                                 ValueRange{sl, r, col(c)});
+                next.push_back(vector::FMAOp::create(b, o, wv, accs[c]));
+              }
+              return next;
+            });
+        for (int64_t c = 0; c < pairs; ++c)
+          vector::StoreOp::create(
+              b, arith::TruncFOp::create(b, out2, acc[c]), outO,
+              ValueRange{batch, query, head, col(c)});
+      });
+    });
+  });
+  gpu::ReturnOp::create(b);
+
+  // The harness launch entry.
+  SmallVector<Attribute> hargs = {
+      harnessBuffer(b, "o"), harnessBuffer(b, "lse"),
+      harnessBuffer(b, "partial_o"), harnessBuffer(b, "partial_lse"),
+      harnessBuffer(b, "unit_records")};
+  if (p.hasSink)
+    hargs.push_back(harnessBuffer(b, "sink"));
+  return b.getDictionaryAttr(
+      {b.getNamedAttr("kernel", b.getStringAttr(name)),
+       b.getNamedAttr("grid", b.getDenseI32ArrayAttr(
+                                  {int32_t(s.units * chunks), 1, 1})),
+       b.getNamedAttr("block",
+                      b.getDenseI32ArrayAttr({int32_t(threads), 1, 1})),
+       b.getNamedAttr("args", b.getArrayAttr(hargs))});
+}

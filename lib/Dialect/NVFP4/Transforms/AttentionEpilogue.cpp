@@ -1,0 +1,221 @@
+//===- AttentionEpilogue.cpp - what an attention piece writes -------------===//
+//
+// The epilogue of docs/AttentionLowering.md. A whole unit writes O (rounded
+// to O's type) and the natural-log LSE with the sink folded in. A piece of a
+// split unit writes a partial result instead: its normalised O in f32 and
+// its base-2 LSE without the sink, into a workspace slot, and the unit's
+// first piece records where the combine kernel finds the pieces
+// (AttentionCombine.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+
+#include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace nvfp4;
+using namespace nvfp4::attn;
+
+namespace {
+
+/// Alignment of each 32-element row chunk of O the epilogue stores: Dv and
+/// the chunk offsets are multiples of 32 elements, so with a 64-byte-aligned
+/// O buffer (any CUDA allocation) every chunk is 64-byte aligned; saying so
+/// lets LLVM emit 16-byte vector stores instead of one st.global.b16 per
+/// element.
+const llvm::Align kOutAlign(64);
+
+} // namespace
+
+void Epilogue::appendArgTypes(SmallVector<Type> &types) const {
+  const AttentionProblemShape &p = env.p;
+  const AttentionSchedule &s = env.s;
+  Type f32 = env.b.getF32Type();
+  types.push_back(MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV},
+                                  p.outElement));
+  types.push_back(MemRefType::get({p.batch, p.headsQ, p.seqQ}, f32));
+  if (!s.splitKv())
+    return;
+  types.push_back(MemRefType::get(
+      {s.workspaceSlots(), s.usedRows(), p.headDimV}, f32));
+  types.push_back(MemRefType::get({s.workspaceSlots(), s.usedRows()}, f32));
+  types.push_back(MemRefType::get({s.units, 4}, env.b.getI32Type()));
+}
+
+void Epilogue::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
+  outO = func.getArgument(a++);
+  outLse = func.getArgument(a++);
+  if (!env.s.splitKv())
+    return;
+  partialO = func.getArgument(a++);
+  partialLse = func.getArgument(a++);
+  unitRecords = func.getArgument(a++);
+}
+
+void Epilogue::appendHarnessArgs(Builder &b,
+                                 SmallVector<Attribute> &args) const {
+  args.push_back(harnessBuffer(b, "o"));
+  args.push_back(harnessBuffer(b, "lse"));
+  if (!env.s.splitKv())
+    return;
+  args.push_back(harnessBuffer(b, "partial_o"));
+  args.push_back(harnessBuffer(b, "partial_lse"));
+  args.push_back(harnessBuffer(b, "unit_records"));
+}
+
+void Epilogue::readO(const Piece &piece, Value oAcc, Value oDone,
+                     Value lastPhase,
+                     function_ref<void(Value oc, Value acc)> use,
+                     function_ref<void()> none) {
+  IR &ir = env.ir;
+  ImplicitLocOpBuilder &b = env.b;
+  auto vf32 = VectorType::get({32}, b.getF32Type());
+  Value any = ir.cmp(arith::CmpIPredicate::ult, piece.t0, piece.t1);
+  ir.ifThenElse(
+      any,
+      [&] {
+        ir.wait(oDone, ir.idx(0), ir.parityOf(lastPhase));
+        sm100::FenceOp::create(b, sm100::FenceKind::after_thread_sync);
+        ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32),
+                   [&](Value oc) {
+                     Value ov = sm100::TmemLoadOp::create(
+                         b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b,
+                         32, false, IntegerAttr(), IntegerAttr());
+                     use(oc, ov);
+                   });
+      },
+      none);
+}
+
+void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
+                     Value sinkL, Value oAcc, Value oDone, Value lastPhase,
+                     Value dvBase) {
+  IR &ir = env.ir;
+  ImplicitLocOpBuilder &b = env.b;
+  const AttentionSchedule &s = env.s;
+  const AttentionProblemShape &p = env.p;
+  auto vf32 = VectorType::get({32}, b.getF32Type());
+  Value ninf = ir.negInf(), zero = ir.f32(0.0);
+  Value firstOfPair = ir.eq(env.split, ir.idx(0));
+  const UnitGeom &u = piece.unit;
+
+  // O and the LSE with the sink (base 2: sinkL = sink * log2 e) in the
+  // denominator: m_f = max(m, sink), Z = l 2^(m - m_f) + 2^(sink - m_f),
+  // LSE = (m_f + log2 Z) ln 2, O = acc 2^(m - m_f) / Z; a row without a
+  // visible key and without a sink gets O = 0 and LSE = -inf.
+  auto final = [&] {
+    Value mF = m, e2 = zero;
+    if (p.hasSink)
+      mF = arith::MaximumFOp::create(b, m, sinkL);
+    Value fInf = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mF, ninf);
+    Value mS = ir.select(fInf, zero, mF);
+    Value e1 = ir.ex2(arith::SubFOp::create(b, m, mS));
+    if (p.hasSink)
+      e2 = ir.ex2(arith::SubFOp::create(b, sinkL, mS));
+    Value z = arith::AddFOp::create(b, arith::MulFOp::create(b, l, e1), e2);
+    Value lse = arith::MulFOp::create(
+        b, arith::AddFOp::create(b, mS, ir.lg2(z)),
+        ir.f32(0.69314718055994530942));
+    Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z,
+                                           zero);
+    Value inv = ir.select(positive, arith::DivFOp::create(b, e1, z), zero);
+    // The CTAs of a Dv split compute the same LSE; the first writes it.
+    ir.ifThen(ir.andi(row.valid, firstOfPair), [&] {
+      memref::StoreOp::create(b, lse, outLse,
+                              ValueRange{u.batch, row.head, row.query});
+    });
+    auto outVec = VectorType::get({32}, p.outElement);
+    auto store = [&](Value oc, Value v) {
+      ir.ifThen(row.valid, [&] {
+        vector::StoreOp::create(
+            b, v, outO,
+            ValueRange{u.batch, row.query, row.head, ir.add(dvBase, oc)},
+            /*nontemporal=*/false, kOutAlign);
+      });
+    };
+    readO(
+        piece, oAcc, oDone, lastPhase,
+        [&](Value oc, Value ov) {
+          Value on = arith::MulFOp::create(
+              b, ov, vector::BroadcastOp::create(b, vf32, inv));
+          store(oc, arith::TruncFOp::create(b, outVec, on));
+        },
+        [&] {
+          Value zeros = arith::ConstantOp::create(
+              b, DenseElementsAttr::get(
+                     outVec, FloatAttr::get(p.outElement, 0.0)));
+          ir.forLoop(ir.idx(0), ir.idx(s.dvPerCta()), ir.idx(32),
+                     [&](Value oc) { store(oc, zeros); });
+        });
+  };
+
+  // A partial result: the normalised O (0 without a visible key) and the
+  // base-2 LSE m + log2 l (-inf without one), no sink (the combine adds it
+  // once).
+  auto partial = [&] {
+    Value sl = plan.slot(piece);
+    Value inRange = ir.cmp(arith::CmpIPredicate::ult, row.r,
+                           ir.idx(s.usedRows()));
+    Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l,
+                                           zero);
+    Value inv = ir.select(positive,
+                          arith::DivFOp::create(b, ir.f32(1.0), l), zero);
+    Value lse2 = ir.select(positive,
+                           arith::AddFOp::create(b, m, ir.lg2(l)), ninf);
+    ir.ifThen(ir.andi(inRange, firstOfPair), [&] {
+      memref::StoreOp::create(b, lse2, partialLse, ValueRange{sl, row.r});
+    });
+    auto store = [&](Value oc, Value v) {
+      ir.ifThen(inRange, [&] {
+        vector::StoreOp::create(b, v, partialO,
+                                ValueRange{sl, row.r, ir.add(dvBase, oc)},
+                                /*nontemporal=*/false, kOutAlign);
+      });
+    };
+    readO(
+        piece, oAcc, oDone, lastPhase,
+        [&](Value oc, Value ov) {
+          store(oc, arith::MulFOp::create(
+                        b, ov, vector::BroadcastOp::create(b, vf32, inv)));
+        },
+        [&] {
+          Value zeros = arith::ConstantOp::create(
+              b, DenseElementsAttr::get(vf32, FloatAttr::get(
+                                                  b.getF32Type(), 0.0)));
+          ir.forLoop(ir.idx(0), ir.idx(s.dvPerCta()), ir.idx(32),
+                     [&](Value oc) { store(oc, zeros); });
+        });
+  };
+
+  // Where the combine finds a unit's pieces, written once per unit (by its
+  // first piece; a whole unit records one piece, which the combine skips).
+  auto record = [&] {
+    auto [firstSlot, pieces, p0] = plan.unitRecord(piece);
+    Value writer = ir.andi(piece.first,
+                           ir.andi(ir.eq(env.tid, ir.idx(0)), firstOfPair));
+    ir.ifThen(writer, [&] {
+      Value n = ir.select(piece.whole, ir.idx(1), pieces);
+      int64_t w = 0;
+      for (Value v : {firstSlot, n, p0})
+        memref::StoreOp::create(b, ir.toI32(v), unitRecords,
+                                ValueRange{u.u, ir.idx(w++)});
+    });
+  };
+
+  switch (s.split) {
+  case WorkSplit::Whole:
+    final();
+    return;
+  case WorkSplit::Uniform:
+    partial();
+    record();
+    return;
+  case WorkSplit::Balanced:
+    ir.ifThenElse(piece.whole, final, partial);
+    record();
+    return;
+  }
+}

@@ -1,0 +1,175 @@
+//===- AttentionIR.h - IR-building shorthands for the attention kernels ---===//
+//
+// The kernels of nvfp4-lower-attention are built op by op with an
+// ImplicitLocOpBuilder; these shorthands keep the builders readable
+// (constants, index arithmetic, structured control flow, inline PTX).
+// Internal to lib/Dialect/NVFP4/Transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_DIALECT_NVFP4_TRANSFORMS_ATTENTIONIR_H
+#define LIB_DIALECT_NVFP4_TRANSFORMS_ATTENTIONIR_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <limits>
+
+namespace nvfp4::attn {
+
+using mlir::Value;
+
+/// mbarrier.try_wait suspend-time hint (ns), as in the examples.
+constexpr int64_t kWaitTicks = 10000000;
+
+/// Shorthands over one builder.
+class IR {
+public:
+  explicit IR(mlir::ImplicitLocOpBuilder &b) : b(b), ctx(b.getContext()) {}
+
+  // Constants.
+  Value idx(int64_t v) { return mlir::arith::ConstantIndexOp::create(b, v); }
+  Value i32(int64_t v) {
+    return mlir::arith::ConstantIntOp::create(b, v, 32).getResult();
+  }
+  Value i1(bool v) { return mlir::arith::ConstantIntOp::create(b, v, 1); }
+  Value f32(double v) {
+    return mlir::arith::ConstantFloatOp::create(b, b.getF32Type(),
+                                                llvm::APFloat(float(v)))
+        .getResult();
+  }
+  Value negInf() { return f32(-std::numeric_limits<double>::infinity()); }
+
+  // Integer (index or i32) arithmetic; division is unsigned.
+  Value add(Value x, Value y) { return mlir::arith::AddIOp::create(b, x, y); }
+  Value sub(Value x, Value y) { return mlir::arith::SubIOp::create(b, x, y); }
+  Value mul(Value x, Value y) { return mlir::arith::MulIOp::create(b, x, y); }
+  Value divu(Value x, Value y) {
+    return mlir::arith::DivUIOp::create(b, x, y);
+  }
+  Value remu(Value x, Value y) {
+    return mlir::arith::RemUIOp::create(b, x, y);
+  }
+  Value ceilDivu(Value x, Value y) {
+    return mlir::arith::CeilDivUIOp::create(b, x, y);
+  }
+  Value mins(Value x, Value y) {
+    return mlir::arith::MinSIOp::create(b, x, y);
+  }
+  Value maxs(Value x, Value y) {
+    return mlir::arith::MaxSIOp::create(b, x, y);
+  }
+  Value andi(Value x, Value y) { return mlir::arith::AndIOp::create(b, x, y); }
+  Value ori(Value x, Value y) { return mlir::arith::OrIOp::create(b, x, y); }
+  Value cmp(mlir::arith::CmpIPredicate p, Value x, Value y) {
+    return mlir::arith::CmpIOp::create(b, p, x, y);
+  }
+  Value eq(Value x, Value y) {
+    return cmp(mlir::arith::CmpIPredicate::eq, x, y);
+  }
+  Value ne(Value x, Value y) {
+    return cmp(mlir::arith::CmpIPredicate::ne, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return mlir::arith::SelectOp::create(b, c, x, y);
+  }
+  /// min(max(v, lo), hi), signed.
+  Value clamp(Value v, Value lo, Value hi) { return mins(maxs(v, lo), hi); }
+  /// The negation of an i1.
+  Value xori1(Value v) { return mlir::arith::XOrIOp::create(b, v, i1(true)); }
+  Value toIndex(Value v) {
+    return mlir::arith::IndexCastOp::create(b, b.getIndexType(), v);
+  }
+  Value toI32(Value v) {
+    return mlir::arith::IndexCastOp::create(b, b.getI32Type(), v);
+  }
+  /// (v & 1) as i1: the parity of a phase counter (index).
+  Value parityOf(Value v) {
+    Value a = mlir::arith::AndIOp::create(b, toI32(v), i32(1));
+    return mlir::arith::TruncIOp::create(b, b.getI1Type(), a);
+  }
+
+  /// Inline PTX with read-only operands `ins` ($0.. are the results, then
+  /// the operands); it has side effects, so LLVM neither hoists nor drops
+  /// it.
+  mlir::ResultRange inlinePtx(llvm::StringRef code, mlir::TypeRange results,
+                              mlir::ValueRange ins) {
+    return mlir::NVVM::InlinePtxOp::create(b, results, ins,
+                                           mlir::ValueRange{},
+                                           b.getStringAttr(code), Value())
+        .getResults();
+  }
+  Value ptxF32(llvm::StringRef code, Value x) {
+    return inlinePtx(code, b.getF32Type(), x)[0];
+  }
+  Value ex2(Value x) { return ptxF32("ex2.approx.ftz.f32 $0, $1;", x); }
+  Value lg2(Value x) { return ptxF32("lg2.approx.ftz.f32 $0, $1;", x); }
+
+  /// scf.if without results, body built by `f`.
+  template <typename F> void ifThen(Value cond, F f) {
+    auto op = mlir::scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+    mlir::OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(op.thenBlock());
+    f();
+  }
+  /// scf.if with an else region and no results.
+  template <typename F, typename G> void ifThenElse(Value cond, F f, G g) {
+    auto op = mlir::scf::IfOp::create(b, cond, /*withElseRegion=*/true);
+    mlir::OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(op.thenBlock());
+    f();
+    b.setInsertionPointToStart(op.elseBlock());
+    g();
+  }
+  /// scf.for without results, body built by `f(iv)`.
+  template <typename F> void forLoop(Value lb, Value ub, Value step, F f) {
+    auto op = mlir::scf::ForOp::create(b, lb, ub, step);
+    mlir::OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(op.getBody());
+    f(op.getInductionVar());
+  }
+  /// scf.for with loop-carried values: `f(iv, args)` returns the values to
+  /// yield; the loop's results are returned.
+  template <typename F>
+  mlir::SmallVector<Value> forLoop(Value lb, Value ub, Value step,
+                                   mlir::ValueRange init, F f) {
+    auto op = mlir::scf::ForOp::create(b, lb, ub, step, init);
+    {
+      mlir::OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(op.getBody());
+      mlir::SmallVector<Value> next =
+          f(op.getInductionVar(), op.getRegionIterArgs());
+      mlir::scf::YieldOp::create(b, next);
+    }
+    return mlir::SmallVector<Value>(op.getResults());
+  }
+
+  // Types.
+  mlir::Attribute workgroup() {
+    return mlir::gpu::AddressSpaceAttr::get(
+        ctx, mlir::gpu::AddressSpace::Workgroup);
+  }
+  mlir::MemRefType smemMemref(llvm::ArrayRef<int64_t> shape, mlir::Type elem) {
+    return mlir::MemRefType::get(shape, elem,
+                                 mlir::MemRefLayoutAttrInterface(),
+                                 workgroup());
+  }
+
+  /// try_wait.parity on barrier `index` of `group`.
+  void wait(Value group, Value index, Value parity) {
+    mlir::nvgpu::MBarrierTryWaitParityOp::create(b, group, parity,
+                                                 idx(kWaitTicks), index);
+  }
+
+  mlir::ImplicitLocOpBuilder &b;
+  mlir::MLIRContext *ctx;
+};
+
+} // namespace nvfp4::attn
+
+#endif // LIB_DIALECT_NVFP4_TRANSFORMS_ATTENTIONIR_H

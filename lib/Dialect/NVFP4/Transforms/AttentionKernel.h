@@ -1,0 +1,187 @@
+//===- AttentionKernel.h - the parts of an attention kernel -----*- C++ -*-===//
+//
+// nvfp4-lower-attention builds one kernel shape (LowerAttention.cpp: the
+// barriers, the TMA / MMA / softmax roles) from parts that vary
+// independently (shared/DESIGN.md, "One attention schedule, swappable
+// parts"):
+//
+//   KvSource   where the K/V rows of a tile are: a contiguous [B, Skv] cache
+//              or pages through a block table (AttentionKvSource.cpp);
+//   WorkPlan   which (unit, tiles) pieces a CTA processes: whole units, a
+//              uniform split or a balanced plan over the SMs
+//              (AttentionWork.cpp);
+//   Epilogue   what a piece writes: O and the LSE, or a partial result for
+//              the combine kernel (AttentionEpilogue.cpp);
+//
+// and the combine kernel that merges partial results
+// (AttentionCombine.cpp). docs/AttentionLowering.md describes each.
+// Internal to lib/Dialect/NVFP4/Transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_DIALECT_NVFP4_TRANSFORMS_ATTENTIONKERNEL_H
+#define LIB_DIALECT_NVFP4_TRANSFORMS_ATTENTIONKERNEL_H
+
+#include "AttentionIR.h"
+
+#include "nvfp4/Dialect/NVFP4/Transforms/AttentionSchedule.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace nvfp4::attn {
+
+using mlir::SmallVector;
+using mlir::Type;
+
+/// What every part reads: the schedule, the builder and the per-CTA values
+/// the prologue sets up.
+struct KernelEnv {
+  KernelEnv(const AttentionSchedule &s, IR &ir)
+      : s(s), p(s.problem), ir(ir), b(ir.b) {}
+  const AttentionSchedule &s;
+  const AttentionProblemShape &p;
+  IR &ir;
+  mlir::ImplicitLocOpBuilder &b;
+
+  Value tid, warp;
+  /// The CTA's partition (blockIdx.x / dvSplit) and its part of a Dv split
+  /// (blockIdx.x mod dvSplit).
+  Value partition, split;
+  /// The kv_lens buffer (null without kv_lens).
+  Value lens;
+};
+
+/// One unit (sequence, KV head, row block) and the KV tiles its rows see
+/// (docs/AttentionLowering.md, "Masks"; plan::unitTiles is the same in
+/// C++).
+struct UnitGeom {
+  Value u, batch, kvHead, rowBlock;
+  Value len;           ///< L_b
+  Value keyLo, keyHi;  ///< keys some row of the unit sees
+  Value tileLo;        ///< its first tile
+  Value tileCount;     ///< its tiles
+};
+
+/// The geometry of unit `u` (index).
+UnitGeom unitGeometry(KernelEnv &env, Value u);
+
+/// The tiles [t0, t1) (local to the unit: tile tileLo + n) of a unit that
+/// one CTA processes.
+struct Piece {
+  UnitGeom unit;
+  Value t0, t1;
+  /// Every tile of the unit (no partial result: O and the LSE directly).
+  Value whole;
+  /// The unit's first piece (t0 == 0): it records how the unit was split.
+  Value first;
+};
+
+/// Where K/V rows come from (docs/AttentionLowering.md, "KV source").
+class KvSource {
+public:
+  explicit KvSource(KernelEnv &env) : env(env) {}
+  /// Appends its kernel arguments: the K (and V) maps with whole-tile
+  /// boxes, the same with 16-key chunk boxes, and the block table.
+  void appendArgTypes(SmallVector<Type> &types) const;
+  /// Takes its arguments from `func` starting at argument `a`.
+  void bindArgs(mlir::gpu::GPUFuncOp func, unsigned &a);
+  /// The harness entries of its arguments, in order.
+  void appendHarnessArgs(mlir::Builder &b,
+                         SmallVector<mlir::Attribute> &args) const;
+  /// The tensor-map row (the outermost coordinate) of key `key` of sequence
+  /// `batch`; `key` .. the end of its box lie in one page.
+  Value row(Value batch, Value key);
+
+  /// Typed maps: whole-tile boxes (boxKeys rows) and 16-key chunk boxes;
+  /// v == k and vc == kc when K and V are one value.
+  Value k, v, kc, vc;
+
+private:
+  KernelEnv &env;
+  Value blockTable;
+};
+
+/// Which pieces a CTA processes (docs/AttentionLowering.md, "Work split").
+class WorkPlan {
+public:
+  explicit WorkPlan(KernelEnv &env) : env(env) {}
+  /// All threads, before the prologue's CTA barrier: thread 0 initialises
+  /// the shared words of a plan computed on the device.
+  void initShared();
+  /// All threads, after that barrier: the CTA's partition (a device plan
+  /// adds CTA barriers of its own).
+  void computePartition();
+  /// Runs `body` for every piece of the CTA in order, with loop-carried
+  /// values (`init`, then what body returns); returns the final values.
+  SmallVector<Value> forEachPiece(
+      mlir::ValueRange init,
+      llvm::function_ref<SmallVector<Value>(const Piece &, mlir::ValueRange)>
+          body);
+  /// The workspace slot of a piece's partial result.
+  Value slot(const Piece &piece);
+  /// On a unit's first piece: what the combine needs to find its pieces:
+  /// the first piece's slot, the number of pieces, the first partition.
+  std::tuple<Value, Value, Value> unitRecord(const Piece &piece);
+
+private:
+  KernelEnv &env;
+  /// The CTA's partition: units uFirst..uLast, the first from tile t0First,
+  /// the last up to t1Last; S = tiles per partition (Balanced).
+  Value uFirst, uLast, t0First, t1Last, perPartition;
+  Value planWords; ///< device plan: shared words
+};
+
+/// What the softmax warps write for each piece (docs/AttentionLowering.md,
+/// "Epilogue").
+class Epilogue {
+public:
+  Epilogue(KernelEnv &env, WorkPlan &plan) : env(env), plan(plan) {}
+  void appendArgTypes(SmallVector<Type> &types) const;
+  void bindArgs(mlir::gpu::GPUFuncOp func, unsigned &a);
+  void appendHarnessArgs(mlir::Builder &b,
+                         SmallVector<mlir::Attribute> &args) const;
+
+  /// The row a softmax thread owns in the piece's unit.
+  struct Row {
+    Value r;     ///< TMEM lane = M row
+    Value query; ///< i
+    Value head;  ///< query head
+    Value valid; ///< a real (query, head) row
+  };
+  /// Thread `row` writes its row after the piece's tiles: the running max m
+  /// and sum l (base 2), the accumulator `oAcc` (complete once o_done phase
+  /// `lastPhase` has, when the piece has tiles), `sinkL` (the sink in base
+  /// 2, or -inf).
+  void write(const Piece &piece, const Row &row, Value m, Value l,
+             Value sinkL, Value oAcc, Value oDone, Value lastPhase,
+             Value dvBase);
+
+  /// Outputs of the final result and the workspace of partial ones.
+  Value outO, outLse, partialO, partialLse, unitRecords;
+
+private:
+  void readO(const Piece &piece, Value oAcc, Value oDone, Value lastPhase,
+             llvm::function_ref<void(Value oc, Value acc)> use,
+             llvm::function_ref<void()> none);
+  KernelEnv &env;
+  WorkPlan &plan;
+};
+
+/// Builds the kernel `name` in `module` that merges the partial results of
+/// split units into O and the LSE (docs/AttentionLowering.md, "Combine");
+/// returns its harness launch entry.
+mlir::DictionaryAttr buildCombineKernel(const AttentionSchedule &s,
+                                        mlir::ImplicitLocOpBuilder &b,
+                                        mlir::gpu::GPUModuleOp module,
+                                        llvm::StringRef name);
+
+/// Harness helpers shared by the kernels' attributes.
+std::string harnessTypeName(Type t);
+mlir::DictionaryAttr harnessBuffer(mlir::Builder &b, llvm::StringRef tensor);
+mlir::DictionaryAttr harnessTensorMap(mlir::Builder &b, llvm::StringRef tensor,
+                                      llvm::ArrayRef<llvm::StringRef> view,
+                                      llvm::ArrayRef<int64_t> box);
+
+} // namespace nvfp4::attn
+
+#endif // LIB_DIALECT_NVFP4_TRANSFORMS_ATTENTIONKERNEL_H

@@ -1,0 +1,97 @@
+//===- AttentionKvSource.cpp - where an attention kernel's K/V rows are ---===//
+//
+// The KV source of docs/AttentionLowering.md: the tensor maps the loader
+// reads K and V through and the row of each key. A contiguous cache is
+// viewed as [B * Skv, Hkv, D] (row = b * Skv + key); a paged one as
+// [NumPages * PageSize, Hkv, D] with row = block_table[b, key / PageSize] *
+// PageSize + key mod PageSize. Boxes never cross a page: whole tiles load
+// one box per page (boxKeys = min(kvTile, PageSize) keys) and partly
+// visible tiles 16-key chunks, and 16 divides every page size.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+
+using namespace mlir;
+using namespace nvfp4;
+using namespace nvfp4::attn;
+
+namespace {
+
+nvgpu::TensorMapDescriptorType tmapType(MLIRContext *ctx, MemRefType box) {
+  return nvgpu::TensorMapDescriptorType::get(
+      ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+} // namespace
+
+void KvSource::appendArgTypes(SmallVector<Type> &types) const {
+  Type ptr = LLVM::LLVMPointerType::get(env.ir.ctx);
+  const AttentionProblemShape &p = env.p;
+  types.push_back(ptr); // k
+  if (!p.kvSame)
+    types.push_back(ptr); // v
+  types.push_back(ptr);   // k, 16-key chunks
+  if (!p.kvSame)
+    types.push_back(ptr); // v, 16-key chunks
+  if (p.paged())
+    types.push_back(MemRefType::get({p.batch, p.maxPages},
+                                    env.b.getI32Type()));
+}
+
+void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
+  const AttentionProblemShape &p = env.p;
+  ImplicitLocOpBuilder &b = env.b;
+  Value rawK = func.getArgument(a++);
+  Value rawV = p.kvSame ? rawK : func.getArgument(a++);
+  Value rawKc = func.getArgument(a++);
+  Value rawVc = p.kvSame ? rawKc : func.getArgument(a++);
+  if (p.paged())
+    blockTable = func.getArgument(a++);
+  auto cast = [&](Value raw, int64_t keys) {
+    auto box = env.ir.smemMemref({keys, 1, 64}, p.element);
+    return UnrealizedConversionCastOp::create(b, tmapType(env.ir.ctx, box),
+                                              raw)
+        .getResult(0);
+  };
+  const int64_t ck = AttentionSchedule::kChunkKeys;
+  k = cast(rawK, env.s.boxKeys);
+  v = p.kvSame ? k : cast(rawV, env.s.boxKeys);
+  kc = cast(rawKc, ck);
+  vc = p.kvSame ? kc : cast(rawVc, ck);
+}
+
+void KvSource::appendHarnessArgs(Builder &b,
+                                 SmallVector<Attribute> &args) const {
+  const AttentionProblemShape &p = env.p;
+  StringRef rows = p.paged() ? "np*ps" : "b*skv";
+  const int64_t ck = AttentionSchedule::kChunkKeys;
+  for (int64_t keys : {env.s.boxKeys, ck}) {
+    args.push_back(harnessTensorMap(b, "k", {rows, "hkv", "d"},
+                                    {64, 1, keys}));
+    if (!p.kvSame)
+      args.push_back(harnessTensorMap(b, "v", {rows, "hkv", "dv"},
+                                      {64, 1, keys}));
+  }
+  if (p.paged())
+    args.push_back(harnessBuffer(b, "block_table"));
+}
+
+Value KvSource::row(Value batch, Value key) {
+  IR &ir = env.ir;
+  const AttentionProblemShape &p = env.p;
+  if (!p.paged())
+    return ir.add(ir.mul(batch, ir.idx(p.seqKv)), key);
+  Value ps = ir.idx(p.pageSize);
+  Value entry = memref::LoadOp::create(
+      env.b, blockTable, ValueRange{batch, ir.divu(key, ps)});
+  // An entry outside [0, NumPages) would make TMA read zeros (out of the
+  // map) or another sequence's page: stop the kernel instead
+  // (docs/AttentionLowering.md, "Bad block tables").
+  Value bad = ir.cmp(arith::CmpIPredicate::uge, entry, ir.i32(p.numPages));
+  ir.ifThen(bad, [&] { ir.inlinePtx("trap;", TypeRange{}, ValueRange{}); });
+  return ir.add(ir.mul(ir.toIndex(entry), ps), ir.remu(key, ps));
+}

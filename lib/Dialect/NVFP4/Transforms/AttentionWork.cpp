@@ -1,0 +1,313 @@
+//===- AttentionWork.cpp - which pieces an attention CTA processes --------===//
+//
+// The work split of docs/AttentionLowering.md. A unit is one (sequence, KV
+// head, row block), u = (b * Hkv + h) * rowBlocks + r; a piece is the tiles
+// [t0, t1) of one unit that one CTA (pair) processes. Whole: CTA u
+// processes unit u. Uniform: CTA u * N + k the k-th of N near-equal parts.
+// Balanced: plan::balancedPlan over the SMs, from a table computed at
+// compile time (no kv_lens) or computed by every CTA from kv_lens in its
+// prologue (the same formulas as SplitKvPlan.cpp, in parallel over 256
+// threads: per-thread sums of unit costs, a CTA-wide scan, then each
+// thread checks its units against the CTA's slot range).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+
+using namespace mlir;
+using namespace nvfp4;
+using namespace nvfp4::attn;
+
+namespace {
+
+constexpr const char *kPlanWords = "plan_words";
+constexpr const char *kPlanTable = "plan_table";
+/// Shared words of a device plan: uFirst, t0First, uLast, t1Last, S, then
+/// one partial sum per warp.
+constexpr int64_t kWordUFirst = 0, kWordT0 = 1, kWordULast = 2, kWordT1 = 3,
+                  kWordS = 4, kWordWarps = 8, kWords = 16;
+
+gpu::GPUModuleOp moduleOf(ImplicitLocOpBuilder &b) {
+  return b.getInsertionBlock()
+      ->getParentOp()
+      ->getParentOfType<gpu::GPUModuleOp>();
+}
+
+} // namespace
+
+UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u) {
+  IR &ir = env.ir;
+  const AttentionSchedule &s = env.s;
+  const AttentionProblemShape &p = env.p;
+  UnitGeom g;
+  g.u = u;
+  g.rowBlock = ir.remu(u, ir.idx(s.rowBlocks));
+  Value bh = ir.divu(u, ir.idx(s.rowBlocks));
+  g.kvHead = ir.remu(bh, ir.idx(p.headsKv));
+  g.batch = ir.divu(bh, ir.idx(p.headsKv));
+  if (env.lens)
+    g.len = ir.toIndex(
+        memref::LoadOp::create(env.b, env.lens, ValueRange{g.batch}));
+  else
+    g.len = ir.idx(p.seqKv);
+  // plan::unitTiles: queries [iFirst, iEnd) sit at len - Sq + i.
+  Value iFirst = ir.mul(g.rowBlock, ir.idx(s.queriesPerCta));
+  Value iEnd = ir.mins(ir.add(iFirst, ir.idx(s.queriesPerCta)),
+                       ir.idx(p.seqQ));
+  Value base = ir.sub(g.len, ir.idx(p.seqQ));
+  g.keyHi = g.len;
+  if (p.causal)
+    g.keyHi = ir.mins(g.len, ir.add(base, iEnd));
+  g.keyLo = ir.idx(0);
+  if (p.window)
+    g.keyLo = ir.maxs(ir.idx(0), ir.sub(ir.add(base, iFirst),
+                                        ir.idx(*p.window - 1)));
+  g.keyHi = ir.maxs(g.keyHi, g.keyLo);
+  g.tileLo = ir.divu(g.keyLo, ir.idx(s.kvTile));
+  g.tileCount = ir.sub(ir.ceilDivu(g.keyHi, ir.idx(s.kvTile)), g.tileLo);
+  return g;
+}
+
+void WorkPlan::initShared() {
+  if (env.s.split != WorkSplit::Balanced || env.s.staticPlan)
+    return;
+  IR &ir = env.ir;
+  gpu::GPUModuleOp module = moduleOf(env.b);
+  if (!module.lookupSymbol(kPlanWords)) {
+    OpBuilder::InsertionGuard g(env.b);
+    env.b.setInsertionPointToStart(module.getBody());
+    // 16-byte aligned: LLVM loads the warp sums as vectors (and a demoted
+    // shared global keeps only what it is declared with).
+    memref::GlobalOp::create(env.b, kPlanWords,
+                             env.b.getStringAttr("private"),
+                             ir.smemMemref({kWords}, env.b.getI32Type()),
+                             Attribute(), /*constant=*/false,
+                             env.b.getI64IntegerAttr(16));
+  }
+  planWords = memref::GetGlobalOp::create(
+      env.b, ir.smemMemref({kWords}, env.b.getI32Type()), kPlanWords);
+  // No unit yet: uFirst = INT32_MAX, uLast = -1 (an empty range).
+  ir.ifThen(ir.eq(env.tid, ir.idx(0)), [&] {
+    memref::StoreOp::create(env.b, ir.i32(INT32_MAX), planWords,
+                            ValueRange{ir.idx(kWordUFirst)});
+    memref::StoreOp::create(env.b, ir.i32(-1), planWords,
+                            ValueRange{ir.idx(kWordULast)});
+  });
+}
+
+void WorkPlan::computePartition() {
+  IR &ir = env.ir;
+  const AttentionSchedule &s = env.s;
+  ImplicitLocOpBuilder &b = env.b;
+  Value p = env.partition;
+  switch (s.split) {
+  case WorkSplit::Whole:
+    uFirst = uLast = p;
+    return;
+  case WorkSplit::Uniform:
+    uFirst = uLast = ir.divu(p, ir.idx(s.splitsPerUnit));
+    return;
+  case WorkSplit::Balanced:
+    break;
+  }
+
+  if (s.staticPlan) {
+    // The plan computed at compile time: one row of five words per
+    // partition in a constant table.
+    const plan::BalancedPlan &pl = *s.staticPlan;
+    SmallVector<int32_t> words;
+    for (const plan::Partition &part : pl.parts) {
+      words.push_back(int32_t(part.empty() ? INT32_MAX : part.uFirst));
+      words.push_back(int32_t(part.t0));
+      words.push_back(int32_t(part.empty() ? -1 : part.uLast));
+      words.push_back(int32_t(part.t1));
+      words.push_back(int32_t(pl.perPartition));
+    }
+    auto type = MemRefType::get({s.partitions, 5}, b.getI32Type());
+    gpu::GPUModuleOp module = moduleOf(b);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(module.getBody());
+      auto data = DenseElementsAttr::get(
+          RankedTensorType::get({s.partitions, 5}, b.getI32Type()),
+          ArrayRef<int32_t>(words));
+      memref::GlobalOp::create(b, kPlanTable, b.getStringAttr("private"),
+                               type, data, /*constant=*/true,
+                               b.getI64IntegerAttr(16));
+    }
+    Value table = memref::GetGlobalOp::create(b, type, kPlanTable);
+    auto word = [&](int64_t w) {
+      return ir.toIndex(memref::LoadOp::create(b, table,
+                                               ValueRange{p, ir.idx(w)}));
+    };
+    uFirst = word(kWordUFirst);
+    t0First = word(kWordT0);
+    uLast = word(kWordULast);
+    t1Last = word(kWordT1);
+    perPartition = word(kWordS);
+    return;
+  }
+
+  // The plan from kv_lens, by all 256 threads. Thread t sums the costs
+  // (overhead + tiles) of units [t * per, min(U, (t + 1) * per)).
+  const int64_t threads = AttentionSchedule::kThreads;
+  const int64_t per = (s.units + threads - 1) / threads;
+  Value o = ir.idx(s.overheadTiles);
+  Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(s.units));
+  Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(s.units));
+  Value mine = ir.forLoop(begin, end, ir.idx(1), ValueRange{ir.idx(0)},
+                          [&](Value u, ValueRange acc) -> SmallVector<Value> {
+                            UnitGeom g = unitGeometry(env, u);
+                            return {ir.add(acc[0], ir.add(o, g.tileCount))};
+                          })[0];
+  // A CTA-wide exclusive scan: within the warp by shuffles, then over the
+  // eight warp sums in shared memory.
+  Value lane = ir.remu(env.tid, ir.idx(32));
+  Value incl = ir.toI32(mine);
+  for (int64_t d = 1; d < 32; d *= 2) {
+    auto sh = gpu::ShuffleOp::create(b, incl, ir.i32(d), ir.i32(32),
+                                     gpu::ShuffleMode::UP);
+    Value take = ir.cmp(arith::CmpIPredicate::uge, lane, ir.idx(d));
+    incl = ir.select(take, ir.add(incl, sh.getShuffleResult()), incl);
+  }
+  ir.ifThen(ir.eq(lane, ir.idx(31)), [&] {
+    memref::StoreOp::create(b, incl, planWords,
+                            ValueRange{ir.add(env.warp, ir.idx(kWordWarps))});
+  });
+  gpu::BarrierOp::create(b);
+  Value warpBase = ir.i32(0), total = ir.i32(0);
+  for (int64_t w = 0; w < threads / 32; ++w) {
+    Value sum = memref::LoadOp::create(b, planWords,
+                                       ValueRange{ir.idx(kWordWarps + w)});
+    warpBase = ir.select(ir.cmp(arith::CmpIPredicate::ult, ir.idx(w),
+                                env.warp),
+                         ir.add(warpBase, sum), warpBase);
+    total = ir.add(total, sum);
+  }
+  Value x0 = ir.toIndex(ir.sub(ir.add(warpBase, incl), ir.toI32(mine)));
+  total = ir.toIndex(total);
+  Value S = ir.maxs(ir.idx(1), ir.ceilDivu(total, ir.idx(s.partitions)));
+  Value A = ir.mul(p, S);
+  Value E = ir.mins(ir.add(A, S), total);
+  // Which of this thread's units the partition processes (it owns one of
+  // their tile slots, or the first slot of a unit without tiles).
+  auto walk = [&](function_ref<void(const UnitGeom &, Value x, Value t,
+                                    Value processed)>
+                      f) {
+    ir.forLoop(begin, end, ir.idx(1), ValueRange{x0},
+               [&](Value u, ValueRange xs) -> SmallVector<Value> {
+                 UnitGeom g = unitGeometry(env, u);
+                 Value x = xs[0];
+                 Value t = ir.add(x, o);
+                 Value hasTiles = ir.ne(g.tileCount, ir.idx(0));
+                 Value ownsTile = ir.cmp(arith::CmpIPredicate::slt,
+                                         ir.maxs(A, t),
+                                         ir.mins(E, ir.add(t, g.tileCount)));
+                 Value ownsSlot = ir.andi(
+                     ir.cmp(arith::CmpIPredicate::sle, A, x),
+                     ir.cmp(arith::CmpIPredicate::slt, x, E));
+                 f(g, x, t, ir.select(hasTiles, ownsTile, ownsSlot));
+                 return {ir.add(t, g.tileCount)};
+               });
+  };
+  walk([&](const UnitGeom &g, Value, Value, Value processed) {
+    ir.ifThen(processed, [&] {
+      Value u = ir.toI32(g.u);
+      memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::mins, u, planWords,
+                                  ValueRange{ir.idx(kWordUFirst)});
+      memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, u, planWords,
+                                  ValueRange{ir.idx(kWordULast)});
+    });
+  });
+  gpu::BarrierOp::create(b);
+  Value first = ir.toIndex(memref::LoadOp::create(
+      b, planWords, ValueRange{ir.idx(kWordUFirst)}));
+  Value last = ir.toIndex(memref::LoadOp::create(
+      b, planWords, ValueRange{ir.idx(kWordULast)}));
+  walk([&](const UnitGeom &g, Value, Value t, Value) {
+    Value zero = ir.idx(0);
+    ir.ifThen(ir.eq(g.u, first), [&] {
+      memref::StoreOp::create(
+          b, ir.toI32(ir.clamp(ir.sub(A, t), zero, g.tileCount)), planWords,
+          ValueRange{ir.idx(kWordT0)});
+    });
+    ir.ifThen(ir.eq(g.u, last), [&] {
+      memref::StoreOp::create(
+          b, ir.toI32(ir.clamp(ir.sub(E, t), zero, g.tileCount)), planWords,
+          ValueRange{ir.idx(kWordT1)});
+    });
+  });
+  gpu::BarrierOp::create(b);
+  uFirst = first;
+  uLast = last;
+  t0First = ir.toIndex(
+      memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordT0)}));
+  t1Last = ir.toIndex(
+      memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordT1)}));
+  perPartition = S;
+}
+
+SmallVector<Value> WorkPlan::forEachPiece(
+    ValueRange init,
+    function_ref<SmallVector<Value>(const Piece &, ValueRange)> body) {
+  IR &ir = env.ir;
+  const AttentionSchedule &s = env.s;
+  // uLast + 1 in i32 arithmetic: an empty device plan has uLast = -1.
+  Value end = ir.add(uLast, ir.idx(1));
+  return ir.forLoop(
+      uFirst, end, ir.idx(1), init,
+      [&](Value u, ValueRange args) -> SmallVector<Value> {
+        Piece piece;
+        piece.unit = unitGeometry(env, u);
+        Value count = piece.unit.tileCount;
+        switch (s.split) {
+        case WorkSplit::Whole:
+          piece.t0 = ir.idx(0);
+          piece.t1 = count;
+          piece.whole = ir.i1(true);
+          break;
+        case WorkSplit::Uniform: {
+          Value k = ir.remu(env.partition, ir.idx(s.splitsPerUnit));
+          Value n = ir.idx(s.splitsPerUnit);
+          piece.t0 = ir.divu(ir.mul(k, count), n);
+          piece.t1 = ir.divu(ir.mul(ir.add(k, ir.idx(1)), count), n);
+          // Every part is a partial result, even an empty one: the combine
+          // always merges N of them.
+          piece.whole = ir.i1(false);
+          break;
+        }
+        case WorkSplit::Balanced:
+          piece.t0 = ir.select(ir.eq(u, uFirst), t0First, ir.idx(0));
+          piece.t1 = ir.select(ir.eq(u, uLast), t1Last, count);
+          piece.whole = ir.andi(ir.eq(piece.t0, ir.idx(0)),
+                                ir.eq(piece.t1, count));
+          break;
+        }
+        piece.first = ir.eq(piece.t0, ir.idx(0));
+        if (s.split == WorkSplit::Uniform)
+          piece.first = ir.eq(ir.remu(env.partition, ir.idx(s.splitsPerUnit)),
+                              ir.idx(0));
+        return body(piece, args);
+      });
+}
+
+Value WorkPlan::slot(const Piece &piece) {
+  IR &ir = env.ir;
+  if (env.s.split == WorkSplit::Uniform)
+    return env.partition;
+  // Balanced: slot 2p for the partition's first unit, 2p + 1 for its last
+  // (a split unit is one of the two).
+  Value twoP = ir.mul(env.partition, ir.idx(2));
+  return ir.select(ir.eq(piece.unit.u, uFirst), twoP,
+                   ir.add(twoP, ir.idx(1)));
+}
+
+std::tuple<Value, Value, Value> WorkPlan::unitRecord(const Piece &piece) {
+  IR &ir = env.ir;
+  if (env.s.split == WorkSplit::Uniform)
+    return {env.partition, ir.idx(env.s.splitsPerUnit), env.partition};
+  // Balanced: the partitions after this one take S tiles each of the rest.
+  Value rest = ir.sub(piece.unit.tileCount, piece.t1);
+  Value n = ir.add(ir.idx(1), ir.ceilDivu(rest, perPartition));
+  return {slot(piece), n, env.partition};
+}

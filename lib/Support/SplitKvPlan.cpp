@@ -1,0 +1,132 @@
+//===- SplitKvPlan.cpp - which CTA processes which KV tiles ---------------===//
+//
+// The kernels of nvfp4-lower-attention compute exactly these formulas on the
+// device (LowerAttention.cpp, AttentionWork.cpp); a change here is a change
+// there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Support/SplitKvPlan.h"
+
+#include <algorithm>
+
+using namespace nvfp4::plan;
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+UnitTiles nvfp4::plan::unitTiles(const UnitShape &s, int64_t len,
+                                 int64_t rowBlock) {
+  // Queries [iFirst, iEnd) of the block sit at positions len - Sq + i.
+  int64_t iFirst = rowBlock * s.queriesPerCta;
+  int64_t iEnd = std::min(iFirst + s.queriesPerCta, s.seqQ);
+  int64_t base = len - s.seqQ;
+  int64_t hi = len;
+  if (s.causal)
+    hi = std::min(len, base + iEnd);
+  int64_t lo = 0;
+  if (s.window)
+    lo = std::max<int64_t>(0, base + iFirst - (*s.window - 1));
+  hi = std::max(hi, lo);
+  UnitTiles t;
+  t.keyLo = lo;
+  t.keyHi = hi;
+  t.first = lo / s.kvTile;
+  t.count = ceilDiv(hi, s.kvTile) - t.first;
+  return t;
+}
+
+std::vector<int64_t>
+nvfp4::plan::unitTileCounts(const UnitShape &s,
+                            const std::vector<int64_t> &lens) {
+  std::vector<int64_t> out;
+  out.reserve(lens.size() * s.headsKv * s.rowBlocks);
+  for (int64_t len : lens)
+    for (int64_t h = 0; h < s.headsKv; ++h)
+      for (int64_t r = 0; r < s.rowBlocks; ++r)
+        out.push_back(unitTiles(s, len, r).count);
+  return out;
+}
+
+BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
+                                       int64_t overhead, int64_t partitions) {
+  BalancedPlan plan;
+  plan.overhead = overhead;
+  std::vector<int64_t> x(tiles.size());
+  for (size_t u = 0; u < tiles.size(); ++u) {
+    x[u] = plan.total;
+    plan.total += overhead + tiles[u];
+  }
+  plan.perPartition = std::max<int64_t>(1, ceilDiv(plan.total, partitions));
+  plan.parts.assign(size_t(partitions), Partition());
+  const int64_t S = plan.perPartition;
+  for (int64_t p = 0; p < partitions; ++p) {
+    int64_t a = p * S, e = std::min((p + 1) * S, plan.total);
+    Partition &part = plan.parts[size_t(p)];
+    for (size_t u = 0; u < tiles.size(); ++u) {
+      int64_t t = x[u] + overhead; // slot of the unit's first tile
+      bool processed = tiles[u] > 0
+                           ? std::max(a, t) < std::min(e, t + tiles[u])
+                           : (a <= x[u] && x[u] < e);
+      if (!processed)
+        continue;
+      if (part.empty()) {
+        part.uFirst = int64_t(u);
+        part.t0 = std::clamp<int64_t>(a - t, 0, tiles[u]);
+      }
+      part.uLast = int64_t(u);
+      part.t1 = std::clamp<int64_t>(e - t, 0, tiles[u]);
+    }
+  }
+  return plan;
+}
+
+std::pair<int64_t, int64_t>
+nvfp4::plan::pieceOf(const BalancedPlan &plan,
+                     const std::vector<int64_t> &tiles, int64_t p, int64_t u) {
+  const Partition &part = plan.parts[size_t(p)];
+  if (part.empty() || u < part.uFirst || u > part.uLast)
+    return {0, 0};
+  int64_t t0 = u == part.uFirst ? part.t0 : 0;
+  int64_t t1 = u == part.uLast ? part.t1 : tiles[size_t(u)];
+  return {t0, t1};
+}
+
+std::vector<int64_t>
+nvfp4::plan::tilesPerPartition(const BalancedPlan &plan,
+                               const std::vector<int64_t> &tiles) {
+  std::vector<int64_t> out;
+  for (size_t p = 0; p < plan.parts.size(); ++p) {
+    const Partition &part = plan.parts[p];
+    int64_t n = 0;
+    for (int64_t u = part.uFirst; u <= part.uLast; ++u) {
+      auto [t0, t1] = pieceOf(plan, tiles, int64_t(p), u);
+      n += t1 - t0;
+    }
+    out.push_back(n);
+  }
+  return out;
+}
+
+int64_t nvfp4::plan::piecesOf(const BalancedPlan &plan,
+                              const std::vector<int64_t> &tiles, int64_t u) {
+  int64_t n = 0;
+  for (size_t p = 0; p < plan.parts.size(); ++p) {
+    const Partition &part = plan.parts[p];
+    n += !part.empty() && part.uFirst <= u && u <= part.uLast;
+  }
+  (void)tiles;
+  return n;
+}
+
+double nvfp4::plan::smFill(const std::vector<int64_t> &perCta, int64_t sms) {
+  int64_t total = 0, busiest = 0;
+  for (int64_t t : perCta) {
+    total += t;
+    busiest = std::max(busiest, t);
+  }
+  if (busiest == 0 || sms <= 0)
+    return 0;
+  return double(total) / (double(sms) * double(busiest));
+}

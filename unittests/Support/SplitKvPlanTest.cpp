@@ -1,0 +1,140 @@
+//===- SplitKvPlanTest.cpp - Tests for the split-KV work plan -------------===//
+//
+// Hand-worked plans (the slot line drawn in the comments) and properties
+// over many random problems: every tile is processed by exactly one
+// partition, every unit by at least one, a partition's units are
+// consecutive, and no partition gets more than S tiles.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Support/SplitKvPlan.h"
+
+#include "gtest/gtest.h"
+
+#include <random>
+
+using namespace nvfp4::plan;
+
+namespace {
+
+TEST(SplitKvPlanTest, UnitTilesFollowTheMasks) {
+  UnitShape s;
+  s.kvTile = 128;
+  // Decode, 300 keys: tiles 0..2.
+  UnitTiles t = unitTiles(s, 300, 0);
+  EXPECT_EQ(t.first, 0);
+  EXPECT_EQ(t.count, 3);
+  EXPECT_EQ(t.keyHi, 300);
+  // An empty sequence has no tile.
+  EXPECT_EQ(unitTiles(s, 0, 0).count, 0);
+  // A window of 100 over 1000 keys: keys [900, 1000), tiles 7 (896..1023).
+  s.window = 100;
+  t = unitTiles(s, 1000, 0);
+  EXPECT_EQ(t.keyLo, 900);
+  EXPECT_EQ(t.first, 7);
+  EXPECT_EQ(t.count, 1);
+  // Causal prefill, 2 row blocks of 128 queries over 256 keys: the first
+  // block sees keys [0, 128), the second [0, 256).
+  UnitShape p;
+  p.seqQ = 256;
+  p.queriesPerCta = 128;
+  p.rowBlocks = 2;
+  p.causal = true;
+  EXPECT_EQ(unitTiles(p, 256, 0).count, 1);
+  EXPECT_EQ(unitTiles(p, 256, 1).count, 2);
+}
+
+TEST(SplitKvPlanTest, HandWorkedPlan) {
+  // Units with 5, 0 and 2 tiles, overhead 1, 3 partitions.
+  // Slots: u0 = [o t t t t t] (0..5), u1 = [o] (6), u2 = [o t t] (7..9);
+  // total 10, S = 4: p0 = slots 0..3 (u0 tiles 0-2), p1 = 4..7 (u0 tiles
+  // 3-4, u1's slot 6, u2's overhead 7: not u2), p2 = 8..9 (u2 tiles 0-1).
+  BalancedPlan plan = balancedPlan({5, 0, 2}, 1, 3);
+  EXPECT_EQ(plan.total, 10);
+  EXPECT_EQ(plan.perPartition, 4);
+  ASSERT_EQ(plan.parts.size(), 3u);
+  EXPECT_EQ(plan.parts[0].uFirst, 0);
+  EXPECT_EQ(plan.parts[0].t0, 0);
+  EXPECT_EQ(plan.parts[0].uLast, 0);
+  EXPECT_EQ(plan.parts[0].t1, 3);
+  EXPECT_EQ(plan.parts[1].uFirst, 0);
+  EXPECT_EQ(plan.parts[1].t0, 3);
+  EXPECT_EQ(plan.parts[1].uLast, 1);
+  EXPECT_EQ(plan.parts[1].t1, 0);
+  EXPECT_EQ(plan.parts[2].uFirst, 2);
+  EXPECT_EQ(plan.parts[2].t0, 0);
+  EXPECT_EQ(plan.parts[2].uLast, 2);
+  EXPECT_EQ(plan.parts[2].t1, 2);
+  EXPECT_EQ(tilesPerPartition(plan, {5, 0, 2}),
+            (std::vector<int64_t>{3, 2, 2}));
+  EXPECT_EQ(piecesOf(plan, {5, 0, 2}, 0), 2);
+  EXPECT_EQ(piecesOf(plan, {5, 0, 2}, 1), 1);
+  EXPECT_EQ(piecesOf(plan, {5, 0, 2}, 2), 1);
+}
+
+TEST(SplitKvPlanTest, MorePartitionsThanSlots) {
+  // 2 units of 1 tile, overhead 1: 4 slots over 8 partitions, S = 1: the
+  // partitions owning the overhead slots and those past the end are empty.
+  BalancedPlan plan = balancedPlan({1, 1}, 1, 8);
+  EXPECT_EQ(plan.perPartition, 1);
+  EXPECT_TRUE(plan.parts[0].empty());
+  EXPECT_EQ(plan.parts[1].uFirst, 0);
+  EXPECT_TRUE(plan.parts[2].empty());
+  EXPECT_EQ(plan.parts[3].uFirst, 1);
+  for (int p = 4; p < 8; ++p)
+    EXPECT_TRUE(plan.parts[p].empty()) << p;
+}
+
+TEST(SplitKvPlanTest, PropertiesOnRandomProblems) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 400; ++trial) {
+    size_t units = 1 + rng() % 40;
+    std::vector<int64_t> tiles(units);
+    for (int64_t &t : tiles)
+      t = rng() % 4 == 0 ? 0 : int64_t(rng() % 70);
+    int64_t overhead = 1 + int64_t(rng() % 4);
+    int64_t partitions = 1 + int64_t(rng() % 160);
+    BalancedPlan plan = balancedPlan(tiles, overhead, partitions);
+    std::vector<int64_t> owner;
+    std::vector<std::vector<int>> seen(units);
+    for (size_t u = 0; u < units; ++u)
+      seen[u].assign(size_t(tiles[u]), 0);
+    std::vector<int> processed(units, 0);
+    for (int64_t p = 0; p < partitions; ++p) {
+      const Partition &part = plan.parts[size_t(p)];
+      int64_t n = 0;
+      for (int64_t u = part.uFirst; u <= part.uLast; ++u) {
+        auto [t0, t1] = pieceOf(plan, tiles, p, u);
+        ASSERT_LE(0, t0);
+        ASSERT_LE(t0, t1);
+        ASSERT_LE(t1, tiles[size_t(u)]);
+        // Middle units are whole.
+        if (u != part.uFirst && u != part.uLast) {
+          EXPECT_EQ(t0, 0);
+          EXPECT_EQ(t1, tiles[size_t(u)]);
+        }
+        for (int64_t t = t0; t < t1; ++t)
+          ++seen[size_t(u)][size_t(t)];
+        ++processed[size_t(u)];
+        n += t1 - t0;
+      }
+      EXPECT_LE(n, plan.perPartition) << "trial " << trial;
+    }
+    for (size_t u = 0; u < units; ++u) {
+      EXPECT_GE(processed[u], 1) << "trial " << trial << " unit " << u;
+      if (tiles[u] == 0)
+        EXPECT_EQ(processed[u], 1) << "trial " << trial << " unit " << u;
+      for (int c : seen[u])
+        EXPECT_EQ(c, 1) << "trial " << trial << " unit " << u;
+      EXPECT_EQ(piecesOf(plan, tiles, int64_t(u)), processed[u]);
+    }
+  }
+}
+
+TEST(SplitKvPlanTest, SmFill) {
+  EXPECT_DOUBLE_EQ(smFill({4, 4, 4, 4}, 4), 1.0);
+  EXPECT_DOUBLE_EQ(smFill({4, 2}, 4), 6.0 / 16.0);
+  EXPECT_DOUBLE_EQ(smFill({}, 148), 0.0);
+}
+
+} // namespace
