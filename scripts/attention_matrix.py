@@ -47,9 +47,18 @@ def op_text(c):
     o = f"tensor<{B}x{Sq}x{Hq}x{Dv}x{To}>"
     lse = f"tensor<{B}x{Hq}x{Sq}xf32>"
     same = c.get("same", False)
-    args = [f"%q: {q}", f"%k: {k}"] + ([] if same else [f"%v: {v}"])
+    # V as the leading Dv columns of K's rows (absorbed MLA): a slice of K.
+    vslice = c.get("vslice", False)
+    args = [f"%q: {q}", f"%k: {k}"] + ([] if same or vslice else
+                                        [f"%v: {v}"])
     operands = ["%q", "%k", "%k" if same else "%v"]
     types = [q, k, k if same else v]
+    body = ""
+    if vslice:
+        dims = k[len("tensor<"):].split("x")[:3]
+        body = ("  %%v = tensor.extract_slice %%k[0, 0, 0, 0] [%s, %s, %s, %d] "
+                "[1, 1, 1, 1]\n      : %s to %s\n" % (dims[0], dims[1], dims[2],
+                                                      Dv, k, v))
     opt = ""
     if c.get("sink"):
         args.append(f"%s: tensor<{Hq}xf32>")
@@ -71,6 +80,7 @@ def op_text(c):
     if c.get("splits"):
         opt += " num_splits(%d)" % c["splits"]
     return (f"func.func @{c['name']}({', '.join(args)}) -> ({o}, {lse}) {{\n"
+            f"{body}"
             f"  %o, %lse = nvfp4.attention {', '.join(operands)}{opt}\n"
             f"      : ({', '.join(types)}) -> ({o}, {lse})\n"
             f"  return %o, %lse : {o}, {lse}\n}}\n")
@@ -158,6 +168,16 @@ def ci_cases():
              d=64, page=128, causal=True, lens=True, splits=1),
         case("paged256_d512_kv_same", b=2, sq=1, hq=128, hkv=1, skv=600,
              d=512, same=True, page=256, sink=True, lens=True, sms=8),
+        # MLA head dims: absorbed decode (D = 576, V = K's first 512
+        # columns, no copy; the pair splits D as 320 + 256) paged, and the
+        # prefill shape D = 192 / Dv = 128 causal.
+        case("mla576_decode_paged", b=3, sq=1, hq=128, hkv=1, skv=700,
+             d=576, dv=512, vslice=True, page=64, sink=True, lens=True,
+             sms=10),
+        case("mla576_sq2_causal", b=2, sq=2, hq=64, hkv=1, skv=400, d=576,
+             dv=512, vslice=True, causal=True, lens=True),
+        case("mla192_prefill_causal", b=1, sq=260, hq=4, hkv=4, skv=300,
+             d=192, dv=128, causal=True, lens=True),
     ]
 
 

@@ -206,6 +206,9 @@ Error pagedCompute(const std::map<std::string, uint64_t> &sizes,
                    std::vector<std::vector<double>> &ops);
 Error pagedValidate(const std::map<std::string, uint64_t> &sizes,
                     const std::vector<std::vector<double>> &ops);
+Error mergeCompute(const std::map<std::string, uint64_t> &sizes,
+                   const ReferenceOptions &options,
+                   std::vector<std::vector<double>> &ops);
 
 /// The thresholds of a bf16/f16 attention output and of its f32 LSE
 /// (shared/DESIGN.md, "Numerics acceptance"; docs/Attention.md).
@@ -261,6 +264,18 @@ const std::vector<Reference> &nvfp4::rt::references() {
         {"causal", false, "0 or 1 (false/true), default 0"},
         {"window", false, "an integer >= 1, default none"}},
        pagedValidate},
+      {"attention_merge",
+       "nvfp4.attention_merge: two results merged by their LSE, "
+       "docs/Attention.md",
+       {{"o1", {"b", "sq", "hq", "dv"}, false},
+        {"lse1", {"b", "hq", "sq"}, false, "", std::nullopt, false, "", true},
+        {"o2", {"b", "sq", "hq", "dv"}, false},
+        {"lse2", {"b", "hq", "sq"}, false, "", std::nullopt, false, "", true},
+        {"sink", {"hq"}, false, "", std::nullopt, /*optional=*/true},
+        {"o", {"b", "sq", "hq", "dv"}, true, "", attentionOTolerance()},
+        {"lse", {"b", "hq", "sq"}, true, "", attentionLseTolerance()}},
+       mergeCompute,
+       {}},
   };
   return refs;
 }
@@ -510,6 +525,41 @@ Error pagedCompute(const std::map<std::string, uint64_t> &sizes,
                                    gather(ops[2], p.headDimV));
   ops[6] = std::move(r.o);
   ops[7] = std::move(r.lse);
+  return Error::success();
+}
+
+} // namespace
+
+namespace {
+
+/// "attention_merge": operands o1, lse1, o2, lse2, sink, o, lse. Per row:
+/// m = max(lse1, lse2, sink), Z = sum e^(x - m), O = sum e^(lse_k - m) o_k
+/// / Z, LSE = m + ln Z; (0, -inf) when every term is -inf.
+Error mergeCompute(const std::map<std::string, uint64_t> &sizes,
+                   const ReferenceOptions &,
+                   std::vector<std::vector<double>> &ops) {
+  const uint64_t B = sizes.at("b"), Sq = sizes.at("sq"), Hq = sizes.at("hq"),
+                 Dv = sizes.at("dv");
+  const std::vector<double> &sink = ops[4];
+  ops[5].assign(B * Sq * Hq * Dv, 0.0);
+  ops[6].assign(B * Hq * Sq, 0.0);
+  for (uint64_t b = 0; b < B; ++b)
+    for (uint64_t i = 0; i < Sq; ++i)
+      for (uint64_t h = 0; h < Hq; ++h) {
+        uint64_t l = (b * Hq + h) * Sq + i, o = ((b * Sq + i) * Hq + h) * Dv;
+        double l1 = ops[1][l], l2 = ops[3][l];
+        double s = sink.empty() ? -INFINITY : sink[h];
+        double m = std::max({l1, l2, s});
+        if (m == -INFINITY) {
+          ops[6][l] = -INFINITY;
+          continue;
+        }
+        double w1 = std::exp(l1 - m), w2 = std::exp(l2 - m);
+        double z = w1 + w2 + std::exp(s - m);
+        for (uint64_t d = 0; d < Dv; ++d)
+          ops[5][o + d] = (w1 * ops[0][o + d] + w2 * ops[2][o + d]) / z;
+        ops[6][l] = m + std::log(z);
+      }
   return Error::success();
 }
 

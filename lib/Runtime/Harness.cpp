@@ -167,6 +167,21 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
         return makeError("tensor '", t.name, "' copies '", t.sameAs,
                          "': expected the same type and element count");
     }
+    if (!t.sliceOf.empty()) {
+      const HarnessTensor *src = findTensor(spec, t.sliceOf);
+      size_t at = src ? size_t(src - spec.tensors.data()) : i;
+      if (t.output || at >= i || src->output || src->absent ||
+          t.shape.empty() || src->shape.empty())
+        return makeError("tensor '", t.name, "' can slice only an earlier "
+                         "input, found '", t.sliceOf, "'");
+      uint64_t w = spec.sizes.at(t.shape.back()),
+               ws = spec.sizes.at(src->shape.back());
+      if (src->type != t.type || w > ws ||
+          elements(*src, spec.sizes) / ws != elements(t, spec.sizes) / w)
+        return makeError("tensor '", t.name, "' slices '", t.sliceOf,
+                         "': expected the same type and rows, and rows at "
+                         "most as wide");
+    }
   }
   for (const auto &[name, value] : spec.options) {
     bool known = false;
@@ -448,6 +463,18 @@ std::vector<int32_t> nvfp4::rt::fillPages(size_t n, uint64_t pages,
   return out;
 }
 
+std::vector<float> nvfp4::rt::fillLse(size_t n, uint64_t seed) {
+  SplitMix64 rng{seed};
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t r = rng.next();
+    out[i] = (i == 0 || r % 4 == 0)
+                 ? -INFINITY
+                 : float(-4.0 + 8.0 * double(r >> 11) / double(1ull << 53));
+  }
+  return out;
+}
+
 uint64_t nvfp4::rt::tensorElements(
     const HarnessTensor &t, const std::map<std::string, uint64_t> &sizes) {
   uint64_t n = 1;
@@ -505,10 +532,14 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
       os << "absent";
     } else if (!t.sameAs.empty()) {
       os << "input, a copy of " << t.sameAs;
+    } else if (!t.sliceOf.empty()) {
+      os << "input, the leading columns of " << t.sliceOf << "'s rows";
     } else if (t.output) {
       os << "output, poisoned";
       if (t.tolerance || o.relL2Tolerance)
         os << ", PASS if " << describe(toleranceOf(spec, t, o.relL2Tolerance));
+    } else if (t.lse) {
+      os << "input, log-sum-exps in [-4,4] or -inf from seed " << o.seed + i;
     } else if (!t.pagesOf.empty()) {
       os << "input, distinct pages in [0," << t.pagesOf << ") from seed "
          << o.seed + i;
@@ -609,6 +640,13 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
                               "' but has ", bytes.size(), " bytes, not ",
                               from.size()));
       bytes = from;
+    } else if (!t.sliceOf.empty()) {
+      const HarnessTensor *src = findTensor(spec, t.sliceOf);
+      const std::vector<uint8_t> &from = host[size_t(src - spec.tensors.data())];
+      size_t eb = elemBytes(t.type);
+      size_t w = sizes.at(t.shape.back()), ws = sizes.at(src->shape.back());
+      for (size_t r = 0; r < n / w; ++r)
+        std::memcpy(&bytes[r * w * eb], &from[r * ws * eb], w * eb);
     } else if (t.output || t.workspace) {
       for (uint64_t e = 0; e < n; ++e) {
         if (elemBytes(t.type) == 4)
@@ -616,6 +654,13 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
         else
           std::memcpy(&bytes[e * 2], &kPoison16, 2);
       }
+    } else if (t.lse) {
+      if (t.type != ElemType::F32)
+        return fail(makeError("tensor '", t.name, "' holds log-sum-exps: its "
+                              "type must be f32, found ",
+                              stringify(t.type)));
+      std::vector<float> lse = fillLse(n, o.seed + i);
+      std::memcpy(bytes.data(), lse.data(), bytes.size());
     } else if (!t.pagesOf.empty()) {
       std::vector<int32_t> pages =
           fillPages(n, sizes.at(t.pagesOf), o.seed + i);

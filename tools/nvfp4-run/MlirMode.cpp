@@ -204,6 +204,28 @@ public:
         same[e.getName().str()] = n.getValue().str();
       }
     }
+    std::map<std::string, std::string> slice;
+    if (Attribute a = dict.get("slice")) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      if (!d)
+        return error("slice", "expected a dictionary {operand = \"operand\"}, "
+                              "found " +
+                                  str(a));
+      for (NamedAttribute e : d) {
+        auto n = dyn_cast<StringAttr>(e.getValue());
+        if (!n)
+          return error("slice." + e.getName().str(),
+                       "expected an operand name, found " + str(e.getValue()));
+        if (!llvm::any_of((*ref)->operands,
+                          [&](const rt::ReferenceOperand &o) {
+                            return o.name == e.getName().str();
+                          }))
+          return error("slice." + e.getName().str(),
+                       "reference '" + spec_.reference +
+                           "' has no operand '" + e.getName().str() + "'");
+        slice[e.getName().str()] = n.getValue().str();
+      }
+    }
     for (const std::string &n : absent)
       if (!llvm::any_of((*ref)->operands, [&](const rt::ReferenceOperand &o) {
             return o.name == n;
@@ -244,9 +266,12 @@ public:
       rt::HarnessTensor tensor{o.name, *t, o.shape, o.output, o.lengthsOf,
                                o.tolerance};
       tensor.pagesOf = o.pagesOf;
+      tensor.lse = o.lse;
       tensor.absent = absent.count(o.name) != 0;
       if (auto it = same.find(o.name); it != same.end())
         tensor.sameAs = it->second;
+      if (auto it = slice.find(o.name); it != slice.end())
+        tensor.sliceOf = it->second;
       // The attribute's rel_l2 applies to every output.
       if (relL2 && tensor.tolerance)
         tensor.tolerance->relL2 = *relL2;
@@ -669,6 +694,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
     if (options.numSms)
       lowerOptions.numSms = int64_t(options.numSms);
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
+    lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());
     if (failed(lower.run(*module)))
       return usageError("lowering the nvfp4.attention ops of " +
                         options.input + " failed (the diagnostics above)");

@@ -25,7 +25,7 @@ TEST(CheckTest, GemmReferenceAgainstAHandComputedCase) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.takeError().message(),
             "unknown reference 'conv' (known: gemm_abt, attention, "
-            "attention_paged)");
+            "attention_paged, attention_merge)");
 }
 
 TEST(CheckTest, MetricsAndVerdicts) {

@@ -93,6 +93,9 @@ struct ReferenceOperand {
   /// Inputs: when not empty, the operand is a block table: distinct page
   /// numbers in [0, size `pagesOf`), shuffled (Harness.h's fillPages).
   std::string pagesOf;
+  /// Inputs (f32): log-sum-exps of attention rows, some of them -inf (rows
+  /// without a visible key; Harness.h's fillLse) instead of random values.
+  bool lse = false;
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.

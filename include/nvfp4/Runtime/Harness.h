@@ -51,6 +51,13 @@ struct HarnessTensor {
   /// count) instead of fresh ones, for a kernel that reads one buffer as
   /// both (nvfp4.attention with K and V the same value).
   std::string sameAs;
+  /// Inputs: the leading columns of this earlier input's rows instead of
+  /// fresh values (same type; the same number of rows, where a row is the
+  /// innermost dimension, at most as wide here), for a kernel that reads V
+  /// as a prefix of K's rows (absorbed MLA).
+  std::string sliceOf;
+  /// Inputs: log-sum-exps, some -inf (ReferenceOperand::lse; fillLse).
+  bool lse = false;
   /// Inputs: a block table (the reference's ReferenceOperand::pagesOf):
   /// filled by fillPages with distinct pages in [0, this size).
   std::string pagesOf;
@@ -150,6 +157,11 @@ std::vector<int32_t> fillLengths(size_t n, uint64_t bound, uint64_t seed);
 /// n <= pages, and a sequence's pages are neither contiguous nor ordered),
 /// repeating when n > pages.
 std::vector<int32_t> fillPages(size_t n, uint64_t pages, uint64_t seed);
+
+/// n log-sum-exps from `seed`: uniform in [-4, 4], and -inf for about a
+/// quarter of them (independently per seed, so two such operands have rows
+/// where both, one or neither is -inf); element 0 is always -inf.
+std::vector<float> fillLse(size_t n, uint64_t seed);
 
 /// The element count of tensor `t` at `sizes` (a workspace: its dims).
 uint64_t tensorElements(const HarnessTensor &t,

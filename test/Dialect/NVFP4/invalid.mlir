@@ -127,21 +127,21 @@ func.func @rule4_11(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v
 
 // -----
 
-// Rule: nvfp4.attention 5 — D is 64, 128, 256 or 512
-func.func @rule5_12(%q: tensor<2x16x8x96xbf16>, %k: tensor<2x64x2x96xbf16>, %v: tensor<2x64x2x128xbf16>) {
-  // expected-error @+1 {{'nvfp4.attention' op expects Q's head dim (dim 3) to be 64, 128, 256 or 512, found 96}}
+// Rule: nvfp4.attention 5 — D is positive
+func.func @rule5_12(%q: tensor<2x16x8x0xbf16>, %k: tensor<2x64x2x0xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's head dim (dim 3) to be positive, found 0}}
   %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
-      : (tensor<2x16x8x96xbf16>, tensor<2x64x2x96xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+      : (tensor<2x16x8x0xbf16>, tensor<2x64x2x0xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
   return
 }
 
 // -----
 
-// Rule: nvfp4.attention 5 — Dv is 64, 128, 256 or 512
-func.func @rule5_13(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x1024xbf16>) {
-  // expected-error @+1 {{'nvfp4.attention' op expects V's head dim (dim 3) to be 64, 128, 256 or 512, found 1024}}
+// Rule: nvfp4.attention 5 — Dv is positive
+func.func @rule5_13(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x0xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects V's head dim (dim 3) to be positive, found 0}}
   %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
-      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x1024xbf16>) -> (tensor<2x16x8x1024xbf16>, tensor<2x8x16xf32>)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x0xbf16>) -> (tensor<2x16x8x0xbf16>, tensor<2x8x16xf32>)
   return
 }
 
@@ -540,5 +540,95 @@ func.func @parser_no_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf
   %o, %lse = nvfp4.attention %q, %k, %k causal
       : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>)
       -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 1 — O1 is 4-D
+func.func @merge_rule1_0(%o1: tensor<8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects O1 to be a 4-D tensor [B, Sq, Hq, Dv], found 'tensor<8x64xbf16>'}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 1 — LSE2 is 3-D
+func.func @merge_rule1_1(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects LSE2 to be a 3-D tensor [B, Hq, Sq], found 'tensor<2x8xf32>'}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x64xbf16>, tensor<2x8xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 2 — O2's shape is O1's
+func.func @merge_rule2_0(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x128xbf16>, %l2: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects O2's dim 3 to equal O1's (64), found 128}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x128xbf16>, tensor<2x8x4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 2 — LSE is [B, Hq, Sq] of O1
+func.func @merge_rule2_1(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects LSE's dim 1 to equal O1's dim 2 (8), found 4}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x4x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 3 — O1 is bf16, f16 or f32
+func.func @merge_rule3_0(%o1: tensor<2x4x8x64xi32>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects O1's element type to be bf16, f16 or f32, found 'i32'}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<2x4x8x64xi32>, tensor<2x8x4xf32>, tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 3 — O2 has O1's type
+func.func @merge_rule3_1(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xf16>, %l2: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects O2's element type to equal O1's ('bf16'), found 'f16'}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x64xf16>, tensor<2x8x4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 3 — O is bf16, f16 or f32
+func.func @merge_rule3_2(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects O's element type to be bf16, f16 or f32, found 'f64'}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>) -> (tensor<2x4x8x64xf64>, tensor<2x8x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 4 — LSEs are f32
+func.func @merge_rule4(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf16>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects LSE1's element type to be f32, found 'f16'}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf16>, tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention_merge 5 — sink is [Hq] f32
+func.func @merge_rule5(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8x4xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'nvfp4.attention_merge' op expects sink to be tensor<8xf32> (one f32 logit per query head), found 'tensor<4xf32>'}}
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2 sink(%s)
+      : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
   return
 }

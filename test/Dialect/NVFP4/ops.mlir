@@ -125,3 +125,29 @@ func.func @paged_num_splits(%q: tensor<2x1x16x128xbf16>,
       -> (tensor<2x1x16x128xbf16>, tensor<2x16x1xf32>)
   return
 }
+
+// nvfp4.attention_merge, with and without a sink, f32 parts into bf16.
+// CHECK-LABEL: func.func @merge_sink
+// CHECK: nvfp4.attention_merge %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} sink(%{{.+}}) : (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>, tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>, tensor<128xf32>) -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
+// GENERIC-LABEL: sym_name = "merge_sink"
+// GENERIC: "nvfp4.attention_merge"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
+func.func @merge_sink(%o1: tensor<4x1x128x512xbf16>, %l1: tensor<4x128x1xf32>,
+                      %o2: tensor<4x1x128x512xbf16>, %l2: tensor<4x128x1xf32>,
+                      %s: tensor<128xf32>) {
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2 sink(%s)
+      : (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>,
+         tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>, tensor<128xf32>)
+      -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @merge_dynamic
+// CHECK: nvfp4.attention_merge %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : (tensor<?x2x8x64xf32>, tensor<?x8x2xf32>, tensor<?x2x8x64xf32>, tensor<?x8x2xf32>) -> (tensor<?x2x8x64xbf16>, tensor<?x8x2xf32>)
+func.func @merge_dynamic(%o1: tensor<?x2x8x64xf32>, %l1: tensor<?x8x2xf32>,
+                         %o2: tensor<?x2x8x64xf32>, %l2: tensor<?x8x2xf32>) {
+  %o, %lse = nvfp4.attention_merge %o1, %l1, %o2, %l2
+      : (tensor<?x2x8x64xf32>, tensor<?x8x2xf32>, tensor<?x2x8x64xf32>,
+         tensor<?x8x2xf32>)
+      -> (tensor<?x2x8x64xbf16>, tensor<?x8x2xf32>)
+  return
+}

@@ -82,11 +82,10 @@ LogicalResult expectStatic(AttentionOp op, const Named &t, unsigned dim) {
 
 LogicalResult expectHeadDim(AttentionOp op, const Named &t) {
   int64_t d = t.type.getDimSize(3);
-  if (d == 64 || d == 128 || d == 256 || d == 512)
+  if (d >= 1)
     return success();
   return op.emitOpError("expects ")
-         << t.name << "'s head dim (dim 3) to be 64, 128, 256 or 512, found "
-         << d;
+         << t.name << "'s head dim (dim 3) to be positive, found " << d;
 }
 
 } // namespace
@@ -121,7 +120,8 @@ LogicalResult AttentionOp::verify() {
       if (failed(expectStatic(*this, *t, dim)))
         return failure();
 
-  // Rule 5: D and Dv are supported head dims.
+  // Rule 5: D and Dv are positive (what a kernel supports is the
+  // lowering's to say).
   if (failed(expectHeadDim(*this, q)) || failed(expectHeadDim(*this, v)))
     return failure();
 
@@ -233,5 +233,87 @@ LogicalResult AttentionOp::verify() {
   if (std::optional<int64_t> n = getNumSplits(); n && *n < 1)
     return emitOpError("expects num_splits to be at least 1, found ") << *n;
 
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionMergeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionMergeOp::verify() {
+  auto shaped = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  struct T {
+    const char *name;
+    RankedTensorType type;
+  };
+  T outs[] = {{"O1", shaped(getO1())}, {"O2", shaped(getO2())},
+              {"O", shaped(getO())}};
+  T lses[] = {{"LSE1", shaped(getLse1())}, {"LSE2", shaped(getLse2())},
+              {"LSE", shaped(getLse())}};
+
+  // Rule 1: ranks.
+  for (const T &t : outs)
+    if (t.type.getRank() != 4)
+      return emitOpError("expects ")
+             << t.name << " to be a 4-D tensor [B, Sq, Hq, Dv], found "
+             << t.type;
+  for (const T &t : lses)
+    if (t.type.getRank() != 3)
+      return emitOpError("expects ")
+             << t.name << " to be a 3-D tensor [B, Hq, Sq], found " << t.type;
+
+  // Rule 2: shapes agree (a dynamic size agrees with anything).
+  auto agree = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  RankedTensorType o1 = outs[0].type;
+  for (const T &t : {outs[1], outs[2]})
+    for (int64_t d = 0; d < 4; ++d)
+      if (!agree(t.type.getDimSize(d), o1.getDimSize(d)))
+        return emitOpError("expects ")
+               << t.name << "'s dim " << d << " to equal O1's ("
+               << sizeStr(o1.getDimSize(d)) << "), found "
+               << sizeStr(t.type.getDimSize(d));
+  // LSE dims [B, Hq, Sq] are O1's dims 0, 2, 1.
+  const int64_t fromO[] = {0, 2, 1};
+  for (const T &t : lses)
+    for (int64_t d = 0; d < 3; ++d)
+      if (!agree(t.type.getDimSize(d), o1.getDimSize(fromO[d])))
+        return emitOpError("expects ")
+               << t.name << "'s dim " << d << " to equal O1's dim "
+               << fromO[d] << " (" << sizeStr(o1.getDimSize(fromO[d]))
+               << "), found " << sizeStr(t.type.getDimSize(d));
+
+  // Rule 3: O element types.
+  auto isOut = [](Type t) { return t.isBF16() || t.isF16() || t.isF32(); };
+  Type e = o1.getElementType();
+  if (!isOut(e))
+    return emitOpError("expects O1's element type to be bf16, f16 or f32, "
+                       "found ")
+           << e;
+  if (outs[1].type.getElementType() != e)
+    return emitOpError("expects O2's element type to equal O1's (")
+           << e << "), found " << outs[1].type.getElementType();
+  if (!isOut(outs[2].type.getElementType()))
+    return emitOpError("expects O's element type to be bf16, f16 or f32, "
+                       "found ")
+           << outs[2].type.getElementType();
+
+  // Rule 4: LSE element types.
+  for (const T &t : lses)
+    if (!t.type.getElementType().isF32())
+      return emitOpError("expects ")
+             << t.name << "'s element type to be f32, found "
+             << t.type.getElementType();
+
+  // Rule 5: sink is [Hq] f32.
+  if (Value sink = getSink()) {
+    RankedTensorType type = shaped(sink);
+    if (type.getRank() != 1 || !type.getElementType().isF32() ||
+        !agree(type.getDimSize(0), o1.getDimSize(2)))
+      return emitOpError("expects sink to be tensor<")
+             << sizeStr(o1.getDimSize(2))
+             << "xf32> (one f32 logit per query head), found " << type;
+  }
   return success();
 }

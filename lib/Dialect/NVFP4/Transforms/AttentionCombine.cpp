@@ -30,6 +30,59 @@ constexpr int64_t kRowsPerWarp = 4;
 constexpr int64_t kRowsPerCta = kCombineWarps * kRowsPerWarp;
 } // namespace
 
+void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Type f32 = b.getF32Type();
+  Value ninf = ir.negInf(), zero = ir.f32(0.0);
+  // m = max(max_k lse_k, s); exponents against 0 when every part is empty
+  // and there is no sink (no -inf - -inf).
+  Value init = m.sinkL ? m.sinkL : ninf;
+  Value mx = ir.forLoop(ir.idx(0), m.parts, ir.idx(1), ValueRange{init},
+                        [&](Value k, ValueRange acc) -> SmallVector<Value> {
+                          return {arith::MaximumFOp::create(b, acc[0],
+                                                            m.lse2(k))};
+                        })[0];
+  Value mS = ir.select(
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mx, ninf), zero, mx);
+  Value z0 = m.sinkL ? ir.ex2(arith::SubFOp::create(b, m.sinkL, mS)) : zero;
+  Value z = ir.forLoop(ir.idx(0), m.parts, ir.idx(1), ValueRange{z0},
+                       [&](Value k, ValueRange acc) -> SmallVector<Value> {
+                         Value e =
+                             ir.ex2(arith::SubFOp::create(b, m.lse2(k), mS));
+                         return {arith::AddFOp::create(b, acc[0], e)};
+                       })[0];
+  Value lse =
+      arith::MulFOp::create(b, arith::AddFOp::create(b, mS, ir.lg2(z)),
+                            ir.f32(0.69314718055994530942));
+  Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
+  Value inv =
+      ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), z), zero);
+  ir.ifThen(ir.eq(m.lane, ir.idx(0)), [&] { m.storeLse(lse); });
+  // O: lane owns columns width * lane + 32 * width * c.
+  auto vw = VectorType::get({m.width}, f32);
+  const int64_t per = m.columns / (32 * m.width);
+  Value zeroW = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vw, FloatAttr::get(f32, 0.0)));
+  SmallVector<Value> init0(per, zeroW);
+  auto col = [&](int64_t c) {
+    return ir.add(ir.mul(m.lane, ir.idx(m.width)), ir.idx(32 * m.width * c));
+  };
+  SmallVector<Value> acc = ir.forLoop(
+      ir.idx(0), m.parts, ir.idx(1), init0,
+      [&](Value k, ValueRange accs) -> SmallVector<Value> {
+        Value w = arith::MulFOp::create(
+            b, ir.ex2(arith::SubFOp::create(b, m.lse2(k), mS)), inv);
+        Value wv = vector::BroadcastOp::create(b, vw, w);
+        SmallVector<Value> next;
+        for (int64_t c = 0; c < per; ++c)
+          next.push_back(
+              vector::FMAOp::create(b, m.load(k, col(c)), wv, accs[c]));
+        return next;
+      });
+  for (int64_t c = 0; c < per; ++c)
+    m.storeO(col(c), acc[c]);
+}
+
 DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                                                ImplicitLocOpBuilder &b,
                                                gpu::GPUModuleOp module,
@@ -81,11 +134,6 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                       : ir.add(p0, k);
     return ir.select(ir.eq(k, ir.idx(0)), firstSlot, later);
   };
-  const int64_t pairs = p.headDimV / 64; // column pairs per lane
-  auto v2 = VectorType::get({2}, f32);
-  auto out2 = VectorType::get({2}, p.outElement);
-  Value ninf = ir.negInf(), zero = ir.f32(0.0);
-
   ir.ifThen(ir.cmp(arith::CmpIPredicate::sgt, pieces, ir.idx(1)), [&] {
     ir.forLoop(ir.idx(0), ir.idx(kRowsPerWarp), ir.idx(1), [&](Value j) {
       Value r = ir.add(ir.mul(chunk, ir.idx(kRowsPerCta)),
@@ -98,67 +146,36 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
           ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
           ir.cmp(arith::CmpIPredicate::ult, query, ir.idx(p.seqQ)));
       ir.ifThen(valid, [&] {
-        auto lseOf = [&](Value k) -> Value {
-          return memref::LoadOp::create(b, partialLse,
-                                        ValueRange{slotOf(k), r});
-        };
-        Value sinkL = ninf;
+        Value sinkL;
         if (sink)
           sinkL = arith::MulFOp::create(
               b, memref::LoadOp::create(b, sink, ValueRange{head}),
               ir.f32(1.4426950408889634));
-        Value m = ir.forLoop(ir.idx(0), pieces, ir.idx(1), ValueRange{sinkL},
-                             [&](Value k, ValueRange acc) -> SmallVector<Value> {
-                               return {arith::MaximumFOp::create(b, acc[0],
-                                                                 lseOf(k))};
-                             })[0];
-        Value mS = ir.select(
-            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, m, ninf), zero,
-            m);
-        Value z0 = sink ? ir.ex2(arith::SubFOp::create(b, sinkL, mS)) : zero;
-        Value z = ir.forLoop(ir.idx(0), pieces, ir.idx(1), ValueRange{z0},
-                             [&](Value k, ValueRange acc) -> SmallVector<Value> {
-                               Value e = ir.ex2(
-                                   arith::SubFOp::create(b, lseOf(k), mS));
-                               return {arith::AddFOp::create(b, acc[0], e)};
-                             })[0];
-        Value lse = arith::MulFOp::create(
-            b, arith::AddFOp::create(b, mS, ir.lg2(z)),
-            ir.f32(0.69314718055994530942));
-        Value positive =
-            arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
-        Value inv = ir.select(positive,
-                              arith::DivFOp::create(b, ir.f32(1.0), z), zero);
-        ir.ifThen(ir.eq(lane, ir.idx(0)), [&] {
+        RowMerge m;
+        m.lane = lane;
+        m.columns = p.headDimV;
+        m.width = 2;
+        m.parts = pieces;
+        m.sinkL = sinkL;
+        m.lse2 = [&](Value k) -> Value {
+          return memref::LoadOp::create(b, partialLse,
+                                        ValueRange{slotOf(k), r});
+        };
+        m.load = [&](Value k, Value col) -> Value {
+          return vector::LoadOp::create(b, VectorType::get({2}, f32),
+                                        partialO, ValueRange{slotOf(k), r, col});
+        };
+        m.storeLse = [&](Value lse) {
           memref::StoreOp::create(b, lse, outLse,
                                   ValueRange{batch, head, query});
-        });
-        // O: lane owns columns 2 lane + 64 c.
-        Value zero2 = arith::ConstantOp::create(
-            b, DenseElementsAttr::get(v2, FloatAttr::get(f32, 0.0)));
-        SmallVector<Value> init(pairs, zero2);
-        auto col = [&](int64_t c) {
-          return ir.add(ir.mul(lane, ir.idx(2)), ir.idx(64 * c));
         };
-        SmallVector<Value> acc = ir.forLoop(
-            ir.idx(0), pieces, ir.idx(1), init,
-            [&](Value k, ValueRange accs) -> SmallVector<Value> {
-              Value sl = slotOf(k);
-              Value w = arith::MulFOp::create(
-                  b, ir.ex2(arith::SubFOp::create(b, lseOf(k), mS)), inv);
-              Value wv = vector::BroadcastOp::create(b, v2, w);
-              SmallVector<Value> next;
-              for (int64_t c = 0; c < pairs; ++c) {
-                Value o = vector::LoadOp::create(b, v2, partialO,
-                                                 ValueRange{sl, r, col(c)});
-                next.push_back(vector::FMAOp::create(b, o, wv, accs[c]));
-              }
-              return next;
-            });
-        for (int64_t c = 0; c < pairs; ++c)
+        m.storeO = [&](Value col, Value v) {
           vector::StoreOp::create(
-              b, arith::TruncFOp::create(b, out2, acc[c]), outO,
-              ValueRange{batch, query, head, col(c)});
+              b, arith::TruncFOp::create(b, VectorType::get({2}, p.outElement),
+                                         v),
+              outO, ValueRange{batch, query, head, col});
+        };
+        emitRowMerge(ir, m);
       });
     });
   });

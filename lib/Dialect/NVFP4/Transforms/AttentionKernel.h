@@ -28,6 +28,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <functional>
+
 namespace nvfp4::attn {
 
 using mlir::SmallVector;
@@ -166,6 +168,28 @@ private:
   KernelEnv &env;
   WorkPlan &plan;
 };
+
+/// The merge of one softmax row from parts (o_k, lse_k) by one warp
+/// (docs/Attention.md, "Merging partial results"): with s the sink,
+/// m = max(max_k lse_k, s), Z = sum_k 2^(lse_k - m) + 2^(s - m),
+/// O = sum_k 2^(lse_k - m) / Z o_k, LSE = (m + log2 Z) ln 2 (natural log);
+/// every part empty (lse = -inf) and no sink gives O = 0, LSE = -inf. The
+/// parts are summed in order k = 0, 1, ...
+struct RowMerge {
+  Value lane;            ///< the thread's lane (index)
+  int64_t columns = 0;   ///< Dv: a multiple of 32 * width
+  int64_t width = 1;     ///< columns per load: lane owns width * lane + ...
+  Value parts;           ///< the number of parts (index)
+  Value sinkL;           ///< the sink in base 2, or null
+  /// Part k's LSE in base 2 (f32).
+  std::function<Value(Value k)> lse2;
+  /// Part k's O at columns [col, col + width) as vector<width x f32>.
+  std::function<Value(Value k, Value col)> load;
+  /// Stores the natural-log LSE (lane 0 only) and O's columns.
+  std::function<void(Value lse)> storeLse;
+  std::function<void(Value col, Value o)> storeO;
+};
+void emitRowMerge(IR &ir, const RowMerge &merge);
 
 /// Builds the kernel `name` in `module` that merges the partial results of
 /// split units into O and the LSE (docs/AttentionLowering.md, "Combine");

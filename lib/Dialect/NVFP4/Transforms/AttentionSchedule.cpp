@@ -9,6 +9,7 @@
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <algorithm>
@@ -17,6 +18,30 @@ using namespace mlir;
 using namespace nvfp4;
 
 namespace {
+
+/// V's rows are the first Dv columns of K's rows: the same value, or
+/// tensor.extract_slice %k[0, 0, 0, 0] [B, Skv, Hkv, Dv] [1, 1, 1, 1]
+/// (no copy: the kernel reads V from K's tiles).
+bool vIsPrefixOfK(AttentionOp op) {
+  if (op.getK() == op.getV())
+    return true;
+  auto slice = op.getV().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSource() != op.getK())
+    return false;
+  auto src = cast<RankedTensorType>(op.getK().getType());
+  auto dst = cast<RankedTensorType>(op.getV().getType());
+  if (slice.getResultType().getRank() != 4 ||
+      !llvm::all_of(slice.getStaticOffsets(),
+                    [](int64_t o) { return o == 0; }) ||
+      !llvm::all_of(slice.getStaticStrides(),
+                    [](int64_t s) { return s == 1; }))
+    return false;
+  for (int64_t d = 0; d < 3; ++d)
+    if (slice.getStaticSizes()[d] != src.getDimSize(d) ||
+        ShapedType::isDynamic(src.getDimSize(d)))
+      return false;
+  return slice.getStaticSizes()[3] == dst.getDimSize(3);
+}
 
 int64_t nextPowerOfTwo(int64_t v) {
   int64_t p = 32;
@@ -65,7 +90,7 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   p.headDimV = v.getDimSize(3);
   p.element = q.getElementType();
   p.outElement = o.getElementType();
-  p.kvSame = op.getK() == op.getV();
+  p.kvSame = vIsPrefixOfK(op);
   p.hasSink = static_cast<bool>(op.getSink());
   p.hasLens = static_cast<bool>(op.getKvLens());
   p.causal = op.getCausal();
@@ -83,6 +108,20 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
     return op.emitOpError("cannot be lowered: expected at least one page in "
                           "the cache, got ")
            << p.numPages;
+
+  // Head dims: whole 64-column (128-byte) TMA boxes; O (Dv f32 TMEM
+  // columns) fits one CTA up to 256 and a CTA pair (each half a whole
+  // number of boxes) up to 512; D up to 576, DeepSeek-V3's absorbed MLA.
+  if (p.headDim % 64 != 0 || p.headDim > AttentionSchedule::kMaxHeadDim)
+    return op.emitOpError("cannot be lowered: expected Q's head dim D to be "
+                          "a multiple of 64 and at most ")
+           << AttentionSchedule::kMaxHeadDim << ", got " << p.headDim;
+  if (p.headDimV % 64 != 0 || p.headDimV > 512 ||
+      (p.headDimV > 256 && p.headDimV % 128 != 0))
+    return op.emitOpError("cannot be lowered: expected V's head dim Dv to be "
+                          "a multiple of 64 up to 256, or 384 or 512 (split "
+                          "over two CTAs), got ")
+           << p.headDimV;
 
   s.group = p.headsQ / p.headsKv;
   if (s.group > AttentionSchedule::kRows)
@@ -105,13 +144,34 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
            << kvRows << ") and B x Sq (" << p.batch * p.seqQ
            << ") must fit in 32 bits (TMA coordinates)";
 
-  // Dv = 512: O (512 f32 columns) fills TMEM, so two CTAs share the row
-  // block, each computing S in full and O for its 256 columns.
-  s.dvSplit = p.headDimV == 512 ? 2 : 1;
-  // ... and D too when its halves are whole boxes: the partial S tiles are
+  // Dv > 256: O (Dv f32 columns) does not fit beside S in one CTA's TMEM,
+  // so two CTAs share the row block, each computing O for half of Dv.
+  s.dvSplit = p.headDimV > 256 ? 2 : 1;
+  // ... and D too when each gets at least one box: the partial S tiles are
   // added through distributed shared memory instead of both CTAs computing
-  // all of Q K^T.
-  s.exchangeS = s.dvSplit == 2 && p.headDim % 128 == 0;
+  // all of Q K^T. When V is K's prefix, CTA j's boxes are its V columns
+  // (so it loads them once, for S and for O) and the columns beyond Dv go
+  // to CTA 0; otherwise CTA 0 takes the larger half.
+  const int64_t nb = p.headDim / 64;
+  s.exchangeS = s.dvSplit == 2 && nb >= 2;
+  for (int64_t j = 0; j < 2; ++j)
+    s.dBoxes[j].clear();
+  if (!s.exchangeS) {
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t i = 0; i < nb; ++i)
+        s.dBoxes[j].push_back(i);
+  } else if (p.kvSame) {
+    const int64_t vb = p.headDimV / 2 / 64;
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t i = 0; i < vb; ++i)
+        s.dBoxes[j].push_back(j * vb + i);
+    for (int64_t i = 2 * vb; i < nb; ++i)
+      s.dBoxes[0].push_back(i);
+  } else {
+    const int64_t half = (nb + 1) / 2;
+    for (int64_t i = 0; i < nb; ++i)
+      s.dBoxes[i < half ? 0 : 1].push_back(i);
+  }
   // Shared memory: Q once, then `stages` K/V tiles (for this CTA's V
   // columns); a 64-key tile when a 128-key one does not fit beside Q.
   constexpr int64_t qBox = AttentionSchedule::kBoxBytes;

@@ -121,6 +121,10 @@ private:
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi), -inf elsewhere.
   Value maskedLogits(Value s, Value kb, Value rowLo, Value rowHi);
+  /// Runs `f(i, col)` for every 64-column box i of D this CTA holds (its
+  /// Q and K boxes, in shared-memory order): col is the box's first column
+  /// of D; a box only CTA 0 of the pair holds is guarded by its rank.
+  void forEachDBox(function_ref<void(int64_t i, Value col)> f);
   /// The chunks [first, end) of the unit's local tile `n` that hold a key
   /// some row of the unit sees (AttentionSchedule::kChunkKeys keys each).
   std::pair<Value, Value> chunkRange(const UnitGeom &u, Value n);
@@ -138,7 +142,7 @@ private:
   // Kernel arguments besides the parts'.
   Value tmapQ, sink, scaleLog2;
   // Per-CTA values.
-  Value tid, warp, split, dvBase, dBase;
+  Value tid, warp, split, dvBase;
   Value smem, qOff;
   /// Byte offsets of stage `stage`'s K and V tiles (first box).
   Value kOffset(Value stage) {
@@ -276,7 +280,6 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   env.partition = ir.divu(bx, idx(s.dvSplit));
   split = env.split = ir.remu(bx, idx(s.dvSplit));
   dvBase = ir.mul(split, idx(s.dvPerCta()));
-  dBase = s.exchangeS ? ir.mul(split, idx(s.dPerCta())) : idx(0);
 
   // Dynamic shared memory, 1024-aligned: Q | stage 0 (K, V) | stage 1 ...
   auto smemTy = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
@@ -362,6 +365,22 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       tmem(128, 2 * s.sBuffers * s.kvTile, p.element,
            sm100::TmemLayout::operand_a),
       all, uint32_t(s.tmemP));
+}
+
+void KernelBuilder::forEachDBox(function_ref<void(int64_t i, Value col)> f) {
+  const auto &b0 = s.dBoxes[0], &b1 = s.dBoxes[1];
+  for (size_t i = 0; i < b0.size(); ++i) {
+    auto body = [&] {
+      Value col = idx(64 * b0[i]);
+      if (i < b1.size() && b1[i] != b0[i])
+        col = ir.select(ir.eq(split, idx(0)), col, idx(64 * b1[i]));
+      f(int64_t(i), col);
+    };
+    if (i < b1.size())
+      body();
+    else
+      ifThen(ir.eq(split, idx(0)), body);
+  }
 }
 
 std::pair<Value, Value> KernelBuilder::chunkRange(const UnitGeom &u,
@@ -690,20 +709,22 @@ void KernelBuilder::loadRole() {
       // its own 16 KiB column of the K-major tile, once the MMAs of the
       // previous piece have read the last one (a fresh barrier passes).
       wait(qEmpty, idx(0), ir.xori1(parityOf(qLoads)));
+      Value qBoxes = ir.select(ir.eq(split, idx(0)), idx(s.dBoxes[0].size()),
+                               idx(s.dBoxes[1].size()));
       nvgpu::MBarrierArriveExpectTxOp::create(
-          b, qFull, idx(s.qBoxBytes() * (s.dPerCta() / 64)), idx(0), Value());
+          b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value());
       Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)),
                           ir.mul(u.rowBlock, idx(s.queriesPerCta)));
       Value qHead = ir.mul(u.kvHead, idx(s.group));
-      for (int64_t c = 0; c < s.dPerCta() / 64; ++c)
+      forEachDBox([&](int64_t c, Value col) {
         shared(c, [&](Value mask) {
           Value dst =
               view(ir.add(qOff, idx(c * AttentionSchedule::kBoxBytes)), qBox);
-          Value col = ir.add(dBase, idx(c * 64));
           nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
                                         ValueRange{col, qHead, qRow}, idx(0),
                                         mask, Value());
         });
+      });
 
       // K and V tiles through the ring; the first wait on each stage passes
       // at once (a fresh barrier completes "phase -1").
@@ -718,9 +739,16 @@ void KernelBuilder::loadRole() {
         // chunk box per chunk and 64 columns (the bytes past the visible
         // keys are neither read nor waited for).
         auto [cFirst, cEnd] = chunkRange(u, n);
+        // This CTA's K boxes (a pair may hold different numbers) and V.
+        auto chunkBytes = [&](size_t boxes) {
+          return (int64_t(boxes) * s.kvBoxBytes() + s.vBytes) /
+                 s.chunksPerTile();
+        };
+        Value perChunk = ir.select(ir.eq(split, idx(0)),
+                                   idx(chunkBytes(s.dBoxes[0].size())),
+                                   idx(chunkBytes(s.dBoxes[1].size())));
         nvgpu::MBarrierArriveExpectTxOp::create(
-            b, kvFull,
-            ir.mul(ir.sub(cEnd, cFirst), idx(s.chunkTxBytes())), stage,
+            b, kvFull, ir.mul(ir.sub(cEnd, cFirst), perChunk), stage,
             Value());
         Value kOff = kOffset(stage);
         Value vOff = vOffset(kOff);
@@ -729,23 +757,22 @@ void KernelBuilder::loadRole() {
         auto loadBox = [&](Value off, MemRefType box, Value k, Value v) {
           Value at = ir.mul(off, idx(128));
           Value r = kv.row(u.batch, ir.add(key0, off));
-          // Box c of the region at `base` (columns colBase + 64 c) via
-          // `map`.
-          auto one = [&](Value base, Value colBase, Value map, int64_t c,
+          // Box c of the region at `base` (first column `col`) via `map`.
+          auto one = [&](Value base, Value col, Value map, int64_t c,
                          Value mask) {
             Value dst = view(
                 ir.add(ir.add(base, idx(c * s.kvBoxBytes())), at), box);
-            Value col = ir.add(colBase, idx(c * 64));
             nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, map,
                                           ValueRange{col, u.kvHead, r}, stage,
                                           mask, Value());
           };
-          for (int64_t c = 0; c < s.dPerCta() / 64; ++c)
-            shared(c, [&](Value mask) { one(kOff, dBase, k, c, mask); });
+          forEachDBox([&](int64_t c, Value col) {
+            shared(c, [&](Value mask) { one(kOff, col, k, c, mask); });
+          });
           // This CTA's V columns only (all of them without a Dv split).
           if (!p.kvSame)
             for (int64_t c = 0; c < s.dvPerCta() / 64; ++c)
-              one(vOff, dvBase, v, c, Value());
+              one(vOff, ir.add(dvBase, idx(c * 64)), v, c, Value());
         };
         Value whole =
             ir.andi(ir.eq(cFirst, idx(0)), ir.eq(cEnd, idx(s.chunksPerTile())));
@@ -819,16 +846,24 @@ void KernelBuilder::mmaRole() {
     fence(sm100::FenceKind::after_thread_sync);
     Value qTile = view(opaque(qOff), qTileTy);
     Value kTile = view(opaque(kOffset(stage)), kTileTy);
+    // K slices past the boxes of the pair's second CTA: CTA 0's only.
+    const int64_t shared16 = 64 * int64_t(s.dBoxes[1].size()) / 16;
     forBuffer(g, [&](int64_t buf) {
       for (int64_t k = 0; k < dq / 16; ++k) {
-        Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
-                                             ValueRange{c0, c0}, layQ,
-                                             uint32_t(k));
-        Value kb = sm100::UmmaDescOp::create(b, b.getI64Type(), kTile,
-                                             ValueRange{c0, c0}, layK,
-                                             uint32_t(k));
-        sm100::MmaOp::create(b, sBuf[buf], qa, kb, k == 0 ? i1(false) : yes,
-                             idescS);
+        auto one = [&] {
+          Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
+                                               ValueRange{c0, c0}, layQ,
+                                               uint32_t(k));
+          Value kb = sm100::UmmaDescOp::create(b, b.getI64Type(), kTile,
+                                               ValueRange{c0, c0}, layK,
+                                               uint32_t(k));
+          sm100::MmaOp::create(b, sBuf[buf], qa, kb,
+                               k == 0 ? i1(false) : yes, idescS);
+        };
+        if (k < shared16)
+          one();
+        else
+          ifThen(ir.eq(split, idx(0)), one);
       }
       sm100::CommitOp::create(b, sFull, idx(buf), Value(), 1u);
     });
@@ -994,8 +1029,11 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s,
       named("args", b.getArrayAttr(args))};
   if (!absent.empty())
     h.push_back(named("absent", b.getArrayAttr(absent)));
+  // V from K's rows: the whole rows (the same value) or their first Dv
+  // columns (an extract_slice).
   if (p.kvSame)
-    h.push_back(named("same", b.getDictionaryAttr({named("v", str("k"))})));
+    h.push_back(named(p.headDimV == p.headDim ? "same" : "slice",
+                      b.getDictionaryAttr({named("v", str("k"))})));
   if (combine) {
     // The workspace of partial results and the combine launch.
     auto ws = [&](StringRef name, StringRef type, ArrayRef<int64_t> shape) {

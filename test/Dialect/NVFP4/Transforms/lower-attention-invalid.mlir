@@ -55,3 +55,36 @@ func.func @dynamic_block_table(%q: tensor<1x1x1x64xbf16>, %k: tensor<8x64x1x64xb
       -> (tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>)
   return %o, %lse : tensor<1x1x1x64xbf16>, tensor<1x1x1xf32>
 }
+
+// -----
+
+func.func @head_dim_96(%q: tensor<1x1x8x96xbf16>, %k: tensor<1x256x8x96xbf16>)
+    -> (tensor<1x1x8x96xbf16>, tensor<1x8x1xf32>) {
+  // expected-error @below {{cannot be lowered: expected Q's head dim D to be a multiple of 64 and at most 576, got 96}}
+  %o, %lse = nvfp4.attention %q, %k, %k softmax_scale(0.125)
+      : (tensor<1x1x8x96xbf16>, tensor<1x256x8x96xbf16>, tensor<1x256x8x96xbf16>)
+      -> (tensor<1x1x8x96xbf16>, tensor<1x8x1xf32>)
+  return %o, %lse : tensor<1x1x8x96xbf16>, tensor<1x8x1xf32>
+}
+
+// -----
+
+func.func @head_dim_640(%q: tensor<1x1x8x640xbf16>, %k: tensor<1x256x8x640xbf16>, %v: tensor<1x256x8x512xbf16>)
+    -> (tensor<1x1x8x512xbf16>, tensor<1x8x1xf32>) {
+  // expected-error @below {{cannot be lowered: expected Q's head dim D to be a multiple of 64 and at most 576, got 640}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<1x1x8x640xbf16>, tensor<1x256x8x640xbf16>, tensor<1x256x8x512xbf16>)
+      -> (tensor<1x1x8x512xbf16>, tensor<1x8x1xf32>)
+  return %o, %lse : tensor<1x1x8x512xbf16>, tensor<1x8x1xf32>
+}
+
+// -----
+
+func.func @value_dim_320(%q: tensor<1x1x8x128xbf16>, %k: tensor<1x256x8x128xbf16>, %v: tensor<1x256x8x320xbf16>)
+    -> (tensor<1x1x8x320xbf16>, tensor<1x8x1xf32>) {
+  // expected-error @below {{cannot be lowered: expected V's head dim Dv to be a multiple of 64 up to 256, or 384 or 512 (split over two CTAs), got 320}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<1x1x8x128xbf16>, tensor<1x256x8x128xbf16>, tensor<1x256x8x320xbf16>)
+      -> (tensor<1x1x8x320xbf16>, tensor<1x8x1xf32>)
+  return %o, %lse : tensor<1x1x8x320xbf16>, tensor<1x8x1xf32>
+}

@@ -34,7 +34,7 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     |-----------|---------------------------------|-|
     | `q`       | `tensor<B x Sq x Hq x D x T>`   | T = bf16 or f16 |
     | `k`       | `tensor<B x Skv x Hkv x D x T>` | |
-    | `v`       | `tensor<B x Skv x Hkv x Dv x T>`| may be the same value as `k` (then Dv = D) |
+    | `v`       | `tensor<B x Skv x Hkv x Dv x T>`| may be the same value as `k` (then Dv = D), or its leading columns (`tensor.extract_slice`, absorbed MLA) |
     | `sink`    | `tensor<Hq x f32>`              | optional: one logit per query head, in the denominator only |
     | `kv_lens` | `tensor<B x i32>`               | optional: valid keys of each sequence, L_b ≤ Skv (absent: Skv) |
     | `block_table` | `tensor<B x MaxPages x i32>` | optional: a paged cache (below) |
@@ -65,7 +65,10 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     (docs/AttentionLowering.md).
 
     B, Sq and Skv may be dynamic; head counts and head dims may not (the
-    kernel is specialised on them). Where two sizes must agree and one of
+    kernel is specialised on them). When V is K's leading Dv columns
+    (absorbed MLA: K = [latent | RoPE], V = latent), write V as
+    `tensor.extract_slice %k[0, 0, 0, 0] [B, Skv, Hkv, Dv] [1, 1, 1, 1]`:
+    the lowering reads V from K's tiles, so nothing is copied. Where two sizes must agree and one of
     them is dynamic, the verifier accepts them.
 
     - Rule 1: `q`, `k` and `v` are 4-D tensors.
@@ -73,7 +76,9 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     - Rule 3: K and V have Q's element type.
     - Rule 4: Hq (Q dim 2), Hkv (K and V dim 2), D (Q and K dim 3) and Dv
       (V dim 3) are static.
-    - Rule 5: D and Dv are 64, 128, 256 or 512.
+    - Rule 5: D and Dv are positive. (Which head dims a kernel supports is
+      the lowering's limit, diagnosed there: today multiples of 64, D up to
+      576 and Dv up to 512.)
     - Rule 6: K's head dim (dim 3) equals Q's, and without a block table
       K's batch (dim 0) too.
     - Rule 7: V's batch (dim 0), key length (dim 1) and head count (dim 2)
@@ -123,6 +128,60 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     `softmax_scale` `(` $softmax_scale `)` (`causal` $causal^)?
     (`window` `(` $window^ `)`)? (`num_splits` `(` $num_splits^ `)`)?
     attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4_AttentionMergeOp : NVFP4_Op<"attention_merge", [Pure]> {
+  let summary = "merge two attention results over disjoint key sets by "
+                "their LSE";
+  let description = [{
+    Combines the results (O₁, LSE₁) and (O₂, LSE₂) of two `nvfp4.attention`
+    ops over disjoint sets of keys of the same queries, computed without a
+    sink, into the result over the union, adding the optional sink once
+    (docs/Attention.md, "Merging partial results"):
+
+        LSE = ln(e^LSE₁ + e^LSE₂ [+ e^sink])
+        O   = (e^LSE₁ · O₁ + e^LSE₂ · O₂) / e^LSE
+
+    A part with LSE = −inf (no visible key) gets weight 0; when both are
+    −inf and there is no sink, O = 0 and LSE = −inf (with a sink, O = 0
+    and LSE = sink). This is how DeepSeek-V4 combines its compressed and
+    sliding-window branches, and how a split-KV attention merges its parts.
+
+    | value   | type                            | |
+    |---------|---------------------------------|-|
+    | `o1`, `o2` | `tensor<B x Sq x Hq x Dv x T>` | T = bf16, f16 or f32 (both the same) |
+    | `lse1`, `lse2` | `tensor<B x Hq x Sq x f32>` | natural log |
+    | `sink`  | `tensor<Hq x f32>` | optional |
+    | `o`     | `tensor<B x Sq x Hq x Dv x T'>` | T' = bf16, f16 or f32 |
+    | `lse`   | `tensor<B x Hq x Sq x f32>` | |
+
+    - Rule 1: `o1`, `o2` and `o` are 4-D and `lse1`, `lse2` and `lse` 3-D.
+    - Rule 2: `o2` and `o` have `o1`'s shape, and `lse1`, `lse2` and `lse`
+      are [B, Hq, Sq] of it (a dynamic size agrees with any).
+    - Rule 3: `o1` and `o2` have one element type, bf16, f16 or f32, and
+      `o`'s is bf16, f16 or f32.
+    - Rule 4: `lse1`, `lse2` and `lse` are f32.
+    - Rule 5: `sink`, when present, is `tensor<Hq x f32>`.
+
+    Example (DeepSeek-V4: the sliding-window branch and the compressed
+    branch, the sink added once):
+
+    ```mlir
+    %o, %lse = nvfp4.attention_merge %o1, %lse1, %o2, %lse2 sink(%sink)
+        : (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>,
+           tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>, tensor<128xf32>)
+        -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$o1, AnyRankedTensor:$lse1,
+                   AnyRankedTensor:$o2, AnyRankedTensor:$lse2,
+                   Optional<AnyRankedTensor>:$sink);
+  let results = (outs AnyRankedTensor:$o, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $o1 `,` $lse1 `,` $o2 `,` $lse2 (`sink` `(` $sink^ `)`)? attr-dict
     `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

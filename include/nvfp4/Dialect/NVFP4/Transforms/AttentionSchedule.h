@@ -15,6 +15,7 @@
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LLVM.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,7 +31,10 @@ struct AttentionProblemShape {
   int64_t headDim = 0, headDimV = 0;      ///< D, Dv
   mlir::Type element;                     ///< of Q, K, V: bf16 or f16
   mlir::Type outElement;                  ///< of O: bf16 or f16
-  bool kvSame = false;                    ///< K and V are one value
+  /// V's rows are the first Dv columns of K's rows: K and V are one value
+  /// (Dv = D), or V is a tensor.extract_slice of K's leading head-dim
+  /// columns (absorbed MLA: D = 576, Dv = 512).
+  bool kvSame = false;
   bool hasSink = false, hasLens = false, causal = false;
   std::optional<int64_t> window;
   float softmaxScale = 1.0f;
@@ -65,6 +69,9 @@ struct AttentionSchedule {
   static constexpr int64_t kBoxCols = 64;   ///< elements per 128-byte row
   static constexpr int64_t kBoxBytes = kRows * 128; ///< one 128 x 64 Q box
   static constexpr int64_t kMaxStages = 3;
+  /// The largest head dim D the schedule holds (DeepSeek-V3's absorbed
+  /// MLA: 512 latent + 64 RoPE columns).
+  static constexpr int64_t kMaxHeadDim = 576;
   static constexpr int64_t kSmemBudget = 232448 - 2048; ///< 227 KiB - slack
   static constexpr int64_t kThreads = 256;  ///< 8 warps, two warpgroups
 
@@ -89,8 +96,14 @@ struct AttentionSchedule {
   /// added through distributed shared memory (no Q K^T MMA is done twice).
   /// Needs D / 2 to be a multiple of 64 (whole TMA boxes).
   bool exchangeS = false;
+  /// The 64-column boxes of D (Q and K columns 64 i ..) CTA j of the pair
+  /// holds: with exchangeS its share (CTA 0 may hold one more, or the
+  /// columns beyond Dv when V is a prefix of K), else all of them.
+  llvm::SmallVector<int64_t> dBoxes[2];
+  /// Columns of D the CTA with the most boxes holds (what shared memory
+  /// and the S MMAs are sized for).
   int64_t dPerCta() const {
-    return exchangeS ? problem.headDim / 2 : problem.headDim;
+    return 64 * int64_t(std::max(dBoxes[0].size(), dBoxes[1].size()));
   }
   /// The partial S is exchanged in this many rounds of kvTile / xRounds
   /// columns each (2 when halving the buffer buys another K/V stage).

@@ -45,4 +45,28 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
   ];
 }
 
+def NVFP4LowerAttentionMerge
+    : Pass<"nvfp4-lower-attention-merge", "::mlir::ModuleOp"> {
+  let summary = "build a kernel for every nvfp4.attention_merge";
+  let description = [{
+    For every `nvfp4.attention_merge` of the module, builds a `gpu.func` in
+    a new `gpu.module` that merges the two results row by row (one warp per
+    (sequence, query, head) row, lanes over Dv; docs/AttentionLowering.md,
+    "Combine") and records it on the op as `nvfp4.kernel`. The kernel
+    carries an `nvfp4.harness` attribute (reference `attention_merge`), so
+    `nvfp4-run` checks it against float64. Static shapes and Dv a multiple
+    of 32 are required; anything else is diagnosed at the op. Ops that
+    already carry `nvfp4.kernel` are left alone.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Merge kernels built">,
+  ];
+}
+
 #endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD
