@@ -2831,11 +2831,17 @@ bool Decoder::decodeCall(const Instruction &in, XInst &x) {
     return fail("internal: callee not collected");
   uint32_t ci = it->second;
   const Function &f = m_.functions[callee->sym.index];
-  if (!f.hasBody)
+  // CUDA's device printf: the extern vprintf(format, argument buffer).
+  bool printf = !f.hasBody && f.name == "vprintf";
+  if (!f.hasBody && !printf)
     return fail("call of '" + f.name +
-                "', which has no body (extern "
-                "functions such as vprintf are not implemented)");
-  if (ci == 0 || ci == curFn_ || reaches(ci, curFn_))
+                "', which has no body (of the extern functions only vprintf "
+                "is implemented)");
+  if (printf && (!args || args->elems.size() != 2 ||
+                 (rets && rets->elems.size() != 1)))
+    return fail("vprintf takes two arguments (the format and the argument "
+                "buffer, both 64-bit addresses) and returns one value");
+  if (!printf && (ci == 0 || ci == curFn_ || reaches(ci, curFn_)))
     return fail("recursive call of '" + f.name + "' is not supported");
   size_t nargs = args ? args->elems.size() : 0;
   size_t nrets = rets ? rets->elems.size() : 0;
@@ -2863,6 +2869,29 @@ bool Decoder::decodeCall(const Instruction &in, XInst &x) {
       bytes = static_cast<uint32_t>(cf.returns[e.sym.index].sizeBytes());
     return true;
   };
+  if (printf) {
+    // argSrc: the caller's .param slots of the two addresses; retDst: the
+    // return slot (if any). Executor::execVprintf formats on the host.
+    for (size_t a = 0; a < 2; ++a) {
+      uint32_t off, bytes = 0;
+      if (!varOf(args->elems[a], off, bytes))
+        return false;
+      if (bytes < 8)
+        return fail("vprintf's arguments are 64-bit addresses");
+      cs.argSrc.push_back(off);
+    }
+    if (rets) {
+      uint32_t off, bytes = 0;
+      if (!varOf(rets->elems[0], off, bytes))
+        return false;
+      cs.retDst.push_back(off);
+      cs.retBytes.push_back(std::min<uint32_t>(bytes, 4));
+    }
+    x.op = XOp::Vprintf;
+    x.imm = static_cast<int64_t>(p_.calls.size());
+    p_.calls.push_back(std::move(cs));
+    return true;
+  }
   for (size_t a = 0; a < nargs; ++a) {
     uint32_t off, bytes = 0;
     if (!varOf(args->elems[a], off, bytes))

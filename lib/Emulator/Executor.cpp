@@ -1106,6 +1106,10 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     if (resched)
       reschedule(w);
     return true;
+  case XOp::Vprintf:
+    if (mask && !execVprintf(w, I, mask))
+      return false;
+    break;
   case XOp::NotImplemented:
   case XOp::Invalid:
     if (!mask)
@@ -1419,6 +1423,144 @@ bool Executor::execCall(Warp &w, const XInst &I, uint32_t mask) {
   w.pc = I.target;
   if (w.parked != w.collWait && w.pc >= w.minParkedPc)
     reschedule(w);
+  return true;
+}
+
+bool Executor::execVprintf(Warp &w, const XInst &I, uint32_t mask) {
+  const CallSite &cs = prog_.calls[static_cast<size_t>(I.imm)];
+  uint32_t lb = prog_.localBytes;
+  NVFP4_FOR_LANES(mask, {
+    uint8_t *base = w.local.data() + size_t(l) * lb;
+    uint64_t fmtAddr = 0, argAddr = 0;
+    std::memcpy(&fmtAddr, base + cs.argSrc[0], 8);
+    std::memcpy(&argAddr, base + cs.argSrc[1], 8);
+    // A NUL-terminated string at a generic address (at most 4 KiB).
+    auto readString = [&](uint64_t addr, std::string &out) {
+      for (unsigned n = 0; n < 4096; ++n) {
+        const uint8_t *c =
+            resolve(w, l, XSpace::Generic, addr + n, 1, false, I);
+        if (!c)
+          return false;
+        if (*c == 0)
+          return true;
+        out.push_back(char(*c));
+      }
+      out += "...";
+      return true;
+    };
+    std::string fmt, text;
+    if (!readString(fmtAddr, fmt))
+      return false;
+    // The argument buffer: each argument aligned to its size (CUDA's
+    // vprintf layout: 4-byte ints, 8-byte longs, doubles and pointers).
+    uint64_t at = argAddr;
+    int32_t converted = 0;
+    auto arg = [&](unsigned bytes, uint64_t &v) {
+      at = (at + bytes - 1) / bytes * bytes;
+      const uint8_t *p = resolve(w, l, XSpace::Generic, at, bytes, false, I);
+      if (!p)
+        return false;
+      v = 0;
+      std::memcpy(&v, p, bytes);
+      at += bytes;
+      ++converted;
+      return true;
+    };
+    for (size_t i = 0; i < fmt.size(); ++i) {
+      if (fmt[i] != '%') {
+        text.push_back(fmt[i]);
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < fmt.size() && std::strchr("-+ #0123456789.", fmt[j]))
+        ++j;
+      unsigned longs = 0;
+      while (j < fmt.size() && (fmt[j] == 'l' || fmt[j] == 'h' ||
+                                fmt[j] == 'z' || fmt[j] == 'j')) {
+        longs += fmt[j] == 'l' || fmt[j] == 'z' || fmt[j] == 'j';
+        ++j;
+      }
+      if (j >= fmt.size())
+        break;
+      char conv = fmt[j];
+      std::string spec = fmt.substr(i, j - i);
+      // The length modifiers go; the host formats 64-bit values.
+      std::string flags;
+      for (char c : spec)
+        if (c != 'l' && c != 'h' && c != 'z' && c != 'j')
+          flags.push_back(c);
+      char buf[512];
+      uint64_t v = 0;
+      switch (conv) {
+      case '%':
+        text.push_back('%');
+        break;
+      case 'd':
+      case 'i': {
+        if (!arg(longs ? 8 : 4, v))
+          return false;
+        long long x = longs ? (long long)int64_t(v) : (long long)int32_t(v);
+        std::snprintf(buf, sizeof buf, (flags + "lld").c_str(), x);
+        text += buf;
+        break;
+      }
+      case 'u':
+      case 'x':
+      case 'X':
+      case 'o': {
+        if (!arg(longs ? 8 : 4, v))
+          return false;
+        std::snprintf(buf, sizeof buf, (flags + "ll" + conv).c_str(),
+                      (unsigned long long)v);
+        text += buf;
+        break;
+      }
+      case 'c': {
+        if (!arg(4, v))
+          return false;
+        text.push_back(char(v));
+        break;
+      }
+      case 'f':
+      case 'F':
+      case 'e':
+      case 'E':
+      case 'g':
+      case 'G':
+      case 'a':
+      case 'A': {
+        if (!arg(8, v))
+          return false;
+        double d;
+        std::memcpy(&d, &v, 8);
+        std::snprintf(buf, sizeof buf, (flags + conv).c_str(), d);
+        text += buf;
+        break;
+      }
+      case 'p': {
+        if (!arg(8, v))
+          return false;
+        std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+        text += buf;
+        break;
+      }
+      case 's': {
+        if (!arg(8, v))
+          return false;
+        if (!readString(v, text))
+          return false;
+        break;
+      }
+      default:
+        text += spec + conv;
+        break;
+      }
+      i = j;
+    }
+    stats_.printfOutput += text;
+    if (!cs.retDst.empty())
+      std::memcpy(base + cs.retDst[0], &converted, cs.retBytes[0]);
+  });
   return true;
 }
 
@@ -3468,6 +3610,8 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
     if (!p)
       return fail("out-of-bounds " + what + hex(addr) + " (" +
                   mem_.describe(addr, bytes) + ")");
+    if (!write && I.op == XOp::Ld)
+      globalLoadAddrs_.push_back(addr);
     return p;
   }
   case XSpace::Shared:
@@ -3571,6 +3715,7 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
       // Loads complete for every lane before registers change (a
       // destination may be the address register).
       uint64_t vals[8][32];
+      globalLoadAddrs_.clear();
       NVFP4_FOR_LANES(mask, {
         uint64_t addr = base[l] + static_cast<uint64_t>(I.imm);
         uint8_t *p = resolve(w, l, I.space, addr, total, false, I);
@@ -3582,6 +3727,15 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
           vals[e][l] = v;
         }
       });
+      // Bytes read from global memory: lanes that read the same address
+      // (a broadcast) count once, as one transaction serves them.
+      if (!globalLoadAddrs_.empty()) {
+        std::sort(globalLoadAddrs_.begin(), globalLoadAddrs_.end());
+        size_t distinct =
+            std::unique(globalLoadAddrs_.begin(), globalLoadAddrs_.end()) -
+            globalLoadAddrs_.begin();
+        stats_.globalLoadBytes += distinct * total;
+      }
       for (unsigned e = 0; e < I.vec; ++e) {
         uint32_t dstRow = lst ? lst[e] : I.dst;
         if (dstRow == kNone)

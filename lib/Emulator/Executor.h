@@ -306,6 +306,9 @@ public:
                                       uint32_t bytes) const;
 private:
   bool execCall(Warp &w, const XInst &I, uint32_t mask);
+  /// vprintf(format, args): formats each active lane's call on the host,
+  /// in lane order, into LaunchStats::printfOutput.
+  bool execVprintf(Warp &w, const XInst &I, uint32_t mask);
   bool execRet(Warp &w, const XInst &I, uint32_t mask);
   bool collectiveReady(Warp &w, const XInst &I, uint32_t &mask, bool &yield);
   bool checkAligned(Warp &w, const XInst &I, uint32_t mask);
@@ -345,6 +348,9 @@ private:
   const LaunchConfig &cfg_;
   Fault &fault_;
   LaunchStats &stats_;
+  /// Global addresses the lanes of the ld being executed read (resolve()
+  /// collects them; execMemory counts the distinct ones).
+  std::vector<uint64_t> globalLoadAddrs_;
   std::vector<std::unique_ptr<AsyncUnit>> async_;
   class TmaUnit;
   TmaUnit *tma_ = nullptr; ///< owned by async_, created by the first TMA op

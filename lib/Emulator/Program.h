@@ -57,6 +57,7 @@ enum class XOp : uint16_t {
   Ret,
   Bra,
   Call,
+  Vprintf, ///< call of the extern vprintf (CUDA's device printf)
   Trap,
   NotImplemented,
   Invalid,

@@ -186,8 +186,14 @@ EmulatorDevice::launch(FunctionHandle function, const LaunchConfig &config,
   auto start = std::chrono::steady_clock::now();
   emu::Error e = machine_.launch(kernel, cfg);
   auto end = std::chrono::steady_clock::now();
+  // What the kernel printed (device printf) before it failed belongs to the
+  // error: a kernel's own check names what went wrong there.
+  const std::string &printed = machine_.lastStats().printfOutput;
   if (e)
-    return Error::failure(e.message())
+    return Error::failure(e.message() +
+                          (printed.empty()
+                               ? std::string()
+                               : "\nthe kernel printed:\n" + printed))
         .withContext("the kernel failed on the emulator");
   LaunchTiming timing;
   timing.wallMs =
@@ -205,12 +211,15 @@ std::string EmulatorDevice::lastLaunchReport() const {
   os << "emulator: " << s.warpInstructions << " warp instructions, "
      << s.threadInstructions << " thread instructions, " << s.barriers
      << " barriers, " << s.mbarrierPhases << " mbarrier phases, " << s.mmas
-     << " MMAs, " << s.tmaLoadBytes << " TMA bytes loaded in "
+     << " MMAs, " << s.tmaLoadBytes << " TMA bytes loaded, "
+     << s.globalLoadBytes << " bytes loaded by ld in "
      << std::fixed << std::setprecision(3) << lastWallMs_ << " ms wall";
   if (lastWallMs_ > 0)
     os << " (" << std::setprecision(1)
        << double(s.threadInstructions) / (lastWallMs_ * 1e3)
        << " M thread-instructions/s)";
+  if (!s.printfOutput.empty())
+    os << "\nnvfp4-run: the kernel printed:\n" << s.printfOutput;
   return os.str();
 }
 

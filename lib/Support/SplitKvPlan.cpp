@@ -49,14 +49,26 @@ nvfp4::plan::unitTileCounts(const UnitShape &s,
   return out;
 }
 
+int64_t nvfp4::plan::effectiveOverhead(int64_t overhead, int64_t tiles,
+                                       int64_t partitions) {
+  return std::min(overhead, ceilDiv(tiles, partitions) / 8);
+}
+
+int64_t nvfp4::plan::unitSlots(int64_t tiles, int64_t overhead) {
+  return std::max<int64_t>(1, tiles + overhead);
+}
+
 BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
                                        int64_t overhead, int64_t partitions) {
   BalancedPlan plan;
-  plan.overhead = overhead;
+  int64_t allTiles = 0;
+  for (int64_t t : tiles)
+    allTiles += t;
+  plan.overhead = effectiveOverhead(overhead, allTiles, partitions);
   std::vector<int64_t> x(tiles.size());
   for (size_t u = 0; u < tiles.size(); ++u) {
     x[u] = plan.total;
-    plan.total += overhead + tiles[u];
+    plan.total += unitSlots(tiles[u], plan.overhead);
   }
   plan.perPartition = std::max<int64_t>(1, ceilDiv(plan.total, partitions));
   plan.parts.assign(size_t(partitions), Partition());
@@ -65,7 +77,7 @@ BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
     int64_t a = p * S, e = std::min((p + 1) * S, plan.total);
     Partition &part = plan.parts[size_t(p)];
     for (size_t u = 0; u < tiles.size(); ++u) {
-      int64_t t = x[u] + overhead; // slot of the unit's first tile
+      int64_t t = x[u] + plan.overhead; // slot of the unit's first tile
       bool processed = tiles[u] > 0
                            ? std::max(a, t) < std::min(e, t + tiles[u])
                            : (a <= x[u] && x[u] < e);

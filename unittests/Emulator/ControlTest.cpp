@@ -386,3 +386,86 @@ TEST(SpecialRegisterTest, MultiDimensionalIds) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// vprintf (CUDA's device printf)
+//===----------------------------------------------------------------------===//
+
+/// The PTX nvcc and MLIR's gpu.printf emit for printf: the format in
+/// .global, the arguments packed in a local buffer (each aligned to its
+/// size), vprintf(format, buffer).
+std::string printfKernel() {
+  return ".version 8.8\n.target sm_100a\n.address_size 64\n"
+         ".extern .func (.param .b32 func_retval0) vprintf\n"
+         "(.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n"
+         // "lane %d: %lld %u %x %.2f %s|%%\n"
+         ".global .align 1 .b8 fmt[33] = {108, 97, 110, 101, 32, 37, 100, 58, "
+         "32, 37, 108, 108, 100, 32, 37, 117, 32, 37, 120, 32, 37, 46, 50, "
+         "102, 32, 37, 115, 124, 37, 37, 10, 0, 0};\n"
+         // "ok"
+         ".global .align 1 .b8 word[3] = {111, 107, 0};\n"
+         ".visible .entry k(.param .u64 out)\n{\n"
+         "  .local .align 8 .b8 buf[48];\n"
+         "  .reg .b32 %r<8>;\n  .reg .b64 %rd<12>;\n  .reg .f64 %fd<2>;\n"
+         "  ld.param.u64 %rd1, [out];\n"
+         "  mov.u32 %r0, %tid.x;\n"
+         "  mov.u64 %rd2, buf;\n"
+         "  cvta.local.u64 %rd3, %rd2;\n"
+         "  st.local.b32 [%rd2], %r0;\n"             // %d at 0
+         "  mov.b64 %rd4, -5000000000;\n"
+         "  st.local.b64 [%rd2+8], %rd4;\n"          // %lld at 8
+         "  st.local.b32 [%rd2+16], 4000000000;\n"   // %u at 16
+         "  st.local.b32 [%rd2+20], 255;\n"          // %x at 20
+         "  mov.f64 %fd1, 0d4004000000000000;\n"     // 2.5
+         "  st.local.f64 [%rd2+24], %fd1;\n"         // %.2f at 24
+         "  mov.u64 %rd5, word;\n"
+         "  cvta.global.u64 %rd6, %rd5;\n"
+         "  st.local.b64 [%rd2+32], %rd6;\n"         // %s at 32
+         "  mov.u64 %rd7, fmt;\n"
+         "  cvta.global.u64 %rd8, %rd7;\n"
+         "  {\n  .param .b64 p0;\n  .param .b64 p1;\n  .param .b32 r;\n"
+         "  st.param.b64 [p0], %rd8;\n  st.param.b64 [p1], %rd3;\n"
+         "  call.uni (r), vprintf, (p0, p1);\n"
+         "  ld.param.b32 %r1, [r];\n  }\n"
+         "  mul.wide.u32 %rd9, %r0, 8;\n  add.s64 %rd10, %rd1, %rd9;\n"
+         "  cvt.u64.u32 %rd11, %r1;\n  st.global.u64 [%rd10], %rd11;\n"
+         "  ret;\n}\n";
+}
+
+TEST(VprintfTest, FormatsEachLaneInOrder) {
+  Machine m;
+  auto mod = m.loadPTX(printfKernel(), "printf.ptx");
+  ASSERT_TRUE(mod) << mod.message();
+  auto k = (*mod)->kernel("k");
+  ASSERT_TRUE(k) << k.message();
+  uint64_t out = *m.allocate(2 * 8, "out");
+  ParamBuilder pb(**k);
+  ASSERT_FALSE(pb.addU64(out));
+  auto params = pb.take();
+  ASSERT_TRUE(params);
+  LaunchConfig cfg;
+  cfg.block = Dim3(2, 1, 1);
+  cfg.params = std::move(*params);
+  Error e = m.launch(**k, cfg);
+  ASSERT_FALSE(e) << e.message();
+  EXPECT_EQ(m.lastStats().printfOutput,
+            "lane 0: -5000000000 4000000000 ff 2.50 ok|%\n"
+            "lane 1: -5000000000 4000000000 ff 2.50 ok|%\n");
+  // vprintf returns the number of arguments it read.
+  uint64_t ret[2] = {};
+  ASSERT_FALSE(m.read(out, ret, sizeof ret));
+  EXPECT_EQ(ret[0], 6u);
+  EXPECT_EQ(ret[1], 6u);
+}
+
+TEST(VprintfTest, OtherExternFunctionsAreRefused) {
+  std::string text = printfKernel();
+  size_t at = 0;
+  while ((at = text.find("vprintf", at)) != std::string::npos)
+    text.replace(at, 7, "malloc_x"), at += 8;
+  std::vector<uint64_t> out(1);
+  std::string msg = runKernel(text, "k", {}, out);
+  EXPECT_NE(msg.find("of the extern functions only vprintf is implemented"),
+            std::string::npos)
+      << msg;
+}

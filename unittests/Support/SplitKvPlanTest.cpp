@@ -45,43 +45,65 @@ TEST(SplitKvPlanTest, UnitTilesFollowTheMasks) {
 }
 
 TEST(SplitKvPlanTest, HandWorkedPlan) {
-  // Units with 5, 0 and 2 tiles, overhead 1, 3 partitions.
-  // Slots: u0 = [o t t t t t] (0..5), u1 = [o] (6), u2 = [o t t] (7..9);
-  // total 10, S = 4: p0 = slots 0..3 (u0 tiles 0-2), p1 = 4..7 (u0 tiles
-  // 3-4, u1's slot 6, u2's overhead 7: not u2), p2 = 8..9 (u2 tiles 0-1).
-  BalancedPlan plan = balancedPlan({5, 0, 2}, 1, 3);
-  EXPECT_EQ(plan.total, 10);
-  EXPECT_EQ(plan.perPartition, 4);
+  // Units with 40, 0 and 16 tiles, overhead 1, 3 partitions: a share is
+  // ceil(56 / 3) = 19 tiles, so the overhead stays (min(1, 19 / 8)).
+  // Slots: u0 = [o t x 40] (0..40), u1 = [one slot] (41), u2 = [o t x 16]
+  // (42..58); total 59, S = 20: p0 = slots 0..19 (u0 tiles 0-18), p1 =
+  // 20..39 (u0 tiles 19-38), p2 = 40..58 (u0 tile 39, u1, u2 whole).
+  std::vector<int64_t> tiles = {40, 0, 16};
+  BalancedPlan plan = balancedPlan(tiles, 1, 3);
+  EXPECT_EQ(plan.overhead, 1);
+  EXPECT_EQ(plan.total, 59);
+  EXPECT_EQ(plan.perPartition, 20);
   ASSERT_EQ(plan.parts.size(), 3u);
   EXPECT_EQ(plan.parts[0].uFirst, 0);
   EXPECT_EQ(plan.parts[0].t0, 0);
   EXPECT_EQ(plan.parts[0].uLast, 0);
-  EXPECT_EQ(plan.parts[0].t1, 3);
+  EXPECT_EQ(plan.parts[0].t1, 19);
   EXPECT_EQ(plan.parts[1].uFirst, 0);
-  EXPECT_EQ(plan.parts[1].t0, 3);
-  EXPECT_EQ(plan.parts[1].uLast, 1);
-  EXPECT_EQ(plan.parts[1].t1, 0);
-  EXPECT_EQ(plan.parts[2].uFirst, 2);
-  EXPECT_EQ(plan.parts[2].t0, 0);
+  EXPECT_EQ(plan.parts[1].t0, 19);
+  EXPECT_EQ(plan.parts[1].uLast, 0);
+  EXPECT_EQ(plan.parts[1].t1, 39);
+  EXPECT_EQ(plan.parts[2].uFirst, 0);
+  EXPECT_EQ(plan.parts[2].t0, 39);
   EXPECT_EQ(plan.parts[2].uLast, 2);
-  EXPECT_EQ(plan.parts[2].t1, 2);
-  EXPECT_EQ(tilesPerPartition(plan, {5, 0, 2}),
-            (std::vector<int64_t>{3, 2, 2}));
-  EXPECT_EQ(piecesOf(plan, {5, 0, 2}, 0), 2);
-  EXPECT_EQ(piecesOf(plan, {5, 0, 2}, 1), 1);
-  EXPECT_EQ(piecesOf(plan, {5, 0, 2}, 2), 1);
+  EXPECT_EQ(plan.parts[2].t1, 16);
+  EXPECT_EQ(tilesPerPartition(plan, tiles), (std::vector<int64_t>{19, 20, 17}));
+  EXPECT_EQ(piecesOf(plan, tiles, 0), 3);
+  EXPECT_EQ(piecesOf(plan, tiles, 1), 1);
+  EXPECT_EQ(piecesOf(plan, tiles, 2), 1);
+}
+
+TEST(SplitKvPlanTest, OverheadCappedBySmallShares) {
+  // A share of ceil(3 / 2) = 2 tiles caps the overhead at 2 / 8 = 0; an
+  // empty unit then takes one slot. Slots: u0 = [empty] (0), u1 = [t t t]
+  // (1..3), u2 = [empty] (4); total 5, S = 3: p0 = u0 and u1's tiles 0-1,
+  // p1 = u1's tile 2 and u2.
+  std::vector<int64_t> tiles = {0, 3, 0};
+  EXPECT_EQ(effectiveOverhead(4, 3, 2), 0);
+  EXPECT_EQ(effectiveOverhead(4, 1000, 2), 4);
+  EXPECT_EQ(effectiveOverhead(4, 160, 10), 2);
+  BalancedPlan plan = balancedPlan(tiles, 4, 2);
+  EXPECT_EQ(plan.overhead, 0);
+  EXPECT_EQ(plan.total, 5);
+  EXPECT_EQ(plan.perPartition, 3);
+  EXPECT_EQ(plan.parts[0].uFirst, 0);
+  EXPECT_EQ(plan.parts[0].uLast, 1);
+  EXPECT_EQ(plan.parts[0].t1, 2);
+  EXPECT_EQ(plan.parts[1].uFirst, 1);
+  EXPECT_EQ(plan.parts[1].t0, 2);
+  EXPECT_EQ(plan.parts[1].uLast, 2);
+  EXPECT_EQ(tilesPerPartition(plan, tiles), (std::vector<int64_t>{2, 1}));
 }
 
 TEST(SplitKvPlanTest, MorePartitionsThanSlots) {
-  // 2 units of 1 tile, overhead 1: 4 slots over 8 partitions, S = 1: the
-  // partitions owning the overhead slots and those past the end are empty.
+  // 2 units of 1 tile over 8 partitions (overhead capped to 0): 2 slots,
+  // S = 1, partitions 2..7 are empty.
   BalancedPlan plan = balancedPlan({1, 1}, 1, 8);
   EXPECT_EQ(plan.perPartition, 1);
-  EXPECT_TRUE(plan.parts[0].empty());
-  EXPECT_EQ(plan.parts[1].uFirst, 0);
-  EXPECT_TRUE(plan.parts[2].empty());
-  EXPECT_EQ(plan.parts[3].uFirst, 1);
-  for (int p = 4; p < 8; ++p)
+  EXPECT_EQ(plan.parts[0].uFirst, 0);
+  EXPECT_EQ(plan.parts[1].uFirst, 1);
+  for (int p = 2; p < 8; ++p)
     EXPECT_TRUE(plan.parts[p].empty()) << p;
 }
 
@@ -92,7 +114,7 @@ TEST(SplitKvPlanTest, PropertiesOnRandomProblems) {
     std::vector<int64_t> tiles(units);
     for (int64_t &t : tiles)
       t = rng() % 4 == 0 ? 0 : int64_t(rng() % 70);
-    int64_t overhead = 1 + int64_t(rng() % 4);
+    int64_t overhead = int64_t(rng() % 5);
     int64_t partitions = 1 + int64_t(rng() % 160);
     BalancedPlan plan = balancedPlan(tiles, overhead, partitions);
     std::vector<int64_t> owner;

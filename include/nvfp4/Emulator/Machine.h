@@ -221,6 +221,10 @@ struct LaunchStats {
   /// multicast load counts once): what bench/attention.sh compares with
   /// the minimum a kernel must read.
   uint64_t tmaLoadBytes = 0;
+  /// Global bytes read by ld instructions (ld.global and generic loads of
+  /// global memory); lanes of one instruction that read the same address
+  /// count once (a broadcast). With tmaLoadBytes, what a kernel reads.
+  uint64_t globalLoadBytes = 0;
   /// 32-bit TMEM cells read by tcgen05.ld that nothing had written (they
   /// read as the NaN 0x7FBADBAD).
   uint64_t tmemPoisonReads = 0;
@@ -232,9 +236,16 @@ struct LaunchStats {
   struct Cta {
     uint64_t mmasSmemA = 0; ///< tcgen05.mma with A in shared memory
     uint64_t mmasTmemA = 0; ///< tcgen05.mma with A in tensor memory
-    uint64_t tmaLoadBytes = 0; ///< as tmaLoadBytes, by the issuing CTA
+    uint64_t tmaLoadBytes = 0;
+  /// Global bytes read by ld instructions (ld.global and generic loads of
+  /// global memory); lanes of one instruction that read the same address
+  /// count once (a broadcast). With tmaLoadBytes, what a kernel reads.
+  uint64_t globalLoadBytes = 0; ///< as tmaLoadBytes, by the issuing CTA
   };
   std::vector<Cta> perCta;
+  /// What the kernel printed with vprintf (CUDA's device printf), in the
+  /// order the emulator executed the calls.
+  std::string printfOutput;
 };
 
 /// One emulated device.

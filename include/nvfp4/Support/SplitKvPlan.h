@@ -54,22 +54,33 @@ struct Partition {
   bool empty() const { return uFirst > uLast; }
 };
 
-/// The balanced plan: unit u occupies `overhead` slots (the cost of a piece
-/// beyond its tiles) followed by one slot per tile, units one after the
-/// other; partition p takes the slots [p S, (p + 1) S) with
-/// S = ceil(total / partitions). A partition processes a unit when it owns
-/// one of the unit's tile slots, or, for a unit without tiles, the unit's
-/// first slot (so that somebody writes its empty result). Every tile goes to
-/// exactly one partition, and a partition's units are consecutive.
+/// The balanced plan: unit u occupies o slots (the cost of a piece beyond
+/// its tiles) followed by one slot per tile (at least one slot: an empty
+/// unit with o = 0 takes one), units one after the other; partition p
+/// takes the slots [p S, (p + 1) S) with S = ceil(total / partitions). A
+/// partition processes a unit when it owns one of the unit's tile slots,
+/// or, for a unit without tiles, the unit's first slot (so that somebody
+/// writes its empty result). Every tile goes to exactly one partition, and
+/// a partition's units are consecutive. o is the given overhead, capped at
+/// an eighth of a partition's share of the tiles (effectiveOverhead): when
+/// the shares are a few tiles, whole-tile overhead slots would leave
+/// partitions idle.
 struct BalancedPlan {
-  int64_t overhead = 1;
+  int64_t overhead = 1; ///< o, after effectiveOverhead
   int64_t total = 0;        ///< slots of all units
   int64_t perPartition = 1; ///< S
   std::vector<Partition> parts;
 };
 
+/// The overhead a balanced plan uses: min(overhead, ceil(tiles /
+/// partitions) / 8).
+int64_t effectiveOverhead(int64_t overhead, int64_t tiles, int64_t partitions);
+
+/// The slots of a unit with `tiles` tiles: max(1, tiles + overhead).
+int64_t unitSlots(int64_t tiles, int64_t overhead);
+
 /// The balanced plan of units with `tiles` over `partitions` partitions
-/// (overhead >= 1, partitions >= 1).
+/// (overhead >= 0, partitions >= 1).
 BalancedPlan balancedPlan(const std::vector<int64_t> &tiles, int64_t overhead,
                           int64_t partitions);
 

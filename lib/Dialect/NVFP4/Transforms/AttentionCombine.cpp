@@ -1,8 +1,9 @@
 //===- AttentionCombine.cpp - merge an attention's partial results --------===//
 //
 // The second kernel of a split-KV attention (docs/AttentionLowering.md,
-// "Combine"). One CTA of four warps per (unit, 16 rows); a unit that the
-// main kernel processed whole (its record says one piece) is skipped. For
+// "Combine"). One CTA of four warps per (unit, 16 rows, 128 columns of
+// Dv); a unit that the main kernel processed whole (its record says one
+// piece) is skipped. For
 // each row, with the n partial results (o_k, lse_k) (base 2, no sink) and
 // the sink s (base 2) when there is one:
 //
@@ -20,6 +21,8 @@
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace nvfp4;
 using namespace nvfp4::attn;
@@ -28,6 +31,8 @@ namespace {
 constexpr int64_t kCombineWarps = 4;
 constexpr int64_t kRowsPerWarp = 4;
 constexpr int64_t kRowsPerCta = kCombineWarps * kRowsPerWarp;
+/// Columns of Dv one combine CTA merges (Dv = 64: all 64).
+constexpr int64_t kSliceColumns = 128;
 } // namespace
 
 void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
@@ -57,15 +62,19 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
   Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
   Value inv =
       ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), z), zero);
-  ir.ifThen(ir.eq(m.lane, ir.idx(0)), [&] { m.storeLse(lse); });
-  // O: lane owns columns width * lane + 32 * width * c.
+  Value lane0 = ir.eq(m.lane, ir.idx(0));
+  ir.ifThen(m.writesLse ? ir.andi(lane0, m.writesLse) : lane0,
+            [&] { m.storeLse(lse); });
+  // O: lane owns columns colBase + width * lane + 32 * width * c.
   auto vw = VectorType::get({m.width}, f32);
   const int64_t per = m.columns / (32 * m.width);
   Value zeroW = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vw, FloatAttr::get(f32, 0.0)));
   SmallVector<Value> init0(per, zeroW);
+  Value base = m.colBase ? m.colBase : ir.idx(0);
   auto col = [&](int64_t c) {
-    return ir.add(ir.mul(m.lane, ir.idx(m.width)), ir.idx(32 * m.width * c));
+    return ir.add(base, ir.add(ir.mul(m.lane, ir.idx(m.width)),
+                               ir.idx(32 * m.width * c)));
   };
   SmallVector<Value> acc = ir.forLoop(
       ir.idx(0), m.parts, ir.idx(1), init0,
@@ -111,13 +120,18 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   Value records = func.getArgument(4);
   Value sink = p.hasSink ? func.getArgument(5) : Value();
 
+  // CTAs per unit: row chunks x column slices of Dv (128 columns each), so
+  // that a single long sequence's merge still spreads over many SMs.
   const int64_t chunks = (s.usedRows() + kRowsPerCta - 1) / kRowsPerCta;
+  const int64_t slices = std::max<int64_t>(1, p.headDimV / kSliceColumns);
+  const int64_t sliceColumns = p.headDimV / slices;
   Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value warp = ir.divu(tid, ir.idx(32));
   Value lane = ir.remu(tid, ir.idx(32));
-  Value u = ir.divu(bx, ir.idx(chunks));
-  Value chunk = ir.remu(bx, ir.idx(chunks));
+  Value u = ir.divu(bx, ir.idx(chunks * slices));
+  Value chunk = ir.remu(ir.divu(bx, ir.idx(slices)), ir.idx(chunks));
+  Value slice = ir.remu(bx, ir.idx(slices));
   Value rowBlock = ir.remu(u, ir.idx(s.rowBlocks));
   Value bh = ir.divu(u, ir.idx(s.rowBlocks));
   Value kvHead = ir.remu(bh, ir.idx(p.headsKv));
@@ -153,7 +167,9 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
               ir.f32(1.4426950408889634));
         RowMerge m;
         m.lane = lane;
-        m.columns = p.headDimV;
+        m.columns = sliceColumns;
+        m.colBase = ir.mul(slice, ir.idx(sliceColumns));
+        m.writesLse = ir.eq(slice, ir.idx(0));
         m.width = 2;
         m.parts = pieces;
         m.sinkL = sinkL;
@@ -191,7 +207,7 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   return b.getDictionaryAttr(
       {b.getNamedAttr("kernel", b.getStringAttr(name)),
        b.getNamedAttr("grid", b.getDenseI32ArrayAttr(
-                                  {int32_t(s.units * chunks), 1, 1})),
+                                  {int32_t(s.units * chunks * slices), 1, 1})),
        b.getNamedAttr("block",
                       b.getDenseI32ArrayAttr({int32_t(threads), 1, 1})),
        b.getNamedAttr("args", b.getArrayAttr(hargs))});

@@ -177,7 +177,9 @@ private:
 /// parts are summed in order k = 0, 1, ...
 struct RowMerge {
   Value lane;            ///< the thread's lane (index)
-  int64_t columns = 0;   ///< Dv: a multiple of 32 * width
+  int64_t columns = 0;   ///< columns merged: a multiple of 32 * width
+  Value colBase;         ///< the first of them (index; null: 0)
+  Value writesLse;       ///< i1: this warp stores the LSE (null: true)
   int64_t width = 1;     ///< columns per load: lane owns width * lane + ...
   Value parts;           ///< the number of parts (index)
   Value sinkL;           ///< the sink in base 2, or null

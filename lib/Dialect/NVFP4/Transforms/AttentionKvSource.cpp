@@ -86,12 +86,32 @@ Value KvSource::row(Value batch, Value key) {
   if (!p.paged())
     return ir.add(ir.mul(batch, ir.idx(p.seqKv)), key);
   Value ps = ir.idx(p.pageSize);
+  Value page = ir.divu(key, ps);
+  // A key past the table (kv_lens[b] > MaxPages x PageSize) would read the
+  // next sequence's row of the table, and an entry outside [0, NumPages)
+  // would make TMA read zeros (out of the map) or another sequence's page:
+  // the kernel says which and stops (docs/AttentionLowering.md, "Bad block
+  // tables").
+  auto stop = [&](StringRef format, ValueRange values) {
+    gpu::PrintfOp::create(env.b, env.b.getStringAttr(format), values);
+    ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
+  };
+  Value pastTable =
+      ir.cmp(arith::CmpIPredicate::uge, page, ir.idx(p.maxPages));
+  ir.ifThen(pastTable, [&] {
+    stop("nvfp4.attention: sequence %d: key %d needs block_table[%d, %d], "
+         "past the table's %d pages per sequence\n",
+         {ir.toI32(batch), ir.toI32(key), ir.toI32(batch), ir.toI32(page),
+          ir.i32(p.maxPages)});
+  });
   Value entry = memref::LoadOp::create(
-      env.b, blockTable, ValueRange{batch, ir.divu(key, ps)});
-  // An entry outside [0, NumPages) would make TMA read zeros (out of the
-  // map) or another sequence's page: stop the kernel instead
-  // (docs/AttentionLowering.md, "Bad block tables").
+      env.b, blockTable, ValueRange{batch, ir.mins(page, ir.idx(p.maxPages - 1))});
   Value bad = ir.cmp(arith::CmpIPredicate::uge, entry, ir.i32(p.numPages));
-  ir.ifThen(bad, [&] { ir.inlinePtx("trap;", TypeRange{}, ValueRange{}); });
+  ir.ifThen(bad, [&] {
+    stop("nvfp4.attention: sequence %d: block_table[%d, %d] = %d is outside "
+         "[0, %d) (the cache's pages)\n",
+         {ir.toI32(batch), ir.toI32(batch), ir.toI32(page), entry,
+          ir.i32(p.numPages)});
+  });
   return ir.add(ir.mul(ir.toIndex(entry), ps), ir.remu(key, ps));
 }

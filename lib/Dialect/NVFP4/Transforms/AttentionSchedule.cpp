@@ -239,7 +239,19 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   // The work split (docs/AttentionLowering.md, "Work split").
   s.numSms = numSms;
   s.units = p.batch * p.headsKv * s.rowBlocks;
-  s.overheadTiles = std::max<int64_t>(1, 256 / s.kvTile);
+  // A piece costs its tiles plus the Q it loads and the partial result it
+  // writes; in tiles of K/V bytes, rounded, at least 1 (DeepSeek-V4: 128
+  // KiB of Q and 256 KiB of partial O against 128 KiB tiles: 3; a GQA
+  // decode with 4 heads: 1).
+  {
+    const int64_t eb = 2;
+    int64_t qUnit = s.usedRows() * p.headDim * eb;
+    int64_t partialUnit = s.usedRows() * p.headDimV * 4;
+    int64_t tileBytes =
+        s.kvTile * (p.headDim + (p.kvSame ? 0 : p.headDimV)) * eb;
+    s.overheadTiles = std::max<int64_t>(
+        1, (qUnit + partialUnit + tileBytes / 2) / tileBytes);
+  }
   if (p.numSplits && *p.numSplits == 1) {
     s.split = WorkSplit::Whole;
     s.partitions = s.units;

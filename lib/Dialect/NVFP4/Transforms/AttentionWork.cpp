@@ -22,10 +22,12 @@ namespace {
 
 constexpr const char *kPlanWords = "plan_words";
 constexpr const char *kPlanTable = "plan_table";
-/// Shared words of a device plan: uFirst, t0First, uLast, t1Last, S, then
-/// one partial sum per warp.
+/// Shared words of a device plan: uFirst, t0First, uLast, t1Last, then one
+/// partial sum of tiles and one of empty units per warp.
 constexpr int64_t kWordUFirst = 0, kWordT0 = 1, kWordULast = 2, kWordT1 = 3,
-                  kWordS = 4, kWordWarps = 8, kWords = 16;
+                  kWordWarps = 8, kWordWarpsEmpty = 16, kWords = 24;
+/// The fifth word of a row of the static plan table: S.
+constexpr int64_t kTableS = 4;
 
 gpu::GPUModuleOp moduleOf(ImplicitLocOpBuilder &b) {
   return b.getInsertionBlock()
@@ -144,48 +146,72 @@ void WorkPlan::computePartition() {
     t0First = word(kWordT0);
     uLast = word(kWordULast);
     t1Last = word(kWordT1);
-    perPartition = word(kWordS);
+    perPartition = word(kTableS);
     return;
   }
 
-  // The plan from kv_lens, by all 256 threads. Thread t sums the costs
-  // (overhead + tiles) of units [t * per, min(U, (t + 1) * per)).
+  // The plan from kv_lens, by all 256 threads (plan::balancedPlan). Thread
+  // t sums the tiles and the empty units of units [t * per, min(U, (t + 1)
+  // * per)); a CTA-wide exclusive scan of both gives the total T, the
+  // overhead o = min(overhead, ceil(T / P) / 8) and the first slot of each
+  // thread's first unit: x_u = tiles before u + u o (+ the empty units
+  // before u when o = 0, each taking one slot).
   const int64_t threads = AttentionSchedule::kThreads;
   const int64_t per = (s.units + threads - 1) / threads;
-  Value o = ir.idx(s.overheadTiles);
   Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(s.units));
   Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(s.units));
-  Value mine = ir.forLoop(begin, end, ir.idx(1), ValueRange{ir.idx(0)},
-                          [&](Value u, ValueRange acc) -> SmallVector<Value> {
-                            UnitGeom g = unitGeometry(env, u);
-                            return {ir.add(acc[0], ir.add(o, g.tileCount))};
-                          })[0];
+  SmallVector<Value> mine = ir.forLoop(
+      begin, end, ir.idx(1), ValueRange{ir.idx(0), ir.idx(0)},
+      [&](Value u, ValueRange acc) -> SmallVector<Value> {
+        UnitGeom g = unitGeometry(env, u);
+        Value empty = ir.select(ir.eq(g.tileCount, ir.idx(0)), ir.idx(1),
+                                ir.idx(0));
+        return {ir.add(acc[0], g.tileCount), ir.add(acc[1], empty)};
+      });
   // A CTA-wide exclusive scan: within the warp by shuffles, then over the
   // eight warp sums in shared memory.
   Value lane = ir.remu(env.tid, ir.idx(32));
-  Value incl = ir.toI32(mine);
-  for (int64_t d = 1; d < 32; d *= 2) {
-    auto sh = gpu::ShuffleOp::create(b, incl, ir.i32(d), ir.i32(32),
-                                     gpu::ShuffleMode::UP);
-    Value take = ir.cmp(arith::CmpIPredicate::uge, lane, ir.idx(d));
-    incl = ir.select(take, ir.add(incl, sh.getShuffleResult()), incl);
-  }
-  ir.ifThen(ir.eq(lane, ir.idx(31)), [&] {
-    memref::StoreOp::create(b, incl, planWords,
-                            ValueRange{ir.add(env.warp, ir.idx(kWordWarps))});
-  });
+  auto scan = [&](Value v, int64_t word) {
+    Value incl = ir.toI32(v);
+    for (int64_t d = 1; d < 32; d *= 2) {
+      auto sh = gpu::ShuffleOp::create(b, incl, ir.i32(d), ir.i32(32),
+                                       gpu::ShuffleMode::UP);
+      Value take = ir.cmp(arith::CmpIPredicate::uge, lane, ir.idx(d));
+      incl = ir.select(take, ir.add(incl, sh.getShuffleResult()), incl);
+    }
+    ir.ifThen(ir.eq(lane, ir.idx(31)), [&] {
+      memref::StoreOp::create(b, incl, planWords,
+                              ValueRange{ir.add(env.warp, ir.idx(word))});
+    });
+    return incl;
+  };
+  Value tilesBefore, emptyBefore, T, E0;
+  Value inclTiles = scan(mine[0], kWordWarps);
+  Value inclEmpty = scan(mine[1], kWordWarpsEmpty);
   gpu::BarrierOp::create(b);
-  Value warpBase = ir.i32(0), total = ir.i32(0);
-  for (int64_t w = 0; w < threads / 32; ++w) {
-    Value sum = memref::LoadOp::create(b, planWords,
-                                       ValueRange{ir.idx(kWordWarps + w)});
-    warpBase = ir.select(ir.cmp(arith::CmpIPredicate::ult, ir.idx(w),
-                                env.warp),
-                         ir.add(warpBase, sum), warpBase);
-    total = ir.add(total, sum);
-  }
-  Value x0 = ir.toIndex(ir.sub(ir.add(warpBase, incl), ir.toI32(mine)));
-  total = ir.toIndex(total);
+  auto finish = [&](Value incl, Value v, int64_t word, Value &before,
+                    Value &total) {
+    Value warpBase = ir.i32(0), sum = ir.i32(0);
+    for (int64_t w = 0; w < threads / 32; ++w) {
+      Value part = memref::LoadOp::create(b, planWords,
+                                          ValueRange{ir.idx(word + w)});
+      warpBase = ir.select(
+          ir.cmp(arith::CmpIPredicate::ult, ir.idx(w), env.warp),
+          ir.add(warpBase, part), warpBase);
+      sum = ir.add(sum, part);
+    }
+    before = ir.toIndex(ir.sub(ir.add(warpBase, incl), ir.toI32(v)));
+    total = ir.toIndex(sum);
+  };
+  finish(inclTiles, mine[0], kWordWarps, tilesBefore, T);
+  finish(inclEmpty, mine[1], kWordWarpsEmpty, emptyBefore, E0);
+  Value o = ir.mins(ir.idx(s.overheadTiles),
+                    ir.divu(ir.ceilDivu(T, ir.idx(s.partitions)), ir.idx(8)));
+  Value noOverhead = ir.eq(o, ir.idx(0));
+  Value total = ir.add(ir.add(T, ir.mul(ir.idx(s.units), o)),
+                       ir.select(noOverhead, E0, ir.idx(0)));
+  Value x0 = ir.add(ir.add(tilesBefore, ir.mul(begin, o)),
+                    ir.select(noOverhead, emptyBefore, ir.idx(0)));
   Value S = ir.maxs(ir.idx(1), ir.ceilDivu(total, ir.idx(s.partitions)));
   Value A = ir.mul(p, S);
   Value E = ir.mins(ir.add(A, S), total);
@@ -207,7 +233,9 @@ void WorkPlan::computePartition() {
                      ir.cmp(arith::CmpIPredicate::sle, A, x),
                      ir.cmp(arith::CmpIPredicate::slt, x, E));
                  f(g, x, t, ir.select(hasTiles, ownsTile, ownsSlot));
-                 return {ir.add(t, g.tileCount)};
+                 // plan::unitSlots: max(1, tiles + o).
+                 return {ir.add(x, ir.maxs(ir.idx(1),
+                                           ir.add(g.tileCount, o)))};
                });
   };
   walk([&](const UnitGeom &g, Value, Value, Value processed) {

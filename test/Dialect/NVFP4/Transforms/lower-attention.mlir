@@ -103,7 +103,7 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // CHECK-SAME: grid = array<i32: 148, 1, 1>
 // CHECK-SAME: options = {causal = true, softmax_scale = 6.250000e-02 : f32, window = 64 : i64}
 // CHECK-SAME: same = {v = "k"}
-// CHECK-SAME: then = [{args = [{buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}], block = array<i32: 128, 1, 1>, grid = array<i32: 64, 1, 1>, kernel = "gqa_prefill_attention_combine"}]
+// CHECK-SAME: then = [{args = [{buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}], block = array<i32: 128, 1, 1>, grid = array<i32: 128, 1, 1>, kernel = "gqa_prefill_attention_combine"}]
 // CHECK-SAME: workspace = [{name = "partial_o", shape = array<i64: 296, 128, 256>, type = "f32"}, {name = "partial_lse", shape = array<i64: 296, 128>, type = "f32"}, {name = "unit_records", shape = array<i64: 8, 4>, type = "i32"}]
 // CHECK-SAME: group = 4 : i64
 // CHECK-SAME: partitions = 148 : i64, plan = "static", queries_per_cta = 32 : i64, row_blocks = 4 : i64, s_buffers = 2 : i64
@@ -137,7 +137,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 148, 1, 1>
-// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, num_sms = 148 : i64, other_regs = 160 : i64, overhead_tiles = 2 : i64, partitions = 74 : i64, plan = "device", queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 2 : i64}
+// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, num_sms = 148 : i64, other_regs = 160 : i64, overhead_tiles = 3 : i64, partitions = 74 : i64, plan = "device", queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 2 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init

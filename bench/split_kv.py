@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""SM fill and bytes of split-KV attention (issue 11), per shape.
+
+For DeepSeek-V4-Pro decode (128 query heads, one KV head, D = Dv = 512,
+K = V, a sink) at batch B and KV lengths L (uniform: every sequence L keys,
+no kv_lens, the plan computed at compile time; "mixed": kv_lens filled by
+nvfp4-run's fillLengths up to L, the plan computed on the device):
+
+  SM fill = total KV tiles processed / (SMs x tiles of the busiest CTA)
+
+from the emulator's per-CTA counters (nvfp4-run --cta-stats: tcgen05.mma
+with A in shared memory, D/2/16 of them per tile and CTA of a pair), and
+
+  bytes = (TMA bytes of the attention kernel + bytes the combine kernel
+           loads) / minimum (Q once + each visible K byte once)
+
+from the emulator's launch reports. Shapes too large to emulate (more than
+--emulate-keys keys in all, or a cache that would not fit in memory) get
+the same figures from a model: the balanced plan in Python
+(include/nvfp4/Support/SplitKvPlan.h, the formulas the kernel computes)
+and the bytes the plan implies. For every emulated shape the model is
+checked against the counters (per CTA tiles, and bytes): "model = counters".
+
+  bench/split_kv.py [--build DIR] [--sms N] [--emulate-keys K] [--only B,L]
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+HQ, D, DV, KV_TILE = 128, 512, 512, 128
+ELEM = 2
+Q_BYTES = HQ * D * ELEM                  # per sequence (Sq = 1)
+ROW_BYTES = D * ELEM                     # one key of K = V
+# AttentionSchedule::overheadTiles: (Q + partial O bytes) / tile bytes.
+OVERHEAD = max(1, (HQ * D * ELEM + HQ * DV * 4 + KV_TILE * D * ELEM // 2)
+               // (KV_TILE * D * ELEM))
+
+
+def split_mix(state):
+    """SplitMix64 as nvfp4::rt (Harness.cpp): yields successive outputs."""
+    mask = (1 << 64) - 1
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        yield z ^ (z >> 31)
+
+
+def fill_lengths(n, bound, seed):
+    """rt::fillLengths."""
+    rng = split_mix(seed)
+    out = [1 + next(rng) % bound for _ in range(n)]
+    if n >= 2:
+        out[0], out[n - 1] = bound, 1
+    if n >= 3 and bound >= 4:
+        lo, hi = bound // 2 + 1, bound - 1
+        v = lo + next(rng) % (hi - lo + 1)
+        out[1] = v - 1 if v % 2 == 0 else v
+    return out
+
+
+def balanced_plan(tiles, overhead, parts):
+    """plan::balancedPlan: per partition the (unit, t0, t1) pieces."""
+    overhead = min(overhead, -(-sum(tiles) // parts) // 8)
+    x, total = [], 0
+    for t in tiles:
+        x.append(total)
+        total += max(1, overhead + t)
+    S = max(1, -(-total // parts))
+    plan = []
+    for p in range(parts):
+        a, e = p * S, min((p + 1) * S, total)
+        pieces = []
+        for u, t in enumerate(tiles):
+            first = x[u] + overhead
+            if t > 0:
+                if max(a, first) < min(e, first + t):
+                    pieces.append((u, max(0, a - first), min(t, e - first)))
+            elif a <= x[u] < e:
+                pieces.append((u, 0, 0))
+        plan.append(pieces)
+    return plan
+
+
+def model(lens, sms):
+    parts = max(1, sms // 2)             # CTA pairs (Dv = 512)
+    tiles = [-(-L // KV_TILE) for L in lens]
+    plan = balanced_plan(tiles, OVERHEAD, parts)
+    per_cta = []
+    for pieces in plan:
+        n = sum(t1 - t0 for _, t0, t1 in pieces)
+        per_cta += [n, n]                # both CTAs of the pair
+    # Bytes: each piece with tiles loads Q (both halves); each sequence's
+    # keys once, its last tile in 16-key chunks; a split unit's pieces are
+    # read back by the combine (O in f32, the LSE, the unit's record).
+    npieces = [0] * len(lens)
+    for pieces in plan:
+        for u, t0, t1 in pieces:
+            npieces[u] += 1
+    tma = sum(Q_BYTES for pieces in plan for _, t0, t1 in pieces if t1 > t0)
+    tma += sum(16 * -(-L // 16) * ROW_BYTES for L in lens)
+    # The combine kernel: every CTA (16 rows) reads its unit's record (three
+    # words, once per warp of four); a split unit's rows read the sink and,
+    # per piece, its LSE three times (max, sum, weight) and its O row.
+    ctas = -(-HQ // 16) * (DV // 128)    # 16 rows x 128 columns a CTA
+    combine = len(lens) * ctas * 4 * 3 * 4
+    combine += sum(HQ * (DV // 128) * (4 + n * (3 * 4 + 128 * 4))
+                   for n in npieces if n > 1)
+    return per_cta, tma, combine
+
+
+def fill(per_cta, sms):
+    busiest = max(per_cta) if per_cta else 0
+    return sum(per_cta) / (sms * busiest) if busiest else 0.0
+
+
+def op_text(B, L, mixed):
+    q = "tensor<%dx1x%dx%dxbf16>" % (B, HQ, D)
+    kv = "tensor<%dx%dx1x%dxbf16>" % (B, L, D)
+    o = "tensor<%dx1x%dx%dxbf16>" % (B, HQ, DV)
+    lse = "tensor<%dx%dx1xf32>" % (B, HQ)
+    lens = ", %%l: tensor<%dxi32>" % B if mixed else ""
+    lt = ", tensor<%dxi32>" % B if mixed else ""
+    return ("func.func @dsv4(%%q: %s, %%kv: %s, %%s: tensor<%dxf32>%s)"
+            " -> (%s, %s) {\n"
+            "  %%o, %%lse = nvfp4.attention %%q, %%kv, %%kv sink(%%s)%s "
+            "softmax_scale(0.0441941738)\n"
+            "      : (%s, %s, %s, tensor<%dxf32>%s) -> (%s, %s)\n"
+            "  return %%o, %%lse : %s, %s\n}\n"
+            % (q, kv, HQ, lens, o, lse, " kv_lens(%l)" if mixed else "",
+               q, kv, kv, HQ, lt, o, lse, o, lse))
+
+
+def emulate(run, B, L, mixed, sms, tmp):
+    path = os.path.join(tmp, "dsv4_%d_%d.mlir" % (B, L))
+    csv = path + ".csv"
+    with open(path, "w") as f:
+        f.write(op_text(B, L, mixed))
+    t0 = time.time()
+    r = subprocess.run([run, "--backend=emulator", path, "--num-sms=%d" % sms,
+                        "--cta-stats=" + csv], capture_output=True, text=True)
+    secs = time.time() - t0
+    out = r.stdout + r.stderr
+    if r.returncode != 0:
+        sys.exit("nvfp4-run failed on B=%d L=%d:\n%s" % (B, L, out[-3000:]))
+    per_cta = []
+    with open(csv) as f:
+        next(f)
+        for line in f:
+            kernel, cta, smem_a, tmem_a, tma = line.strip().split(",")
+            if kernel.endswith("_combine"):
+                continue
+            per_cta.append(int(smem_a) // (D // 2 // 16))
+    reports = re.findall(r"(\d+) TMA bytes loaded, (\d+) bytes loaded by ld",
+                         out)
+    tma = int(reports[0][0])
+    combine = sum(int(ld) for _, ld in reports[1:])
+    m = re.search(r"tensor kv_lens: .*: ([0-9,]+)", out)
+    lens = [int(x) for x in m.group(1).split(",")] if m else [L] * B
+    return per_cta, tma, combine, lens, out.strip().splitlines()[-1], secs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.environ.get(
+        "NVFP4_BUILD_DIR", os.path.join(ROOT, "build")))
+    ap.add_argument("--sms", type=int, default=148)
+    ap.add_argument("--emulate-keys", type=int, default=70000,
+                    help="emulate shapes with at most this many keys in all")
+    ap.add_argument("--only", help="B,L[,mixed]: one shape")
+    args = ap.parse_args()
+    run = os.path.join(args.build, "bin", "nvfp4-run")
+    shapes = [(B, L, mixed) for B in (1, 2, 4, 8, 32, 128)
+              for L, mixed in ((1024, False), (8192, False), (65536, False),
+                               (65536, True))]
+    if args.only:
+        f = args.only.split(",")
+        shapes = [(int(f[0]), int(f[1]), len(f) > 2)]
+    print("| B | KV lengths | keys | SM fill | best possible | bytes / "
+          "minimum | source |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for B, L, mixed in shapes:
+            lens = fill_lengths(B, L, 5) if mixed else [L] * B
+            keys = sum(lens)
+            per_cta, tma, combine = model(lens, args.sms)
+            source = "model"
+            if keys <= args.emulate_keys:
+                e_cta, e_tma, e_comb, e_lens, verdict, secs = emulate(
+                    run, B, L, mixed, args.sms, tmp)
+                if e_lens != lens:
+                    sys.exit("lengths differ from fillLengths: %s vs %s"
+                             % (e_lens, lens))
+                busy = sorted(t for t in e_cta if t)
+                # Tiles and TMA bytes exactly; the combine's loads within
+                # 0.1% (they include a few redundant LSE and record loads
+                # the model counts approximately).
+                agree = (sorted(t for t in per_cta if t) == busy and
+                         e_tma == tma and
+                         abs(e_comb - combine) <= 1e-3 * max(combine, 1))
+                if not agree:
+                    print("MODEL != COUNTERS for B=%d L=%d: tiles %s vs %s, "
+                          "tma %d vs %d, combine %d vs %d" % (
+                              B, L, busy[-5:], sorted(per_cta)[-5:], e_tma,
+                              tma, e_comb, combine), file=sys.stderr)
+                per_cta, tma, combine = e_cta, e_tma, e_comb
+                source = "emulator (%.0f s; model = counters: %s; %s)" % (
+                    secs, "yes" if agree else "NO", verdict.split()[0])
+            minimum = B * Q_BYTES + keys * ROW_BYTES
+            total_tiles = sum(-(-x // KV_TILE) for x in lens)
+            pairs = max(1, args.sms // 2)
+            best = total_tiles / (pairs * -(-total_tiles // pairs)) * \
+                min(1.0, 2 * pairs / args.sms)
+            print("| %d | %s | %d | %.3f | %.3f | %.3f | %s |" % (
+                B, ("mixed 1-%dK" % (L // 1024)) if mixed else
+                "%dK" % (L // 1024), keys, fill(per_cta, args.sms), best,
+                (tma + combine) / minimum, source))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
