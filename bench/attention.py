@@ -19,6 +19,8 @@ For an nvfp4.attention input (default examples/dsv4_decode.mlir):
          P V count -- what a schedule with S tiles of 256 keys would need.
 
   bench/attention.py [--runs N] [--emu-runs R] [--build DIR] [INPUT.mlir]
+
+--emu-runs 0 measures the compile latency only.
 """
 import argparse
 import math
@@ -73,6 +75,8 @@ def main():
           "%.2fx; median of %d; fastest %.1f ms, slowest %.1f ms)"
           % (f, a, f / a, args.runs, min(full), max(full)))
 
+    if args.emu_runs == 0:
+        return  # compile latency only
     walls, launches, out = [], [], ""
     for _ in range(args.emu_runs):
         dt, out = timed([run, "--backend=emulator", args.input])
@@ -90,9 +94,16 @@ def main():
     m = re.search(r"tensor kv_lens: .*: ([0-9,]+)", out)
     lens = ([int(x) for x in m.group(1).split(",")] if m
             else [sizes["skv"]] * sizes["b"])
-    same = "input, a copy of k" in out
-    m = re.search(r"(\d+) MMAs, (\d+) TMA bytes loaded", out)
-    mmas, tma = int(m.group(1)), int(m.group(2))
+    # V read from K's tiles: the same value, or K's leading columns (MLA).
+    same = ("input, a copy of k" in out or
+            "input, the leading columns of k" in out)
+    # The attention kernel's report first, then the combine kernel's (with
+    # split-KV): MMAs and TMA bytes of the first, bytes loaded by ld of the
+    # second (the partial results).
+    reports = re.findall(r"(\d+) MMAs, (\d+) TMA bytes loaded, (\d+) bytes "
+                         r"loaded by ld", out)
+    mmas, tma = int(reports[0][0]), int(reports[0][1])
+    partials = sum(int(r[2]) for r in reports[1:])
     B, Sq, Hq, Hkv, D, Dv = (sizes[k] for k in ("b", "sq", "hq", "hkv", "d", "dv"))
     r = subprocess.run([opt, args.input, "--nvfp4-lower-attention"],
                        capture_output=True, text=True, check=True)
@@ -108,8 +119,10 @@ def main():
     tiles, wide = min_mmas(kv_tile), min_mmas(256)
     print("  kv_lens %s, K = V: %s, kv_tile %d" % (",".join(map(str, lens)),
                                                  same, kv_tile))
-    print("  global bytes read by TMA: %d / minimum %d = %.3f (target 1.0)"
-          % (tma, min_bytes, tma / min_bytes))
+    print("  global bytes read by TMA: %d / minimum %d = %.3f; with the "
+          "combine kernel's loads (%d): %.3f (target 1.0)"
+          % (tma, min_bytes, tma / min_bytes, partials,
+             (tma + partials) / min_bytes))
     print("  tcgen05.mma: %d / minimum for %d-key tiles %d = %.3f (target 1.0); "
           "/ minimum for 256-key tiles %d = %.3f"
           % (mmas, kv_tile, tiles, mmas / tiles, wide, mmas / wide))

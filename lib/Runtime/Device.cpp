@@ -4,6 +4,8 @@
 #include "nvfp4/Runtime/CudaDevice.h"
 #include "nvfp4/Runtime/EmulatorDevice.h"
 
+#include <iomanip>
+
 using namespace nvfp4::rt;
 
 Device::~Device() = default;
@@ -70,4 +72,17 @@ nvfp4::rt::createDevice(BackendKind kind, const DeviceOptions &options) {
     return createEmulatorDevice(options);
   }
   return makeError("unknown backend");
+}
+
+void nvfp4::rt::printLaunch(std::ostream &os, const std::string &kernel,
+                            const LaunchTiming &timing, const Device &device) {
+  os << "nvfp4-run: " << kernel << " finished: " << std::fixed
+     << std::setprecision(3);
+  if (timing.deviceMs)
+    os << *timing.deviceMs << " ms on the device, ";
+  os << timing.wallMs << " ms wall clock\n";
+  os.unsetf(std::ios::fixed);
+  std::string report = device.lastLaunchReport();
+  if (!report.empty())
+    os << "nvfp4-run: " << report << "\n";
 }

@@ -201,26 +201,21 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
     if (o.required && !spec.options.count(o.name))
       return makeError("reference '", r.name, "' needs option '", o.name,
                        "' (", o.description, ")");
-  for (const HarnessTensor &t : spec.tensors) {
-    if (!t.pagesOf.empty() && !t.absent) {
-      if (!spec.sizes.count(t.pagesOf))
-        return makeError("tensor '", t.name, "' holds pages of size '",
-                         t.pagesOf, "', which is not declared in sizes");
+  // Inputs filled with lengths or page numbers bounded by a size: the size
+  // exists and the tensor is i32.
+  for (const HarnessTensor &t : spec.tensors)
+    for (auto [size, what] : {std::pair(&t.lengthsOf, "lengths up to"),
+                              std::pair(&t.pagesOf, "pages of")}) {
+      if (size->empty() || t.absent)
+        continue;
+      if (!spec.sizes.count(*size))
+        return makeError("tensor '", t.name, "' holds ", what, " size '",
+                         *size, "', which is not declared in sizes");
       if (t.type != ElemType::I32)
-        return makeError("tensor '", t.name, "' holds pages: its type must "
-                         "be i32, found ",
-                         stringify(t.type));
+        return makeError("tensor '", t.name, "' holds ",
+                         std::string(what).substr(0, std::string(what).find(' ')),
+                         ": its type must be i32, found ", stringify(t.type));
     }
-    if (t.lengthsOf.empty() || t.absent)
-      continue;
-    if (!spec.sizes.count(t.lengthsOf))
-      return makeError("tensor '", t.name, "' holds lengths up to size '",
-                       t.lengthsOf, "', which is not declared in sizes");
-    if (t.type != ElemType::I32)
-      return makeError("tensor '", t.name, "' holds lengths: its type must "
-                       "be i32, found ",
-                       stringify(t.type));
-  }
   for (const std::string &s : spec.settable)
     if (!spec.sizes.count(s))
       return makeError("settable size '", s, "' is not declared in sizes");
@@ -833,15 +828,7 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     if (!timing)
       return fail(std::move(timing.takeError())
                       .withContext("kernel '" + l.kernel + "'"));
-    os << "nvfp4-run: " << l.kernel << " finished: " << std::fixed
-       << std::setprecision(3);
-    if (timing->deviceMs)
-      os << *timing->deviceMs << " ms on the device, ";
-    os << timing->wallMs << " ms wall clock\n";
-    os.unsetf(std::ios::fixed);
-    std::string report = device.lastLaunchReport();
-    if (!report.empty())
-      os << "nvfp4-run: " << report << "\n";
+    printLaunch(os, l.kernel, *timing, device);
     if (o.afterLaunch)
       o.afterLaunch(l.kernel);
   }

@@ -374,15 +374,7 @@ Error nvfp4::rt::executeRun(const RunPlan &plan, Device &device,
   auto timing = device.launch(*function, l, args);
   if (!timing)
     return fail(timing.takeError());
-  os << "nvfp4-run: " << plan.kernel << " finished: ";
-  os << std::fixed << std::setprecision(3);
-  if (timing->deviceMs)
-    os << *timing->deviceMs << " ms on the device, ";
-  os << timing->wallMs << " ms wall clock\n";
-  os.unsetf(std::ios::fixed);
-  std::string report = device.lastLaunchReport();
-  if (!report.empty())
-    os << "nvfp4-run: " << report << "\n";
+  printLaunch(os, plan.kernel, *timing, device);
 
   // Results.
   for (size_t i = 0; i < o.buffers.size(); ++i) {

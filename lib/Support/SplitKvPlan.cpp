@@ -78,9 +78,8 @@ BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
     Partition &part = plan.parts[size_t(p)];
     for (size_t u = 0; u < tiles.size(); ++u) {
       int64_t t = x[u] + plan.overhead; // slot of the unit's first tile
-      bool processed = tiles[u] > 0
-                           ? std::max(a, t) < std::min(e, t + tiles[u])
-                           : (a <= x[u] && x[u] < e);
+      bool processed = tiles[u] > 0 ? std::max(a, t) < std::min(e, t + tiles[u])
+                                    : (a <= x[u] && x[u] < e);
       if (!processed)
         continue;
       if (part.empty()) {

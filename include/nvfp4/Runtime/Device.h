@@ -22,6 +22,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,14 @@ struct LaunchTiming {
   /// Device time between events around the kernel, when the backend has it.
   std::optional<double> deviceMs;
 };
+
+class Device;
+
+/// Prints nvfp4-run's lines about a finished launch: "nvfp4-run: KERNEL
+/// finished: [X ms on the device, ]Y ms wall clock" and the backend's
+/// report (Device::lastLaunchReport), if any.
+void printLaunch(std::ostream &os, const std::string &kernel,
+                 const LaunchTiming &timing, const Device &device);
 
 /// The execution backends.
 enum class BackendKind { Cuda, Emulator };

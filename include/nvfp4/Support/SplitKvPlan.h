@@ -66,7 +66,7 @@ struct Partition {
 /// the shares are a few tiles, whole-tile overhead slots would leave
 /// partitions idle.
 struct BalancedPlan {
-  int64_t overhead = 1; ///< o, after effectiveOverhead
+  int64_t overhead = 1;     ///< o, after effectiveOverhead
   int64_t total = 0;        ///< slots of all units
   int64_t perPartition = 1; ///< S
   std::vector<Partition> parts;

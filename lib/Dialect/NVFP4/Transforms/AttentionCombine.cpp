@@ -42,11 +42,11 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
   // m = max(max_k lse_k, s); exponents against 0 when every part is empty
   // and there is no sink (no -inf - -inf).
   Value init = m.sinkL ? m.sinkL : ninf;
-  Value mx = ir.forLoop(ir.idx(0), m.parts, ir.idx(1), ValueRange{init},
-                        [&](Value k, ValueRange acc) -> SmallVector<Value> {
-                          return {arith::MaximumFOp::create(b, acc[0],
-                                                            m.lse2(k))};
-                        })[0];
+  Value mx =
+      ir.forLoop(ir.idx(0), m.parts, ir.idx(1), ValueRange{init},
+                 [&](Value k, ValueRange acc) -> SmallVector<Value> {
+                   return {arith::MaximumFOp::create(b, acc[0], m.lse2(k))};
+                 })[0];
   Value mS = ir.select(
       arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mx, ninf), zero, mx);
   Value z0 = m.sinkL ? ir.ex2(arith::SubFOp::create(b, m.sinkL, mS)) : zero;
@@ -56,9 +56,8 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
                              ir.ex2(arith::SubFOp::create(b, m.lse2(k), mS));
                          return {arith::AddFOp::create(b, acc[0], e)};
                        })[0];
-  Value lse =
-      arith::MulFOp::create(b, arith::AddFOp::create(b, mS, ir.lg2(z)),
-                            ir.f32(0.69314718055994530942));
+  Value lse = arith::MulFOp::create(b, arith::AddFOp::create(b, mS, ir.lg2(z)),
+                                    ir.f32(0.69314718055994530942));
   Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
   Value inv =
       ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), z), zero);
@@ -76,18 +75,18 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
     return ir.add(base, ir.add(ir.mul(m.lane, ir.idx(m.width)),
                                ir.idx(32 * m.width * c)));
   };
-  SmallVector<Value> acc = ir.forLoop(
-      ir.idx(0), m.parts, ir.idx(1), init0,
-      [&](Value k, ValueRange accs) -> SmallVector<Value> {
-        Value w = arith::MulFOp::create(
-            b, ir.ex2(arith::SubFOp::create(b, m.lse2(k), mS)), inv);
-        Value wv = vector::BroadcastOp::create(b, vw, w);
-        SmallVector<Value> next;
-        for (int64_t c = 0; c < per; ++c)
-          next.push_back(
-              vector::FMAOp::create(b, m.load(k, col(c)), wv, accs[c]));
-        return next;
-      });
+  SmallVector<Value> acc =
+      ir.forLoop(ir.idx(0), m.parts, ir.idx(1), init0,
+                 [&](Value k, ValueRange accs) -> SmallVector<Value> {
+                   Value w = arith::MulFOp::create(
+                       b, ir.ex2(arith::SubFOp::create(b, m.lse2(k), mS)), inv);
+                   Value wv = vector::BroadcastOp::create(b, vw, w);
+                   SmallVector<Value> next;
+                   for (int64_t c = 0; c < per; ++c)
+                     next.push_back(vector::FMAOp::create(b, m.load(k, col(c)),
+                                                          wv, accs[c]));
+                   return next;
+                 });
   for (int64_t c = 0; c < per; ++c)
     m.storeO(col(c), acc[c]);
 }
@@ -154,11 +153,11 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                        ir.add(ir.mul(warp, ir.idx(kRowsPerWarp)), j));
       Value query = ir.add(ir.mul(rowBlock, ir.idx(s.queriesPerCta)),
                            ir.divu(r, ir.idx(s.group)));
-      Value head = ir.add(ir.mul(kvHead, ir.idx(s.group)),
-                          ir.remu(r, ir.idx(s.group)));
-      Value valid = ir.andi(
-          ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
-          ir.cmp(arith::CmpIPredicate::ult, query, ir.idx(p.seqQ)));
+      Value head =
+          ir.add(ir.mul(kvHead, ir.idx(s.group)), ir.remu(r, ir.idx(s.group)));
+      Value valid =
+          ir.andi(ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
+                  ir.cmp(arith::CmpIPredicate::ult, query, ir.idx(p.seqQ)));
       ir.ifThen(valid, [&] {
         Value sinkL;
         if (sink)
@@ -178,8 +177,8 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                                         ValueRange{slotOf(k), r});
         };
         m.load = [&](Value k, Value col) -> Value {
-          return vector::LoadOp::create(b, VectorType::get({2}, f32),
-                                        partialO, ValueRange{slotOf(k), r, col});
+          return vector::LoadOp::create(b, VectorType::get({2}, f32), partialO,
+                                        ValueRange{slotOf(k), r, col});
         };
         m.storeLse = [&](Value lse) {
           memref::StoreOp::create(b, lse, outLse,
@@ -187,8 +186,8 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
         };
         m.storeO = [&](Value col, Value v) {
           vector::StoreOp::create(
-              b, arith::TruncFOp::create(b, VectorType::get({2}, p.outElement),
-                                         v),
+              b,
+              arith::TruncFOp::create(b, VectorType::get({2}, p.outElement), v),
               outO, ValueRange{batch, query, head, col});
         };
         emitRowMerge(ir, m);

@@ -34,13 +34,13 @@ void Epilogue::appendArgTypes(SmallVector<Type> &types) const {
   const AttentionProblemShape &p = env.p;
   const AttentionSchedule &s = env.s;
   Type f32 = env.b.getF32Type();
-  types.push_back(MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV},
-                                  p.outElement));
+  types.push_back(
+      MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV}, p.outElement));
   types.push_back(MemRefType::get({p.batch, p.headsQ, p.seqQ}, f32));
   if (!s.splitKv())
     return;
-  types.push_back(MemRefType::get(
-      {s.workspaceSlots(), s.usedRows(), p.headDimV}, f32));
+  types.push_back(
+      MemRefType::get({s.workspaceSlots(), s.usedRows(), p.headDimV}, f32));
   types.push_back(MemRefType::get({s.workspaceSlots(), s.usedRows()}, f32));
   types.push_back(MemRefType::get({s.units, 4}, env.b.getI32Type()));
 }
@@ -82,8 +82,8 @@ void Epilogue::readO(const Piece &piece, Value oAcc, Value oDone,
         ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32),
                    [&](Value oc) {
                      Value ov = sm100::TmemLoadOp::create(
-                         b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b,
-                         32, false, IntegerAttr(), IntegerAttr());
+                         b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
+                         false, IntegerAttr(), IntegerAttr());
                      use(oc, ov);
                    });
       },
@@ -116,11 +116,11 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
     if (p.hasSink)
       e2 = ir.ex2(arith::SubFOp::create(b, sinkL, mS));
     Value z = arith::AddFOp::create(b, arith::MulFOp::create(b, l, e1), e2);
-    Value lse = arith::MulFOp::create(
-        b, arith::AddFOp::create(b, mS, ir.lg2(z)),
-        ir.f32(0.69314718055994530942));
-    Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z,
-                                           zero);
+    Value lse =
+        arith::MulFOp::create(b, arith::AddFOp::create(b, mS, ir.lg2(z)),
+                              ir.f32(0.69314718055994530942));
+    Value positive =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
     Value inv = ir.select(positive, arith::DivFOp::create(b, e1, z), zero);
     // The CTAs of a Dv split compute the same LSE; the first writes it.
     ir.ifThen(ir.andi(row.valid, firstOfPair), [&] {
@@ -145,8 +145,8 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
         },
         [&] {
           Value zeros = arith::ConstantOp::create(
-              b, DenseElementsAttr::get(
-                     outVec, FloatAttr::get(p.outElement, 0.0)));
+              b, DenseElementsAttr::get(outVec,
+                                        FloatAttr::get(p.outElement, 0.0)));
           ir.forLoop(ir.idx(0), ir.idx(s.dvPerCta()), ir.idx(32),
                      [&](Value oc) { store(oc, zeros); });
         });
@@ -157,14 +157,14 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
   // once).
   auto partial = [&] {
     Value sl = plan.slot(piece);
-    Value inRange = ir.cmp(arith::CmpIPredicate::ult, row.r,
-                           ir.idx(s.usedRows()));
-    Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l,
-                                           zero);
-    Value inv = ir.select(positive,
-                          arith::DivFOp::create(b, ir.f32(1.0), l), zero);
-    Value lse2 = ir.select(positive,
-                           arith::AddFOp::create(b, m, ir.lg2(l)), ninf);
+    Value inRange =
+        ir.cmp(arith::CmpIPredicate::ult, row.r, ir.idx(s.usedRows()));
+    Value positive =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, zero);
+    Value inv =
+        ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), l), zero);
+    Value lse2 =
+        ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)), ninf);
     ir.ifThen(ir.andi(inRange, firstOfPair), [&] {
       memref::StoreOp::create(b, lse2, partialLse, ValueRange{sl, row.r});
     });
@@ -183,8 +183,8 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
         },
         [&] {
           Value zeros = arith::ConstantOp::create(
-              b, DenseElementsAttr::get(vf32, FloatAttr::get(
-                                                  b.getF32Type(), 0.0)));
+              b, DenseElementsAttr::get(vf32,
+                                        FloatAttr::get(b.getF32Type(), 0.0)));
           ir.forLoop(ir.idx(0), ir.idx(s.dvPerCta()), ir.idx(32),
                      [&](Value oc) { store(oc, zeros); });
         });
@@ -194,8 +194,8 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
   // first piece; a whole unit records one piece, which the combine skips).
   auto record = [&] {
     auto [firstSlot, pieces, p0] = plan.unitRecord(piece);
-    Value writer = ir.andi(piece.first,
-                           ir.andi(ir.eq(env.tid, ir.idx(0)), firstOfPair));
+    Value writer =
+        ir.andi(piece.first, ir.andi(ir.eq(env.tid, ir.idx(0)), firstOfPair));
     ir.ifThen(writer, [&] {
       Value n = ir.select(piece.whole, ir.idx(1), pieces);
       int64_t w = 0;

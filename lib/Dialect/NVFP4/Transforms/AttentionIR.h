@@ -49,21 +49,13 @@ public:
   Value add(Value x, Value y) { return mlir::arith::AddIOp::create(b, x, y); }
   Value sub(Value x, Value y) { return mlir::arith::SubIOp::create(b, x, y); }
   Value mul(Value x, Value y) { return mlir::arith::MulIOp::create(b, x, y); }
-  Value divu(Value x, Value y) {
-    return mlir::arith::DivUIOp::create(b, x, y);
-  }
-  Value remu(Value x, Value y) {
-    return mlir::arith::RemUIOp::create(b, x, y);
-  }
+  Value divu(Value x, Value y) { return mlir::arith::DivUIOp::create(b, x, y); }
+  Value remu(Value x, Value y) { return mlir::arith::RemUIOp::create(b, x, y); }
   Value ceilDivu(Value x, Value y) {
     return mlir::arith::CeilDivUIOp::create(b, x, y);
   }
-  Value mins(Value x, Value y) {
-    return mlir::arith::MinSIOp::create(b, x, y);
-  }
-  Value maxs(Value x, Value y) {
-    return mlir::arith::MaxSIOp::create(b, x, y);
-  }
+  Value mins(Value x, Value y) { return mlir::arith::MinSIOp::create(b, x, y); }
+  Value maxs(Value x, Value y) { return mlir::arith::MaxSIOp::create(b, x, y); }
   Value andi(Value x, Value y) { return mlir::arith::AndIOp::create(b, x, y); }
   Value ori(Value x, Value y) { return mlir::arith::OrIOp::create(b, x, y); }
   Value cmp(mlir::arith::CmpIPredicate p, Value x, Value y) {
@@ -99,8 +91,7 @@ public:
   /// it.
   mlir::ResultRange inlinePtx(llvm::StringRef code, mlir::TypeRange results,
                               mlir::ValueRange ins) {
-    return mlir::NVVM::InlinePtxOp::create(b, results, ins,
-                                           mlir::ValueRange{},
+    return mlir::NVVM::InlinePtxOp::create(b, results, ins, mlir::ValueRange{},
                                            b.getStringAttr(code), Value())
         .getResults();
   }
@@ -151,12 +142,11 @@ public:
 
   // Types.
   mlir::Attribute workgroup() {
-    return mlir::gpu::AddressSpaceAttr::get(
-        ctx, mlir::gpu::AddressSpace::Workgroup);
+    return mlir::gpu::AddressSpaceAttr::get(ctx,
+                                            mlir::gpu::AddressSpace::Workgroup);
   }
   mlir::MemRefType smemMemref(llvm::ArrayRef<int64_t> shape, mlir::Type elem) {
-    return mlir::MemRefType::get(shape, elem,
-                                 mlir::MemRefLayoutAttrInterface(),
+    return mlir::MemRefType::get(shape, elem, mlir::MemRefLayoutAttrInterface(),
                                  workgroup());
   }
 

@@ -58,10 +58,10 @@ struct KernelEnv {
 /// C++).
 struct UnitGeom {
   Value u, batch, kvHead, rowBlock;
-  Value len;           ///< L_b
-  Value keyLo, keyHi;  ///< keys some row of the unit sees
-  Value tileLo;        ///< its first tile
-  Value tileCount;     ///< its tiles
+  Value len;          ///< L_b
+  Value keyLo, keyHi; ///< keys some row of the unit sees
+  Value tileLo;       ///< its first tile
+  Value tileCount;    ///< its tiles
 };
 
 /// The geometry of unit `u` (index).
@@ -154,9 +154,8 @@ public:
   /// and sum l (base 2), the accumulator `oAcc` (complete once o_done phase
   /// `lastPhase` has, when the piece has tiles), `sinkL` (the sink in base
   /// 2, or -inf).
-  void write(const Piece &piece, const Row &row, Value m, Value l,
-             Value sinkL, Value oAcc, Value oDone, Value lastPhase,
-             Value dvBase);
+  void write(const Piece &piece, const Row &row, Value m, Value l, Value sinkL,
+             Value oAcc, Value oDone, Value lastPhase, Value dvBase);
 
   /// Outputs of the final result and the workspace of partial ones.
   Value outO, outLse, partialO, partialLse, unitRecords;
@@ -176,13 +175,13 @@ private:
 /// every part empty (lse = -inf) and no sink gives O = 0, LSE = -inf. The
 /// parts are summed in order k = 0, 1, ...
 struct RowMerge {
-  Value lane;            ///< the thread's lane (index)
-  int64_t columns = 0;   ///< columns merged: a multiple of 32 * width
-  Value colBase;         ///< the first of them (index; null: 0)
-  Value writesLse;       ///< i1: this warp stores the LSE (null: true)
-  int64_t width = 1;     ///< columns per load: lane owns width * lane + ...
-  Value parts;           ///< the number of parts (index)
-  Value sinkL;           ///< the sink in base 2, or null
+  Value lane;          ///< the thread's lane (index)
+  int64_t columns = 0; ///< columns merged: a multiple of 32 * width
+  Value colBase;       ///< the first of them (index; null: 0)
+  Value writesLse;     ///< i1: this warp stores the LSE (null: true)
+  int64_t width = 1;   ///< columns per load: lane owns width * lane + ...
+  Value parts;         ///< the number of parts (index)
+  Value sinkL;         ///< the sink in base 2, or null
   /// Part k's LSE in base 2 (f32).
   std::function<Value(Value k)> lse2;
   /// Part k's O at columns [col, col + width) as vector<width x f32>.

@@ -38,8 +38,7 @@ void KvSource::appendArgTypes(SmallVector<Type> &types) const {
   if (!p.kvSame)
     types.push_back(ptr); // v, 16-key chunks
   if (p.paged())
-    types.push_back(MemRefType::get({p.batch, p.maxPages},
-                                    env.b.getI32Type()));
+    types.push_back(MemRefType::get({p.batch, p.maxPages}, env.b.getI32Type()));
 }
 
 void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
@@ -53,8 +52,7 @@ void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
     blockTable = func.getArgument(a++);
   auto cast = [&](Value raw, int64_t keys) {
     auto box = env.ir.smemMemref({keys, 1, 64}, p.element);
-    return UnrealizedConversionCastOp::create(b, tmapType(env.ir.ctx, box),
-                                              raw)
+    return UnrealizedConversionCastOp::create(b, tmapType(env.ir.ctx, box), raw)
         .getResult(0);
   };
   const int64_t ck = AttentionSchedule::kChunkKeys;
@@ -70,11 +68,10 @@ void KvSource::appendHarnessArgs(Builder &b,
   StringRef rows = p.paged() ? "np*ps" : "b*skv";
   const int64_t ck = AttentionSchedule::kChunkKeys;
   for (int64_t keys : {env.s.boxKeys, ck}) {
-    args.push_back(harnessTensorMap(b, "k", {rows, "hkv", "d"},
-                                    {64, 1, keys}));
+    args.push_back(harnessTensorMap(b, "k", {rows, "hkv", "d"}, {64, 1, keys}));
     if (!p.kvSame)
-      args.push_back(harnessTensorMap(b, "v", {rows, "hkv", "dv"},
-                                      {64, 1, keys}));
+      args.push_back(
+          harnessTensorMap(b, "v", {rows, "hkv", "dv"}, {64, 1, keys}));
   }
   if (p.paged())
     args.push_back(harnessBuffer(b, "block_table"));
@@ -96,8 +93,7 @@ Value KvSource::row(Value batch, Value key) {
     gpu::PrintfOp::create(env.b, env.b.getStringAttr(format), values);
     ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
   };
-  Value pastTable =
-      ir.cmp(arith::CmpIPredicate::uge, page, ir.idx(p.maxPages));
+  Value pastTable = ir.cmp(arith::CmpIPredicate::uge, page, ir.idx(p.maxPages));
   ir.ifThen(pastTable, [&] {
     stop("nvfp4.attention: sequence %d: key %d needs block_table[%d, %d], "
          "past the table's %d pages per sequence\n",
@@ -105,7 +101,8 @@ Value KvSource::row(Value batch, Value key) {
           ir.i32(p.maxPages)});
   });
   Value entry = memref::LoadOp::create(
-      env.b, blockTable, ValueRange{batch, ir.mins(page, ir.idx(p.maxPages - 1))});
+      env.b, blockTable,
+      ValueRange{batch, ir.mins(page, ir.idx(p.maxPages - 1))});
   Value bad = ir.cmp(arith::CmpIPredicate::uge, entry, ir.i32(p.numPages));
   ir.ifThen(bad, [&] {
     stop("nvfp4.attention: sequence %d: block_table[%d, %d] = %d is outside "

@@ -54,16 +54,15 @@ UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u) {
     g.len = ir.idx(p.seqKv);
   // plan::unitTiles: queries [iFirst, iEnd) sit at len - Sq + i.
   Value iFirst = ir.mul(g.rowBlock, ir.idx(s.queriesPerCta));
-  Value iEnd = ir.mins(ir.add(iFirst, ir.idx(s.queriesPerCta)),
-                       ir.idx(p.seqQ));
+  Value iEnd = ir.mins(ir.add(iFirst, ir.idx(s.queriesPerCta)), ir.idx(p.seqQ));
   Value base = ir.sub(g.len, ir.idx(p.seqQ));
   g.keyHi = g.len;
   if (p.causal)
     g.keyHi = ir.mins(g.len, ir.add(base, iEnd));
   g.keyLo = ir.idx(0);
   if (p.window)
-    g.keyLo = ir.maxs(ir.idx(0), ir.sub(ir.add(base, iFirst),
-                                        ir.idx(*p.window - 1)));
+    g.keyLo =
+        ir.maxs(ir.idx(0), ir.sub(ir.add(base, iFirst), ir.idx(*p.window - 1)));
   g.keyHi = ir.maxs(g.keyHi, g.keyLo);
   g.tileLo = ir.divu(g.keyLo, ir.idx(s.kvTile));
   g.tileCount = ir.sub(ir.ceilDivu(g.keyHi, ir.idx(s.kvTile)), g.tileLo);
@@ -80,8 +79,7 @@ void WorkPlan::initShared() {
     env.b.setInsertionPointToStart(module.getBody());
     // 16-byte aligned: LLVM loads the warp sums as vectors (and a demoted
     // shared global keeps only what it is declared with).
-    memref::GlobalOp::create(env.b, kPlanWords,
-                             env.b.getStringAttr("private"),
+    memref::GlobalOp::create(env.b, kPlanWords, env.b.getStringAttr("private"),
                              ir.smemMemref({kWords}, env.b.getI32Type()),
                              Attribute(), /*constant=*/false,
                              env.b.getI64IntegerAttr(16));
@@ -133,14 +131,14 @@ void WorkPlan::computePartition() {
       auto data = DenseElementsAttr::get(
           RankedTensorType::get({s.partitions, 5}, b.getI32Type()),
           ArrayRef<int32_t>(words));
-      memref::GlobalOp::create(b, kPlanTable, b.getStringAttr("private"),
-                               type, data, /*constant=*/true,
+      memref::GlobalOp::create(b, kPlanTable, b.getStringAttr("private"), type,
+                               data, /*constant=*/true,
                                b.getI64IntegerAttr(16));
     }
     Value table = memref::GetGlobalOp::create(b, type, kPlanTable);
     auto word = [&](int64_t w) {
-      return ir.toIndex(memref::LoadOp::create(b, table,
-                                               ValueRange{p, ir.idx(w)}));
+      return ir.toIndex(
+          memref::LoadOp::create(b, table, ValueRange{p, ir.idx(w)}));
     };
     uFirst = word(kWordUFirst);
     t0First = word(kWordT0);
@@ -160,14 +158,14 @@ void WorkPlan::computePartition() {
   const int64_t per = (s.units + threads - 1) / threads;
   Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(s.units));
   Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(s.units));
-  SmallVector<Value> mine = ir.forLoop(
-      begin, end, ir.idx(1), ValueRange{ir.idx(0), ir.idx(0)},
-      [&](Value u, ValueRange acc) -> SmallVector<Value> {
-        UnitGeom g = unitGeometry(env, u);
-        Value empty = ir.select(ir.eq(g.tileCount, ir.idx(0)), ir.idx(1),
-                                ir.idx(0));
-        return {ir.add(acc[0], g.tileCount), ir.add(acc[1], empty)};
-      });
+  SmallVector<Value> mine =
+      ir.forLoop(begin, end, ir.idx(1), ValueRange{ir.idx(0), ir.idx(0)},
+                 [&](Value u, ValueRange acc) -> SmallVector<Value> {
+                   UnitGeom g = unitGeometry(env, u);
+                   Value empty = ir.select(ir.eq(g.tileCount, ir.idx(0)),
+                                           ir.idx(1), ir.idx(0));
+                   return {ir.add(acc[0], g.tileCount), ir.add(acc[1], empty)};
+                 });
   // A CTA-wide exclusive scan: within the warp by shuffles, then over the
   // eight warp sums in shared memory.
   Value lane = ir.remu(env.tid, ir.idx(32));
@@ -193,11 +191,11 @@ void WorkPlan::computePartition() {
                     Value &total) {
     Value warpBase = ir.i32(0), sum = ir.i32(0);
     for (int64_t w = 0; w < threads / 32; ++w) {
-      Value part = memref::LoadOp::create(b, planWords,
-                                          ValueRange{ir.idx(word + w)});
-      warpBase = ir.select(
-          ir.cmp(arith::CmpIPredicate::ult, ir.idx(w), env.warp),
-          ir.add(warpBase, part), warpBase);
+      Value part =
+          memref::LoadOp::create(b, planWords, ValueRange{ir.idx(word + w)});
+      warpBase =
+          ir.select(ir.cmp(arith::CmpIPredicate::ult, ir.idx(w), env.warp),
+                    ir.add(warpBase, part), warpBase);
       sum = ir.add(sum, part);
     }
     before = ir.toIndex(ir.sub(ir.add(warpBase, incl), ir.toI32(v)));
@@ -226,16 +224,15 @@ void WorkPlan::computePartition() {
                  Value x = xs[0];
                  Value t = ir.add(x, o);
                  Value hasTiles = ir.ne(g.tileCount, ir.idx(0));
-                 Value ownsTile = ir.cmp(arith::CmpIPredicate::slt,
-                                         ir.maxs(A, t),
-                                         ir.mins(E, ir.add(t, g.tileCount)));
-                 Value ownsSlot = ir.andi(
-                     ir.cmp(arith::CmpIPredicate::sle, A, x),
-                     ir.cmp(arith::CmpIPredicate::slt, x, E));
+                 Value ownsTile =
+                     ir.cmp(arith::CmpIPredicate::slt, ir.maxs(A, t),
+                            ir.mins(E, ir.add(t, g.tileCount)));
+                 Value ownsSlot =
+                     ir.andi(ir.cmp(arith::CmpIPredicate::sle, A, x),
+                             ir.cmp(arith::CmpIPredicate::slt, x, E));
                  f(g, x, t, ir.select(hasTiles, ownsTile, ownsSlot));
                  // plan::unitSlots: max(1, tiles + o).
-                 return {ir.add(x, ir.maxs(ir.idx(1),
-                                           ir.add(g.tileCount, o)))};
+                 return {ir.add(x, ir.maxs(ir.idx(1), ir.add(g.tileCount, o)))};
                });
   };
   walk([&](const UnitGeom &g, Value, Value, Value processed) {
@@ -248,10 +245,10 @@ void WorkPlan::computePartition() {
     });
   });
   gpu::BarrierOp::create(b);
-  Value first = ir.toIndex(memref::LoadOp::create(
-      b, planWords, ValueRange{ir.idx(kWordUFirst)}));
-  Value last = ir.toIndex(memref::LoadOp::create(
-      b, planWords, ValueRange{ir.idx(kWordULast)}));
+  Value first = ir.toIndex(
+      memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordUFirst)}));
+  Value last = ir.toIndex(
+      memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordULast)}));
   walk([&](const UnitGeom &g, Value, Value t, Value) {
     Value zero = ir.idx(0);
     ir.ifThen(ir.eq(g.u, first), [&] {
@@ -307,14 +304,14 @@ SmallVector<Value> WorkPlan::forEachPiece(
         case WorkSplit::Balanced:
           piece.t0 = ir.select(ir.eq(u, uFirst), t0First, ir.idx(0));
           piece.t1 = ir.select(ir.eq(u, uLast), t1Last, count);
-          piece.whole = ir.andi(ir.eq(piece.t0, ir.idx(0)),
-                                ir.eq(piece.t1, count));
+          piece.whole =
+              ir.andi(ir.eq(piece.t0, ir.idx(0)), ir.eq(piece.t1, count));
           break;
         }
         piece.first = ir.eq(piece.t0, ir.idx(0));
         if (s.split == WorkSplit::Uniform)
-          piece.first = ir.eq(ir.remu(env.partition, ir.idx(s.splitsPerUnit)),
-                              ir.idx(0));
+          piece.first =
+              ir.eq(ir.remu(env.partition, ir.idx(s.splitsPerUnit)), ir.idx(0));
         return body(piece, args);
       });
 }
@@ -326,8 +323,7 @@ Value WorkPlan::slot(const Piece &piece) {
   // Balanced: slot 2p for the partition's first unit, 2p + 1 for its last
   // (a split unit is one of the two).
   Value twoP = ir.mul(env.partition, ir.idx(2));
-  return ir.select(ir.eq(piece.unit.u, uFirst), twoP,
-                   ir.add(twoP, ir.idx(1)));
+  return ir.select(ir.eq(piece.unit.u, uFirst), twoP, ir.add(twoP, ir.idx(1)));
 }
 
 std::tuple<Value, Value, Value> WorkPlan::unitRecord(const Piece &piece) {

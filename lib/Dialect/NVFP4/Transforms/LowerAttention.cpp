@@ -121,6 +121,21 @@ private:
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi), -inf elsewhere.
   Value maskedLogits(Value s, Value kb, Value rowLo, Value rowHi);
+  /// The loader's and the MMA warp's walk over the CTA's pieces: `f(piece,
+  /// g0, q)` for each piece with tiles, with g0 its first CTA-wide tile and
+  /// q the number of Q loads before it (the pieces without tiles load
+  /// nothing).
+  void forEachPieceWithTiles(
+      function_ref<void(const Piece &piece, Value g0, Value qLoads)> f) {
+    work.forEachPiece(
+        ValueRange{idx(0), idx(0)},
+        [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
+          Value any = ir.cmp(arith::CmpIPredicate::ult, piece.t0, piece.t1);
+          ifThen(any, [&] { f(piece, args[0], args[1]); });
+          return {ir.add(args[0], ir.sub(piece.t1, piece.t0)),
+                  ir.add(args[1], ir.select(any, idx(1), idx(0)))};
+        });
+  }
   /// Runs `f(i, col)` for every 64-column box i of D this CTA holds (its
   /// Q and K boxes, in shared-memory order): col is the box's first column
   /// of D; a box only CTA 0 of the pair holds is guarded by its rank.
@@ -185,7 +200,8 @@ private:
     if (s.sBuffers == 1)
       return f(0);
     Value odd = ir.ne(ir.remu(n, idx(2)), idx(0));
-    ir.ifThenElse(odd, [&] { f(1); }, [&] { f(0); });
+    ir.ifThenElse(
+        odd, [&] { f(1); }, [&] { f(0); });
   }
 };
 
@@ -220,8 +236,8 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   b.setInsertionPointToStart(&func.getBody().front());
   prologue(func);
 
-  auto roles = sm100::WarpRolesOp::create(
-      b, uint32_t(AttentionSchedule::kThreads / 32));
+  auto roles =
+      sm100::WarpRolesOp::create(b, uint32_t(AttentionSchedule::kThreads / 32));
   roles.getBody().push_back(new Block());
   {
     OpBuilder::InsertionGuard g(b);
@@ -328,9 +344,8 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
     }
   });
   work.initShared();
-  ifThen(ir.eq(warp, idx(0)), [&] {
-    sm100::TmemAllocOp::create(b, slot, uint32_t(s.tmemColumns));
-  });
+  ifThen(ir.eq(warp, idx(0)),
+         [&] { sm100::TmemAllocOp::create(b, slot, uint32_t(s.tmemColumns)); });
   fence(sm100::FenceKind::before_thread_sync);
   gpu::BarrierOp::create(b);
   fence(sm100::FenceKind::after_thread_sync);
@@ -348,23 +363,22 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       slot);
   sAcc = sm100::TmemSliceOp::create(
       b,
-      tmem(128, s.sBuffers * s.kvTile, b.getF32Type(),
-           sm100::TmemLayout::acc),
+      tmem(128, s.sBuffers * s.kvTile, b.getF32Type(), sm100::TmemLayout::acc),
       all, uint32_t(s.tmemS));
   for (int64_t i = 0; i < s.sBuffers; ++i)
     sBuf.push_back(sm100::TmemSliceOp::create(
         b, tmem(128, s.kvTile, b.getF32Type(), sm100::TmemLayout::acc), all,
         uint32_t(s.tmemS + i * s.kvTile)));
   oAcc = sm100::TmemSliceOp::create(
-      b, tmem(128, s.dvPerCta(), b.getF32Type(), sm100::TmemLayout::acc),
-      all, uint32_t(s.tmemO));
+      b, tmem(128, s.dvPerCta(), b.getF32Type(), sm100::TmemLayout::acc), all,
+      uint32_t(s.tmemO));
   // P over the S buffers: 2 x kvTile 16-bit keys per buffer's kvTile
   // columns, of which P uses the first half.
-  pTm = sm100::TmemSliceOp::create(
-      b,
-      tmem(128, 2 * s.sBuffers * s.kvTile, p.element,
-           sm100::TmemLayout::operand_a),
-      all, uint32_t(s.tmemP));
+  pTm =
+      sm100::TmemSliceOp::create(b,
+                                 tmem(128, 2 * s.sBuffers * s.kvTile, p.element,
+                                      sm100::TmemLayout::operand_a),
+                                 all, uint32_t(s.tmemP));
 }
 
 void KernelBuilder::forEachDBox(function_ref<void(int64_t i, Value col)> f) {
@@ -383,8 +397,7 @@ void KernelBuilder::forEachDBox(function_ref<void(int64_t i, Value col)> f) {
   }
 }
 
-std::pair<Value, Value> KernelBuilder::chunkRange(const UnitGeom &u,
-                                                  Value n) {
+std::pair<Value, Value> KernelBuilder::chunkRange(const UnitGeom &u, Value n) {
   const int64_t ck = AttentionSchedule::kChunkKeys;
   Value start = ir.mul(ir.add(u.tileLo, n), idx(s.kvTile));
   // keyLo <= start except in the first tile; keyHi > start in every
@@ -423,10 +436,9 @@ Value KernelBuilder::barrierAddress(Value group) {
 }
 
 void KernelBuilder::remoteArrive(Value addr) {
-  ir.inlinePtx(
-      "{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }",
-      TypeRange{}, ValueRange{addr, peer});
+  ir.inlinePtx("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }",
+               TypeRange{}, ValueRange{addr, peer});
 }
 
 void KernelBuilder::clusterWait(Value addr, Value parity) {
@@ -435,11 +447,11 @@ void KernelBuilder::clusterWait(Value addr, Value parity) {
   OpBuilder::InsertionGuard g(b);
   Block *before = b.createBlock(&loop.getBefore());
   b.setInsertionPointToStart(before);
-  Value done = ir.inlinePtx(
-      "{ .reg .pred P; "
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
-      "P, [$1], $2; selp.u32 $0, 1, 0, P; }",
-      b.getI32Type(), ValueRange{addr, par})[0];
+  Value done =
+      ir.inlinePtx("{ .reg .pred P; "
+                   "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                   "P, [$1], $2; selp.u32 $0, 1, 0, P; }",
+                   b.getI32Type(), ValueRange{addr, par})[0];
   scf::ConditionOp::create(b, ir.eq(done, i32(0)), ValueRange{});
   Block *after = b.createBlock(&loop.getAfter());
   b.setInsertionPointToStart(after);
@@ -462,9 +474,9 @@ void KernelBuilder::exchangePartialS(Value n) {
   Value emptyAddr = barrierAddress(xEmpty);
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
   Value rowAddr = ir.add(ir.add(base, xOff), ir.mul(tid, idx(128)));
-  Value remote = ir.inlinePtx("mapa.shared::cluster.u32 $0, $1, $2;",
-                              b.getI32Type(),
-                              ValueRange{ir.toI32(rowAddr), peer})[0];
+  Value remote =
+      ir.inlinePtx("mapa.shared::cluster.u32 $0, $1, $2;", b.getI32Type(),
+                   ValueRange{ir.toI32(rowAddr), peer})[0];
   Type f32Ty = b.getF32Type();
   Value phase0 = ir.mul(n, idx(rounds));
   Value bufCol = bufferColumn(n);
@@ -493,19 +505,18 @@ void KernelBuilder::exchangePartialS(Value n) {
         int64_t off = c * 128 * 128 + q * 16;
         std::string code = "ld.shared::cluster.v4.f32 {$0, $1, $2, $3}, [$4+" +
                            std::to_string(off) + "];";
-        llvm::append_range(parts,
-                           ir.inlinePtx(code,
-                                        TypeRange{f32Ty, f32Ty, f32Ty, f32Ty},
-                                        remote));
+        llvm::append_range(
+            parts,
+            ir.inlinePtx(code, TypeRange{f32Ty, f32Ty, f32Ty, f32Ty}, remote));
       }
       Value theirs = vector::FromElementsOp::create(b, vf32, parts);
       Value mine = vector::LoadOp::create(b, vf32, xbuf,
                                           ValueRange{idx(c), tid, idx(0)});
       Value sum = arith::AddFOp::create(b, mine, theirs);
-      sm100::TmemStoreOp::create(
-          b, sum, sAcc, ir.add(bufCol, idx((h * perRound + c) * 32)),
-          sm100::LdStShape::shape_32x32b, 32, false, IntegerAttr(),
-          IntegerAttr());
+      sm100::TmemStoreOp::create(b, sum, sAcc,
+                                 ir.add(bufCol, idx((h * perRound + c) * 32)),
+                                 sm100::LdStShape::shape_32x32b, 32, false,
+                                 IntegerAttr(), IntegerAttr());
     }
     remoteArrive(emptyAddr);
   }
@@ -526,155 +537,155 @@ void KernelBuilder::softmaxRole() {
   Value iLocal = ir.divu(r, idx(s.group));
   Value hh = ir.remu(r, idx(s.group));
   // The tile counter runs over all pieces of the CTA (barrier phases).
-  work.forEachPiece(ValueRange{idx(0)}, [&](const Piece &piece,
-                                            ValueRange args)
-                                            -> SmallVector<Value> {
-    const UnitGeom &u = piece.unit;
-    Value g0 = args[0];
-    Epilogue::Row row;
-    row.r = r;
-    row.query = ir.add(ir.mul(u.rowBlock, idx(s.queriesPerCta)), iLocal);
-    row.head = ir.add(ir.mul(u.kvHead, idx(s.group)), hh);
-    row.valid = ir.andi(
-        ir.cmp(arith::CmpIPredicate::ult, r, idx(s.usedRows())),
-        ir.cmp(arith::CmpIPredicate::ult, row.query, idx(p.seqQ)));
-    // Visible keys of this row: [rowLo, rowHi) (docs/AttentionLowering.md).
-    Value posI = ir.toI32(ir.add(ir.sub(u.len, idx(p.seqQ)), row.query));
-    Value lenI = ir.toI32(u.len);
-    Value rowHi = lenI;
-    if (p.causal)
-      rowHi = ir.mins(lenI, ir.add(posI, i32(1)));
-    Value rowLo = i32(std::numeric_limits<int32_t>::min());
-    if (p.window)
-      rowLo = ir.sub(posI, i32(*p.window - 1));
+  work.forEachPiece(
+      ValueRange{idx(0)},
+      [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
+        const UnitGeom &u = piece.unit;
+        Value g0 = args[0];
+        Epilogue::Row row;
+        row.r = r;
+        row.query = ir.add(ir.mul(u.rowBlock, idx(s.queriesPerCta)), iLocal);
+        row.head = ir.add(ir.mul(u.kvHead, idx(s.group)), hh);
+        row.valid =
+            ir.andi(ir.cmp(arith::CmpIPredicate::ult, r, idx(s.usedRows())),
+                    ir.cmp(arith::CmpIPredicate::ult, row.query, idx(p.seqQ)));
+        // Visible keys of this row: [rowLo, rowHi) (docs/AttentionLowering.md).
+        Value posI = ir.toI32(ir.add(ir.sub(u.len, idx(p.seqQ)), row.query));
+        Value lenI = ir.toI32(u.len);
+        Value rowHi = lenI;
+        if (p.causal)
+          rowHi = ir.mins(lenI, ir.add(posI, i32(1)));
+        Value rowLo = i32(std::numeric_limits<int32_t>::min());
+        if (p.window)
+          rowLo = ir.sub(posI, i32(*p.window - 1));
 
-    SmallVector<Value> ml = ir.forLoop(
-        piece.t0, piece.t1, idx(1), ValueRange{ninf, zero},
-        [&](Value n, ValueRange carried) -> SmallVector<Value> {
-          Value m = carried[0], l = carried[1];
-          Value first = ir.eq(n, piece.t0);
-          // CTA-wide tile g: S is in buffer g mod sBuffers, whose barrier
-          // completes once per use (phase g / sBuffers).
-          Value g = ir.add(g0, ir.sub(n, piece.t0));
-          Value t = ir.add(u.tileLo, n);
-          wait(sFull, ir.remu(g, idx(s.sBuffers)),
-               parityOf(ir.divu(g, idx(s.sBuffers))));
-          fence(sm100::FenceKind::after_thread_sync);
-          if (s.exchangeS)
-            exchangePartialS(g);
-          Value key0 = ir.mul(t, idx(tile));
-          Value bufCol = bufferColumn(g);
+        SmallVector<Value> ml = ir.forLoop(
+            piece.t0, piece.t1, idx(1), ValueRange{ninf, zero},
+            [&](Value n, ValueRange carried) -> SmallVector<Value> {
+              Value m = carried[0], l = carried[1];
+              Value first = ir.eq(n, piece.t0);
+              // CTA-wide tile g: S is in buffer g mod sBuffers, whose barrier
+              // completes once per use (phase g / sBuffers).
+              Value g = ir.add(g0, ir.sub(n, piece.t0));
+              Value t = ir.add(u.tileLo, n);
+              wait(sFull, ir.remu(g, idx(s.sBuffers)),
+                   parityOf(ir.divu(g, idx(s.sBuffers))));
+              fence(sm100::FenceKind::after_thread_sync);
+              if (s.exchangeS)
+                exchangePartialS(g);
+              Value key0 = ir.mul(t, idx(tile));
+              Value bufCol = bufferColumn(g);
 
-          // Pass 1: the tile's max of the scaled, masked logits.
-          Value tileMax =
-              ir.forLoop(idx(0), idx(tile), idx(32), ValueRange{ninf},
-                         [&](Value ch, ValueRange mx) -> SmallVector<Value> {
-                           Value sv = sm100::TmemLoadOp::create(
-                               b, vf32, sAcc, ir.add(bufCol, ch),
-                               sm100::LdStShape::shape_32x32b, 32, false,
-                               IntegerAttr(), IntegerAttr());
-                           Value x = maskedLogits(sv, ir.add(key0, ch), rowLo,
-                                                  rowHi);
-                           return {vector::ReductionOp::create(
-                               b, vector::CombiningKind::MAXIMUMF, x, mx[0])};
-                         })[0];
-          Value mNew = arith::MaximumFOp::create(b, m, tileMax);
-          // A row that has seen no visible key yet keeps m = -inf;
-          // exponents are taken against 0 then, so that no -inf - -inf
-          // appears.
-          Value isInf =
-              arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, ninf);
-          Value mUse = ir.select(isInf, zero, mNew);
-          Value alpha = ir.ex2(arith::SubFOp::create(b, m, mUse));
+              // Pass 1: the tile's max of the scaled, masked logits.
+              Value tileMax = ir.forLoop(
+                  idx(0), idx(tile), idx(32), ValueRange{ninf},
+                  [&](Value ch, ValueRange mx) -> SmallVector<Value> {
+                    Value sv = sm100::TmemLoadOp::create(
+                        b, vf32, sAcc, ir.add(bufCol, ch),
+                        sm100::LdStShape::shape_32x32b, 32, false,
+                        IntegerAttr(), IntegerAttr());
+                    Value x = maskedLogits(sv, ir.add(key0, ch), rowLo, rowHi);
+                    return {vector::ReductionOp::create(
+                        b, vector::CombiningKind::MAXIMUMF, x, mx[0])};
+                  })[0];
+              Value mNew = arith::MaximumFOp::create(b, m, tileMax);
+              // A row that has seen no visible key yet keeps m = -inf;
+              // exponents are taken against 0 then, so that no -inf - -inf
+              // appears.
+              Value isInf = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
+                                                  mNew, ninf);
+              Value mUse = ir.select(isInf, zero, mNew);
+              Value alpha = ir.ex2(arith::SubFOp::create(b, m, mUse));
 
-          // Pass 2: P = exp2(x - m) as 16-bit pairs (key 2j low, 2j + 1
-          // high: the ts A-operand packing), and the row sum of the f32
-          // values.
-          Value rowSum = ir.forLoop(
-              idx(0), idx(tile / 64), idx(1), ValueRange{zero},
-              [&](Value pc, ValueRange sums) -> SmallVector<Value> {
-                Value ch0 = ir.mul(pc, idx(64));
-                Value ch1 = ir.add(ch0, idx(32));
-                Value mv = vector::BroadcastOp::create(b, vf32, mUse);
-                Value sum = sums[0];
-                SmallVector<Value> halves;
-                for (Value ch : {ch0, ch1}) {
-                  Value sv = sm100::TmemLoadOp::create(
-                      b, vf32, sAcc, ir.add(bufCol, ch),
-                      sm100::LdStShape::shape_32x32b, 32, false,
-                      IntegerAttr(), IntegerAttr());
-                  Value x = maskedLogits(sv, ir.add(key0, ch), rowLo, rowHi);
-                  Value e = math::Exp2Op::create(
-                      b, arith::SubFOp::create(b, x, mv),
-                      arith::FastMathFlagsAttr::get(
-                          ctx, arith::FastMathFlags::afn));
-                  sum = vector::ReductionOp::create(
-                      b, vector::CombiningKind::ADD, e, sum);
-                  halves.push_back(arith::TruncFOp::create(
-                      b, VectorType::get({32}, p.element), e));
-                }
-                SmallVector<int64_t> order;
-                for (int64_t k = 0; k < 64; ++k)
-                  order.push_back(k);
-                Value cat =
-                    vector::ShuffleOp::create(b, halves[0], halves[1], order);
-                Value packed = vector::BitCastOp::create(
-                    b, VectorType::get({32}, i32Ty), cat);
-                // Over the S columns of this 64-key pair, already read.
-                Value pcol = ir.add(bufCol, ir.mul(pc, idx(32)));
-                sm100::TmemStoreOp::create(
-                    b, packed, pTm, pcol, sm100::LdStShape::shape_32x32b, 32,
-                    false, IntegerAttr(), IntegerAttr());
-                return {sum};
-              })[0];
-          // O may be touched only after the previous P V of the piece
-          // finished (waited every tile, after P is written, so that the
-          // exponentials overlap that P V and the o_done phases are never
-          // two behind; the first tile of a piece has no previous P V, its
-          // last phase was waited by the previous piece's epilogue).
-          ifThen(ir.ne(first, i1(true)), [&] {
-            wait(oDone, idx(0), parityOf(ir.sub(g, idx(1))));
-            fence(sm100::FenceKind::after_thread_sync);
-            // Rescale O only when the running max of a row of this warp
-            // grew (alpha < 1); the vote keeps the TMEM accesses, which are
-            // warp-collective, uniform across the warp.
-            Value grew = arith::CmpFOp::create(b, arith::CmpFPredicate::UNE,
-                                               alpha, f32(1.0));
-            Value anyGrew = NVVM::VoteSyncOp::create(
-                b, b.getI1Type(), i32(-1), grew, NVVM::VoteSyncKind::any);
-            ifThen(anyGrew, [&] {
-              forLoop(idx(0), idx(s.dvPerCta()), idx(32), [&](Value oc) {
-                Value ov = sm100::TmemLoadOp::create(
-                    b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
-                    false, IntegerAttr(), IntegerAttr());
-                Value scaled = arith::MulFOp::create(
-                    b, ov, vector::BroadcastOp::create(b, vf32, alpha));
-                sm100::TmemStoreOp::create(
-                    b, scaled, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
-                    false, IntegerAttr(), IntegerAttr());
+              // Pass 2: P = exp2(x - m) as 16-bit pairs (key 2j low, 2j + 1
+              // high: the ts A-operand packing), and the row sum of the f32
+              // values.
+              Value rowSum = ir.forLoop(
+                  idx(0), idx(tile / 64), idx(1), ValueRange{zero},
+                  [&](Value pc, ValueRange sums) -> SmallVector<Value> {
+                    Value ch0 = ir.mul(pc, idx(64));
+                    Value ch1 = ir.add(ch0, idx(32));
+                    Value mv = vector::BroadcastOp::create(b, vf32, mUse);
+                    Value sum = sums[0];
+                    SmallVector<Value> halves;
+                    for (Value ch : {ch0, ch1}) {
+                      Value sv = sm100::TmemLoadOp::create(
+                          b, vf32, sAcc, ir.add(bufCol, ch),
+                          sm100::LdStShape::shape_32x32b, 32, false,
+                          IntegerAttr(), IntegerAttr());
+                      Value x =
+                          maskedLogits(sv, ir.add(key0, ch), rowLo, rowHi);
+                      Value e = math::Exp2Op::create(
+                          b, arith::SubFOp::create(b, x, mv),
+                          arith::FastMathFlagsAttr::get(
+                              ctx, arith::FastMathFlags::afn));
+                      sum = vector::ReductionOp::create(
+                          b, vector::CombiningKind::ADD, e, sum);
+                      halves.push_back(arith::TruncFOp::create(
+                          b, VectorType::get({32}, p.element), e));
+                    }
+                    SmallVector<int64_t> order;
+                    for (int64_t k = 0; k < 64; ++k)
+                      order.push_back(k);
+                    Value cat = vector::ShuffleOp::create(b, halves[0],
+                                                          halves[1], order);
+                    Value packed = vector::BitCastOp::create(
+                        b, VectorType::get({32}, i32Ty), cat);
+                    // Over the S columns of this 64-key pair, already read.
+                    Value pcol = ir.add(bufCol, ir.mul(pc, idx(32)));
+                    sm100::TmemStoreOp::create(
+                        b, packed, pTm, pcol, sm100::LdStShape::shape_32x32b,
+                        32, false, IntegerAttr(), IntegerAttr());
+                    return {sum};
+                  })[0];
+              // O may be touched only after the previous P V of the piece
+              // finished (waited every tile, after P is written, so that the
+              // exponentials overlap that P V and the o_done phases are never
+              // two behind; the first tile of a piece has no previous P V, its
+              // last phase was waited by the previous piece's epilogue).
+              ifThen(ir.ne(first, i1(true)), [&] {
+                wait(oDone, idx(0), parityOf(ir.sub(g, idx(1))));
+                fence(sm100::FenceKind::after_thread_sync);
+                // Rescale O only when the running max of a row of this warp
+                // grew (alpha < 1); the vote keeps the TMEM accesses, which are
+                // warp-collective, uniform across the warp.
+                Value grew = arith::CmpFOp::create(b, arith::CmpFPredicate::UNE,
+                                                   alpha, f32(1.0));
+                Value anyGrew = NVVM::VoteSyncOp::create(
+                    b, b.getI1Type(), i32(-1), grew, NVVM::VoteSyncKind::any);
+                ifThen(anyGrew, [&] {
+                  forLoop(idx(0), idx(s.dvPerCta()), idx(32), [&](Value oc) {
+                    Value ov = sm100::TmemLoadOp::create(
+                        b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
+                        false, IntegerAttr(), IntegerAttr());
+                    Value scaled = arith::MulFOp::create(
+                        b, ov, vector::BroadcastOp::create(b, vf32, alpha));
+                    sm100::TmemStoreOp::create(
+                        b, scaled, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
+                        false, IntegerAttr(), IntegerAttr());
+                  });
+                });
               });
+              sm100::WaitOp::create(b, sm100::WaitKind::store);
+              fence(sm100::FenceKind::before_thread_sync);
+              nvgpu::MBarrierArriveOp::create(
+                  b, nvgpu::MBarrierTokenType::get(ctx), pFull, idx(0));
+              Value lNew = arith::AddFOp::create(
+                  b, arith::MulFOp::create(b, l, alpha), rowSum);
+              return {mNew, lNew};
             });
-          });
-          sm100::WaitOp::create(b, sm100::WaitKind::store);
-          fence(sm100::FenceKind::before_thread_sync);
-          nvgpu::MBarrierArriveOp::create(
-              b, nvgpu::MBarrierTokenType::get(ctx), pFull, idx(0));
-          Value lNew = arith::AddFOp::create(
-              b, arith::MulFOp::create(b, l, alpha), rowSum);
-          return {mNew, lNew};
-        });
 
-    Value sinkL = ninf;
-    if (p.hasSink)
-      sinkL = arith::MulFOp::create(
-          b, memref::LoadOp::create(b, sink, ValueRange{row.head}),
-          f32(1.4426950408889634));
-    Value tiles = ir.sub(piece.t1, piece.t0);
-    Value next = ir.add(g0, tiles);
-    epi.write(piece, row, ml[0], ml[1], sinkL, oAcc, oDone,
-              ir.sub(next, idx(1)), dvBase);
-    return {next};
-  });
+        Value sinkL = ninf;
+        if (p.hasSink)
+          sinkL = arith::MulFOp::create(
+              b, memref::LoadOp::create(b, sink, ValueRange{row.head}),
+              f32(1.4426950408889634));
+        Value tiles = ir.sub(piece.t1, piece.t0);
+        Value next = ir.add(g0, tiles);
+        epi.write(piece, row, ml[0], ml[1], sinkL, oAcc, oDone,
+                  ir.sub(next, idx(1)), dvBase);
+        return {next};
+      });
 }
 
 void KernelBuilder::loadRole() {
@@ -697,100 +708,89 @@ void KernelBuilder::loadRole() {
   auto wholeBox = ir.smemMemref({s.boxKeys, 1, 64}, p.element);
   auto chunkBox = ir.smemMemref({ck, 1, 64}, p.element);
 
-  work.forEachPiece(ValueRange{idx(0), idx(0)}, [&](const Piece &piece,
-                                                    ValueRange args)
-                                                    -> SmallVector<Value> {
+  forEachPieceWithTiles([&](const Piece &piece, Value g0, Value qLoads) {
     const UnitGeom &u = piece.unit;
-    Value g0 = args[0], qLoads = args[1];
-    Value tiles = ir.sub(piece.t1, piece.t0);
-    Value any = ir.cmp(arith::CmpIPredicate::ult, piece.t0, piece.t1);
-    ifThen(any, [&] {
-      // Q of the unit: D / 64 boxes of (64, G, queriesPerCta), each into
-      // its own 16 KiB column of the K-major tile, once the MMAs of the
-      // previous piece have read the last one (a fresh barrier passes).
-      wait(qEmpty, idx(0), ir.xori1(parityOf(qLoads)));
-      Value qBoxes = ir.select(ir.eq(split, idx(0)), idx(s.dBoxes[0].size()),
-                               idx(s.dBoxes[1].size()));
-      nvgpu::MBarrierArriveExpectTxOp::create(
-          b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value());
-      Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)),
-                          ir.mul(u.rowBlock, idx(s.queriesPerCta)));
-      Value qHead = ir.mul(u.kvHead, idx(s.group));
-      forEachDBox([&](int64_t c, Value col) {
-        shared(c, [&](Value mask) {
-          Value dst =
-              view(ir.add(qOff, idx(c * AttentionSchedule::kBoxBytes)), qBox);
-          nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
-                                        ValueRange{col, qHead, qRow}, idx(0),
-                                        mask, Value());
-        });
-      });
-
-      // K and V tiles through the ring; the first wait on each stage passes
-      // at once (a fresh barrier completes "phase -1").
-      forLoop(piece.t0, piece.t1, idx(1), [&](Value n) {
-        Value gt = ir.add(g0, ir.sub(n, piece.t0));
-        Value stage = ir.remu(gt, idx(s.stages));
-        Value round = ir.divu(gt, idx(s.stages));
-        wait(kvEmpty, stage, ir.xori1(parityOf(round)));
-        Value key0 = ir.mul(ir.add(u.tileLo, n), idx(tile));
-        // Only the chunks with a visible key: a whole tile is one box per
-        // 64 columns (per page of boxKeys keys), a partly visible one a
-        // chunk box per chunk and 64 columns (the bytes past the visible
-        // keys are neither read nor waited for).
-        auto [cFirst, cEnd] = chunkRange(u, n);
-        // This CTA's K boxes (a pair may hold different numbers) and V.
-        auto chunkBytes = [&](size_t boxes) {
-          return (int64_t(boxes) * s.kvBoxBytes() + s.vBytes) /
-                 s.chunksPerTile();
-        };
-        Value perChunk = ir.select(ir.eq(split, idx(0)),
-                                   idx(chunkBytes(s.dBoxes[0].size())),
-                                   idx(chunkBytes(s.dBoxes[1].size())));
-        nvgpu::MBarrierArriveExpectTxOp::create(
-            b, kvFull, ir.mul(ir.sub(cEnd, cFirst), perChunk), stage,
-            Value());
-        Value kOff = kOffset(stage);
-        Value vOff = vOffset(kOff);
-        // A box of `box` keys at key offset `off` of the tile, through maps
-        // `k` and `v` whose boxes have that many rows.
-        auto loadBox = [&](Value off, MemRefType box, Value k, Value v) {
-          Value at = ir.mul(off, idx(128));
-          Value r = kv.row(u.batch, ir.add(key0, off));
-          // Box c of the region at `base` (first column `col`) via `map`.
-          auto one = [&](Value base, Value col, Value map, int64_t c,
-                         Value mask) {
-            Value dst = view(
-                ir.add(ir.add(base, idx(c * s.kvBoxBytes())), at), box);
-            nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, map,
-                                          ValueRange{col, u.kvHead, r}, stage,
-                                          mask, Value());
-          };
-          forEachDBox([&](int64_t c, Value col) {
-            shared(c, [&](Value mask) { one(kOff, col, k, c, mask); });
-          });
-          // This CTA's V columns only (all of them without a Dv split).
-          if (!p.kvSame)
-            for (int64_t c = 0; c < s.dvPerCta() / 64; ++c)
-              one(vOff, ir.add(dvBase, idx(c * 64)), v, c, Value());
-        };
-        Value whole =
-            ir.andi(ir.eq(cFirst, idx(0)), ir.eq(cEnd, idx(s.chunksPerTile())));
-        ir.ifThenElse(
-            whole,
-            [&] {
-              for (int64_t k0 = 0; k0 < tile; k0 += s.boxKeys)
-                loadBox(idx(k0), wholeBox, kv.k, kv.v);
-            },
-            [&] {
-              forLoop(cFirst, cEnd, idx(1), [&](Value c) {
-                loadBox(ir.mul(c, idx(ck)), chunkBox, kv.kc, kv.vc);
-              });
-            });
+    // Q of the unit: D / 64 boxes of (64, G, queriesPerCta), each into
+    // its own 16 KiB column of the K-major tile, once the MMAs of the
+    // previous piece have read the last one (a fresh barrier passes).
+    wait(qEmpty, idx(0), ir.xori1(parityOf(qLoads)));
+    Value qBoxes = ir.select(ir.eq(split, idx(0)), idx(s.dBoxes[0].size()),
+                             idx(s.dBoxes[1].size()));
+    nvgpu::MBarrierArriveExpectTxOp::create(
+        b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value());
+    Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)),
+                        ir.mul(u.rowBlock, idx(s.queriesPerCta)));
+    Value qHead = ir.mul(u.kvHead, idx(s.group));
+    forEachDBox([&](int64_t c, Value col) {
+      shared(c, [&](Value mask) {
+        Value dst =
+            view(ir.add(qOff, idx(c * AttentionSchedule::kBoxBytes)), qBox);
+        nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
+                                      ValueRange{col, qHead, qRow}, idx(0),
+                                      mask, Value());
       });
     });
-    return {ir.add(g0, tiles),
-            ir.add(qLoads, ir.select(any, idx(1), idx(0)))};
+
+    // K and V tiles through the ring; the first wait on each stage passes
+    // at once (a fresh barrier completes "phase -1").
+    forLoop(piece.t0, piece.t1, idx(1), [&](Value n) {
+      Value gt = ir.add(g0, ir.sub(n, piece.t0));
+      Value stage = ir.remu(gt, idx(s.stages));
+      Value round = ir.divu(gt, idx(s.stages));
+      wait(kvEmpty, stage, ir.xori1(parityOf(round)));
+      Value key0 = ir.mul(ir.add(u.tileLo, n), idx(tile));
+      // Only the chunks with a visible key: a whole tile is one box per
+      // 64 columns (per page of boxKeys keys), a partly visible one a
+      // chunk box per chunk and 64 columns (the bytes past the visible
+      // keys are neither read nor waited for).
+      auto [cFirst, cEnd] = chunkRange(u, n);
+      // This CTA's K boxes (a pair may hold different numbers) and V.
+      auto chunkBytes = [&](size_t boxes) {
+        return (int64_t(boxes) * s.kvBoxBytes() + s.vBytes) / s.chunksPerTile();
+      };
+      Value perChunk =
+          ir.select(ir.eq(split, idx(0)), idx(chunkBytes(s.dBoxes[0].size())),
+                    idx(chunkBytes(s.dBoxes[1].size())));
+      nvgpu::MBarrierArriveExpectTxOp::create(
+          b, kvFull, ir.mul(ir.sub(cEnd, cFirst), perChunk), stage, Value());
+      Value kOff = kOffset(stage);
+      Value vOff = vOffset(kOff);
+      // A box of `box` keys at key offset `off` of the tile, through maps
+      // `k` and `v` whose boxes have that many rows.
+      auto loadBox = [&](Value off, MemRefType box, Value k, Value v) {
+        Value at = ir.mul(off, idx(128));
+        Value r = kv.row(u.batch, ir.add(key0, off));
+        // Box c of the region at `base` (first column `col`) via `map`.
+        auto one = [&](Value base, Value col, Value map, int64_t c,
+                       Value mask) {
+          Value dst =
+              view(ir.add(ir.add(base, idx(c * s.kvBoxBytes())), at), box);
+          nvgpu::TmaAsyncLoadOp::create(b, dst, kvFull, map,
+                                        ValueRange{col, u.kvHead, r}, stage,
+                                        mask, Value());
+        };
+        forEachDBox([&](int64_t c, Value col) {
+          shared(c, [&](Value mask) { one(kOff, col, k, c, mask); });
+        });
+        // This CTA's V columns only (all of them without a Dv split).
+        if (!p.kvSame)
+          for (int64_t c = 0; c < s.dvPerCta() / 64; ++c)
+            one(vOff, ir.add(dvBase, idx(c * 64)), v, c, Value());
+      };
+      Value whole =
+          ir.andi(ir.eq(cFirst, idx(0)), ir.eq(cEnd, idx(s.chunksPerTile())));
+      ir.ifThenElse(
+          whole,
+          [&] {
+            for (int64_t k0 = 0; k0 < tile; k0 += s.boxKeys)
+              loadBox(idx(k0), wholeBox, kv.k, kv.v);
+          },
+          [&] {
+            forLoop(cFirst, cEnd, idx(1), [&](Value c) {
+              loadBox(ir.mul(c, idx(ck)), chunkBox, kv.kc, kv.vc);
+            });
+          });
+    });
   });
 }
 
@@ -810,24 +810,20 @@ void KernelBuilder::mmaRole() {
   // laid out K-first (the boxes).
   const int64_t dv = s.dvPerCta();
   auto vRegionTy = ir.smemMemref({dv / 64, tile, 64}, e);
-  auto layQ = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
-                                         sm100::Swizzle::sw128, e, 128, dq,
-                                         false);
-  auto layK = sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
-                                         sm100::Swizzle::sw128, e, tile, dq,
-                                         false);
+  auto layQ = sm100::SmemLayoutAttr::get(
+      ctx, sm100::Major::k, sm100::Swizzle::sw128, e, 128, dq, false);
+  auto layK = sm100::SmemLayoutAttr::get(
+      ctx, sm100::Major::k, sm100::Swizzle::sw128, e, tile, dq, false);
   auto layV = sm100::SmemLayoutAttr::get(ctx, sm100::Major::mn,
                                          sm100::Swizzle::sw128, e, dv, tile,
                                          /*k_first=*/true);
   Type f32Ty = b.getF32Type();
-  auto idescS = sm100::IDescAttr::get(ctx, sm100::MmaKind::f16, e, e, f32Ty,
-                                      128, tile, sm100::Major::k,
-                                      sm100::Major::k, false, false, 1,
-                                      sm100::ScaleType::ue8m0);
-  auto idescO = sm100::IDescAttr::get(ctx, sm100::MmaKind::f16, e, e, f32Ty,
-                                      128, dv, sm100::Major::k,
-                                      sm100::Major::mn, false, false, 1,
-                                      sm100::ScaleType::ue8m0);
+  auto idescS = sm100::IDescAttr::get(
+      ctx, sm100::MmaKind::f16, e, e, f32Ty, 128, tile, sm100::Major::k,
+      sm100::Major::k, false, false, 1, sm100::ScaleType::ue8m0);
+  auto idescO = sm100::IDescAttr::get(
+      ctx, sm100::MmaKind::f16, e, e, f32Ty, 128, dv, sm100::Major::k,
+      sm100::Major::mn, false, false, 1, sm100::ScaleType::ue8m0);
   auto pK = tmem(128, 16, e, sm100::TmemLayout::operand_a);
   Value c0 = idx(0);
   Value yes = i1(true);
@@ -840,9 +836,8 @@ void KernelBuilder::mmaRole() {
   // (same accumulator and shape), so wait until that P V completed
   // (o_done).
   auto issueS = [&](Value g, Value stage) {
-    ifThen(ir.cmp(arith::CmpIPredicate::uge, g, idx(sb)), [&] {
-      wait(oDone, c0, parityOf(ir.sub(g, idx(sb))));
-    });
+    ifThen(ir.cmp(arith::CmpIPredicate::uge, g, idx(sb)),
+           [&] { wait(oDone, c0, parityOf(ir.sub(g, idx(sb)))); });
     fence(sm100::FenceKind::after_thread_sync);
     Value qTile = view(opaque(qOff), qTileTy);
     Value kTile = view(opaque(kOffset(stage)), kTileTy);
@@ -851,14 +846,12 @@ void KernelBuilder::mmaRole() {
     forBuffer(g, [&](int64_t buf) {
       for (int64_t k = 0; k < dq / 16; ++k) {
         auto one = [&] {
-          Value qa = sm100::UmmaDescOp::create(b, b.getI64Type(), qTile,
-                                               ValueRange{c0, c0}, layQ,
-                                               uint32_t(k));
-          Value kb = sm100::UmmaDescOp::create(b, b.getI64Type(), kTile,
-                                               ValueRange{c0, c0}, layK,
-                                               uint32_t(k));
-          sm100::MmaOp::create(b, sBuf[buf], qa, kb,
-                               k == 0 ? i1(false) : yes, idescS);
+          Value qa = sm100::UmmaDescOp::create(
+              b, b.getI64Type(), qTile, ValueRange{c0, c0}, layQ, uint32_t(k));
+          Value kb = sm100::UmmaDescOp::create(
+              b, b.getI64Type(), kTile, ValueRange{c0, c0}, layK, uint32_t(k));
+          sm100::MmaOp::create(b, sBuf[buf], qa, kb, k == 0 ? i1(false) : yes,
+                               idescS);
         };
         if (k < shared16)
           one();
@@ -881,8 +874,8 @@ void KernelBuilder::mmaRole() {
     // With K = V the CTA's V columns are boxes of the K tile.
     Value vBase = vOff;
     if (p.kvSame && s.dvSplit > 1 && !s.exchangeS)
-      vBase = ir.add(kOff, ir.mul(ir.divu(dvBase, idx(64)),
-                                  idx(s.kvBoxBytes())));
+      vBase =
+          ir.add(kOff, ir.mul(ir.divu(dvBase, idx(64)), idx(s.kvBoxBytes())));
     Value vRegion = view(vBase, vRegionTy);
     // One K = 16 slice per loaded chunk (a whole tile: all of them); O
     // starts from zero at the first slice of the piece's first tile.
@@ -895,8 +888,8 @@ void KernelBuilder::mmaRole() {
                                ir.cmp(arith::CmpIPredicate::slt, kv, cEnd));
         ifThen(loaded, [&] {
           Value acc = ir.ori(notFirst, ir.ne(kv, cFirst));
-          Value pa = sm100::TmemSliceOp::create(
-              b, pK, pTm, uint32_t(buf * tile + 8 * k));
+          Value pa = sm100::TmemSliceOp::create(b, pK, pTm,
+                                                uint32_t(buf * tile + 8 * k));
           Value vb = sm100::UmmaDescOp::create(b, b.getI64Type(), vRegion,
                                                ValueRange{c0, c0, c0}, layV,
                                                uint32_t(k));
@@ -915,48 +908,39 @@ void KernelBuilder::mmaRole() {
   // n >= ahead, so that each exists once in the code. After the piece's
   // last S, q_empty lets the loader bring the next piece's Q.
   const int64_t ahead = sb - 1;
-  work.forEachPiece(ValueRange{idx(0), idx(0)}, [&](const Piece &piece,
-                                                    ValueRange args)
-                                                    -> SmallVector<Value> {
+  forEachPieceWithTiles([&](const Piece &piece, Value g0, Value qLoads) {
     const UnitGeom &u = piece.unit;
-    Value g0 = args[0], qLoads = args[1];
     Value tiles = ir.sub(piece.t1, piece.t0);
-    Value any = ir.cmp(arith::CmpIPredicate::ult, piece.t0, piece.t1);
-    ifThen(any, [&] {
-      wait(qFull, c0, parityOf(qLoads));
-      Value steps = ir.add(tiles, idx(ahead));
-      forLoop(idx(0), steps, idx(1), [&](Value n) {
-        auto stepS = [&] {
-          Value g = ir.add(g0, n);
-          Value stage = ir.remu(g, idx(s.stages));
-          wait(kvFull, stage, parityOf(ir.divu(g, idx(s.stages))));
-          issueS(g, stage);
-          ifThen(ir.eq(n, ir.sub(tiles, idx(1))), [&] {
-            sm100::CommitOp::create(b, qEmpty, c0, releaseMask, 1u);
-          });
-        };
-        auto stepPV = [&] {
-          Value j = ir.sub(n, idx(ahead));
-          issuePV(u, ir.add(g0, j), ir.add(piece.t0, j), j);
-        };
-        if (ahead == 0) {
-          stepS();
-          stepPV();
-          return;
-        }
-        ifThen(ir.cmp(arith::CmpIPredicate::ult, n, tiles), stepS);
-        ifThen(ir.cmp(arith::CmpIPredicate::uge, n, idx(ahead)), stepPV);
-      });
+    wait(qFull, c0, parityOf(qLoads));
+    Value steps = ir.add(tiles, idx(ahead));
+    forLoop(idx(0), steps, idx(1), [&](Value n) {
+      auto stepS = [&] {
+        Value g = ir.add(g0, n);
+        Value stage = ir.remu(g, idx(s.stages));
+        wait(kvFull, stage, parityOf(ir.divu(g, idx(s.stages))));
+        issueS(g, stage);
+        ifThen(ir.eq(n, ir.sub(tiles, idx(1))), [&] {
+          sm100::CommitOp::create(b, qEmpty, c0, releaseMask, 1u);
+        });
+      };
+      auto stepPV = [&] {
+        Value j = ir.sub(n, idx(ahead));
+        issuePV(u, ir.add(g0, j), ir.add(piece.t0, j), j);
+      };
+      if (ahead == 0) {
+        stepS();
+        stepPV();
+        return;
+      }
+      ifThen(ir.cmp(arith::CmpIPredicate::ult, n, tiles), stepS);
+      ifThen(ir.cmp(arith::CmpIPredicate::uge, n, idx(ahead)), stepPV);
     });
-    return {ir.add(g0, tiles),
-            ir.add(qLoads, ir.select(any, idx(1), idx(0)))};
   });
 }
 
 SmallVector<Attribute> KernelBuilder::harnessArgs(Builder &hb) const {
-  SmallVector<Attribute> args = {
-      harnessTensorMap(hb, "q", {"b*sq", "hq", "d"},
-                       {64, s.group, s.queriesPerCta})};
+  SmallVector<Attribute> args = {harnessTensorMap(
+      hb, "q", {"b*sq", "hq", "d"}, {64, s.group, s.queriesPerCta})};
   kv.appendHarnessArgs(hb, args);
   epi.appendHarnessArgs(hb, args);
   if (p.hasLens)
@@ -973,21 +957,17 @@ SmallVector<Attribute> KernelBuilder::harnessArgs(Builder &hb) const {
 // The harness attribute
 //===----------------------------------------------------------------------===//
 
-DictionaryAttr harnessAttr(const AttentionSchedule &s,
-                           ArrayRef<Attribute> args, DictionaryAttr combine,
-                           Builder &b) {
+DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
+                           DictionaryAttr combine, Builder &b) {
   const AttentionProblemShape &p = s.problem;
   auto str = [&](StringRef v) { return b.getStringAttr(v); };
-  auto named = [&](StringRef n, Attribute a) {
-    return b.getNamedAttr(n, a);
-  };
+  auto named = [&](StringRef n, Attribute a) { return b.getNamedAttr(n, a); };
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   SmallVector<NamedAttribute> types = {
       named("q", str(harnessTypeName(p.element))),
       named("k", str(harnessTypeName(p.element))),
       named("v", str(harnessTypeName(p.element))),
-      named("o", str(harnessTypeName(p.outElement))),
-      named("lse", str("f32"))};
+      named("o", str(harnessTypeName(p.outElement))), named("lse", str("f32"))};
   if (p.hasSink)
     types.push_back(named("sink", str("f32")));
   if (p.hasLens)
@@ -1000,9 +980,9 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s,
   if (!p.hasLens)
     absent.push_back(str("kv_lens"));
   SmallVector<NamedAttribute> sizes = {
-      named("b", i64(p.batch)),      named("sq", i64(p.seqQ)),
-      named("hq", i64(p.headsQ)),    named("skv", i64(p.seqKv)),
-      named("hkv", i64(p.headsKv)),  named("d", i64(p.headDim)),
+      named("b", i64(p.batch)),     named("sq", i64(p.seqQ)),
+      named("hq", i64(p.headsQ)),   named("skv", i64(p.seqKv)),
+      named("hkv", i64(p.headsKv)), named("d", i64(p.headDim)),
       named("dv", i64(p.headDimV))};
   if (p.paged()) {
     sizes.push_back(named("np", i64(p.numPages)));
@@ -1020,8 +1000,8 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s,
       named("types", b.getDictionaryAttr(types)),
       named("sizes", b.getDictionaryAttr(sizes)),
       named("options", b.getDictionaryAttr(options)),
-      named("grid", b.getDenseI32ArrayAttr(
-                        {int32_t(s.partitions * s.dvSplit), 1, 1})),
+      named("grid",
+            b.getDenseI32ArrayAttr({int32_t(s.partitions * s.dvSplit), 1, 1})),
       named("block", b.getDenseI32ArrayAttr(
                          {int32_t(AttentionSchedule::kThreads), 1, 1})),
       named("cluster", b.getDenseI32ArrayAttr({int32_t(s.dvSplit), 1, 1})),
@@ -1037,18 +1017,17 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s,
   if (combine) {
     // The workspace of partial results and the combine launch.
     auto ws = [&](StringRef name, StringRef type, ArrayRef<int64_t> shape) {
-      return b.getDictionaryAttr({named("name", str(name)),
-                                  named("type", str(type)),
-                                  named("shape",
-                                        b.getDenseI64ArrayAttr(shape))});
+      return b.getDictionaryAttr(
+          {named("name", str(name)), named("type", str(type)),
+           named("shape", b.getDenseI64ArrayAttr(shape))});
     };
-    h.push_back(named(
-        "workspace",
-        b.getArrayAttr(
-            {ws("partial_o", "f32",
-                {s.workspaceSlots(), s.usedRows(), p.headDimV}),
-             ws("partial_lse", "f32", {s.workspaceSlots(), s.usedRows()}),
-             ws("unit_records", "i32", {s.units, 4})})));
+    h.push_back(
+        named("workspace",
+              b.getArrayAttr(
+                  {ws("partial_o", "f32",
+                      {s.workspaceSlots(), s.usedRows(), p.headDimV}),
+                   ws("partial_lse", "f32", {s.workspaceSlots(), s.usedRows()}),
+                   ws("unit_records", "i32", {s.units, 4})})));
     h.push_back(named("then", b.getArrayAttr({combine})));
   }
   return b.getDictionaryAttr(h);
@@ -1063,16 +1042,26 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
                     : s.split == WorkSplit::Uniform ? "uniform"
                                                     : "balanced";
   SmallVector<NamedAttribute> attrs = {
-      named("group", s.group), named("queries_per_cta", s.queriesPerCta),
-      named("row_blocks", s.rowBlocks), named("kv_tile", s.kvTile),
-      named("dv_split", s.dvSplit), named("exchange_s", s.exchangeS ? 1 : 0),
-      named("x_rounds", s.xRounds), named("s_buffers", s.sBuffers),
-      named("stages", s.stages), named("smem_bytes", s.dynamicSmem),
-      named("tmem_columns", s.tmemColumns), named("tmem_s", s.tmemS),
-      named("tmem_o", s.tmemO), named("tmem_p", s.tmemP),
-      named("mmas_per_tile", s.mmasPerTile()), named("max_regs", s.maxRegs),
-      named("softmax_regs", s.softmaxRegs), named("other_regs", s.otherRegs),
-      named("units", s.units), named("partitions", s.partitions),
+      named("group", s.group),
+      named("queries_per_cta", s.queriesPerCta),
+      named("row_blocks", s.rowBlocks),
+      named("kv_tile", s.kvTile),
+      named("dv_split", s.dvSplit),
+      named("exchange_s", s.exchangeS ? 1 : 0),
+      named("x_rounds", s.xRounds),
+      named("s_buffers", s.sBuffers),
+      named("stages", s.stages),
+      named("smem_bytes", s.dynamicSmem),
+      named("tmem_columns", s.tmemColumns),
+      named("tmem_s", s.tmemS),
+      named("tmem_o", s.tmemO),
+      named("tmem_p", s.tmemP),
+      named("mmas_per_tile", s.mmasPerTile()),
+      named("max_regs", s.maxRegs),
+      named("softmax_regs", s.softmaxRegs),
+      named("other_regs", s.otherRegs),
+      named("units", s.units),
+      named("partitions", s.partitions),
       named("box_keys", s.boxKeys),
       b.getNamedAttr("split", b.getStringAttr(split))};
   if (s.split == WorkSplit::Uniform)
@@ -1080,9 +1069,8 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
   if (s.split == WorkSplit::Balanced) {
     attrs.push_back(named("overhead_tiles", s.overheadTiles));
     attrs.push_back(named("num_sms", s.numSms));
-    attrs.push_back(
-        b.getNamedAttr("plan", b.getStringAttr(s.staticPlan ? "static"
-                                                            : "device")));
+    attrs.push_back(b.getNamedAttr(
+        "plan", b.getStringAttr(s.staticPlan ? "static" : "device")));
   }
   return b.getDictionaryAttr(attrs);
 }
@@ -1125,15 +1113,14 @@ struct NVFP4LowerAttentionPass
       gpu::GPUFuncOp func = builder.build(gpuModule, kernelName);
       DictionaryAttr combine;
       if (s->splitKv())
-        combine = buildCombineKernel(*s, b, gpuModule,
-                                     kernelName + "_combine");
+        combine = buildCombineKernel(*s, b, gpuModule, kernelName + "_combine");
       func->setAttr(kHarnessAttr,
                     harnessAttr(*s, builder.harnessArgs(b), combine, b));
       func->setAttr("nvfp4.schedule", scheduleAttr(*s, b));
-      op->setAttr(kKernelAttr,
-                  SymbolRefAttr::get(
-                      gpuModule.getNameAttr(),
-                      {FlatSymbolRefAttr::get(func.getNameAttr())}));
+      op->setAttr(
+          kKernelAttr,
+          SymbolRefAttr::get(gpuModule.getNameAttr(),
+                             {FlatSymbolRefAttr::get(func.getNameAttr())}));
       ++numKernels;
     }
   }

@@ -52,8 +52,11 @@ FailureOr<MergeShape> shapeOf(AttentionMergeOp op) {
                             "got ")
              << v.getType();
   auto o1 = cast<RankedTensorType>(op.getO1().getType());
-  MergeShape m{o1.getDimSize(0), o1.getDimSize(1), o1.getDimSize(2),
-               o1.getDimSize(3), o1.getElementType(),
+  MergeShape m{o1.getDimSize(0),
+               o1.getDimSize(1),
+               o1.getDimSize(2),
+               o1.getDimSize(3),
+               o1.getElementType(),
                cast<RankedTensorType>(op.getO().getType()).getElementType(),
                static_cast<bool>(op.getSink())};
   if (m.dv % 32 != 0)
@@ -122,9 +125,9 @@ DictionaryAttr buildMerge(const MergeShape &m, ImplicitLocOpBuilder &b,
             b, memref::LoadOp::create(b, sink, ValueRange{head}), log2e);
       rm.lse2 = [&](Value k) -> Value {
         ValueRange at{batch, head, query};
-        Value l = ir.select(ir.eq(k, ir.idx(0)),
-                            memref::LoadOp::create(b, lse1, at),
-                            memref::LoadOp::create(b, lse2, at));
+        Value l =
+            ir.select(ir.eq(k, ir.idx(0)), memref::LoadOp::create(b, lse1, at),
+                      memref::LoadOp::create(b, lse2, at));
         return arith::MulFOp::create(b, l, log2e);
       };
       rm.load = [&](Value k, Value col) -> Value {
@@ -135,8 +138,7 @@ DictionaryAttr buildMerge(const MergeShape &m, ImplicitLocOpBuilder &b,
         return m.in.isF32() ? v : arith::ExtFOp::create(b, vF32, v);
       };
       rm.storeLse = [&](Value lse) {
-        memref::StoreOp::create(b, lse, outLse,
-                                ValueRange{batch, head, query});
+        memref::StoreOp::create(b, lse, outLse, ValueRange{batch, head, query});
       };
       rm.storeO = [&](Value col, Value v) {
         if (!m.out.isF32())
@@ -160,8 +162,8 @@ DictionaryAttr buildMerge(const MergeShape &m, ImplicitLocOpBuilder &b,
   if (m.sink)
     types.push_back(named("sink", str("f32")));
   SmallVector<Attribute> hargs = {
-      harnessBuffer(b, "o1"), harnessBuffer(b, "lse1"),
-      harnessBuffer(b, "o2"), harnessBuffer(b, "lse2")};
+      harnessBuffer(b, "o1"), harnessBuffer(b, "lse1"), harnessBuffer(b, "o2"),
+      harnessBuffer(b, "lse2")};
   if (m.sink)
     hargs.push_back(harnessBuffer(b, "sink"));
   hargs.push_back(harnessBuffer(b, "o"));
@@ -169,11 +171,9 @@ DictionaryAttr buildMerge(const MergeShape &m, ImplicitLocOpBuilder &b,
   SmallVector<NamedAttribute> h = {
       named("reference", str("attention_merge")),
       named("types", b.getDictionaryAttr(types)),
-      named("sizes",
-            b.getDictionaryAttr({named("b", i64(m.batch)),
-                                 named("sq", i64(m.seqQ)),
-                                 named("hq", i64(m.heads)),
-                                 named("dv", i64(m.dv))})),
+      named("sizes", b.getDictionaryAttr(
+                         {named("b", i64(m.batch)), named("sq", i64(m.seqQ)),
+                          named("hq", i64(m.heads)), named("dv", i64(m.dv))})),
       named("grid",
             b.getDenseI32ArrayAttr(
                 {int32_t((rows + kRowsPerCta - 1) / kRowsPerCta), 1, 1})),
@@ -213,10 +213,10 @@ struct NVFP4LowerAttentionMergePass
       symbols.insert(gpuModule);
       std::string name = gpuModule.getName().str();
       buildMerge(*m, b, gpuModule, name);
-      op->setAttr("nvfp4.kernel",
-                  SymbolRefAttr::get(gpuModule.getNameAttr(),
-                                     {FlatSymbolRefAttr::get(
-                                         b.getStringAttr(name))}));
+      op->setAttr(
+          "nvfp4.kernel",
+          SymbolRefAttr::get(gpuModule.getNameAttr(),
+                             {FlatSymbolRefAttr::get(b.getStringAttr(name))}));
       ++numKernels;
     }
   }
