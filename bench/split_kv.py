@@ -6,10 +6,13 @@ K = V, a sink) at batch B and KV lengths L (uniform: every sequence L keys,
 no kv_lens, the plan computed at compile time; "mixed": kv_lens filled by
 nvfp4-run's fillLengths up to L, the plan computed on the device):
 
-  SM fill = total KV tiles processed / (SMs x tiles of the busiest CTA)
+  SM fill = total KV work / (SMs x the work of the busiest CTA)
 
-from the emulator's per-CTA counters (nvfp4-run --cta-stats: tcgen05.mma
-with A in shared memory, D/2/16 of them per tile and CTA of a pair), and
+with work counted in 16-key chunks of K/V processed, from the emulator's
+per-CTA counters (nvfp4-run --cta-stats: tcgen05.mma with A in tensor
+memory, the P V MMAs, one per chunk and CTA of a pair); the plan splits at
+128-key tiles or 64-key blocks, so "best possible" is the bound whole
+tiles or blocks allow, the better of the two; and
 
   bytes = (TMA bytes of the attention kernel + bytes the combine kernel
            loads) / minimum (Q once + each visible K byte once)
@@ -35,12 +38,23 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 HQ, D, DV, KV_TILE = 128, 512, 512, 128
+BLOCK = 64                               # AttentionSchedule::planKeys
+CHUNK = 16                               # keys per chunk (one P V MMA)
 ELEM = 2
 Q_BYTES = HQ * D * ELEM                  # per sequence (Sq = 1)
 ROW_BYTES = D * ELEM                     # one key of K = V
-# AttentionSchedule::overheadTiles: (Q + partial O bytes) / tile bytes.
-OVERHEAD = max(1, (HQ * D * ELEM + HQ * DV * 4 + KV_TILE * D * ELEM // 2)
-               // (KV_TILE * D * ELEM))
+# AttentionSchedule::overheadBlocks / overheadTiles: (Q + partial O bytes)
+# in blocks or tiles of K/V bytes.
+def overhead(keys):
+    return max(1, (HQ * D * ELEM + HQ * DV * 4 + keys * D * ELEM // 2)
+               // (keys * D * ELEM))
+
+
+def prefer_fine(coarse, fine, parts):
+    """plan::preferFineGranule."""
+    cf = max(1, -(-fine // parts))
+    cc = max(1, -(-coarse // parts))
+    return 16 * fine * cc >= 16 * coarse * cf + parts * cf * cc
 
 
 def split_mix(state):
@@ -91,22 +105,32 @@ def balanced_plan(tiles, overhead, parts):
 
 
 def model(lens, sms):
+    """Per CTA the 16-key chunks it processes (P V MMAs), the TMA bytes of
+    the attention kernel and the bytes the combine kernel loads."""
     parts = max(1, sms // 2)             # CTA pairs (Dv = 512)
     tiles = [-(-L // KV_TILE) for L in lens]
-    plan = balanced_plan(tiles, OVERHEAD, parts)
+    blocks = [-(-L // BLOCK) for L in lens]
+    granule = BLOCK if prefer_fine(sum(tiles), sum(blocks), parts) \
+        else KV_TILE
+    plan = balanced_plan(blocks if granule == BLOCK else tiles,
+                         overhead(granule), parts)
+
+    def chunks(u, b0, b1):
+        lo, hi = b0 * granule, min(lens[u], b1 * granule)
+        return -(-hi // CHUNK) - lo // CHUNK if hi > lo else 0
     per_cta = []
     for pieces in plan:
-        n = sum(t1 - t0 for _, t0, t1 in pieces)
+        n = sum(chunks(u, b0, b1) for u, b0, b1 in pieces)
         per_cta += [n, n]                # both CTAs of the pair
-    # Bytes: each piece with tiles loads Q (both halves); each sequence's
-    # keys once, its last tile in 16-key chunks; a split unit's pieces are
-    # read back by the combine (O in f32, the LSE, the unit's record).
+    # Bytes: each piece with keys loads Q (both halves), and its chunks; a
+    # split unit's pieces are read back by the combine (O in f32, the LSE,
+    # the unit's record).
     npieces = [0] * len(lens)
     for pieces in plan:
         for u, t0, t1 in pieces:
             npieces[u] += 1
     tma = sum(Q_BYTES for pieces in plan for _, t0, t1 in pieces if t1 > t0)
-    tma += sum(16 * -(-L // 16) * ROW_BYTES for L in lens)
+    tma += sum(CHUNK * c for c in per_cta[::2]) * ROW_BYTES
     # The combine kernel: every CTA (16 rows) reads its unit's record (three
     # words, once per warp of four); a split unit's rows read the sink and,
     # per piece, its LSE three times (max, sum, weight) and its O row.
@@ -158,7 +182,8 @@ def emulate(run, B, L, mixed, sms, tmp):
             kernel, cta, smem_a, tmem_a, tma = line.strip().split(",")
             if kernel.endswith("_combine"):
                 continue
-            per_cta.append(int(smem_a) // (D // 2 // 16))
+            # One P V MMA (N = Dv / 2 = 256) per 16-key chunk and CTA.
+            per_cta.append(int(tmem_a))
     reports = re.findall(r"(\d+) TMA bytes loaded, (\d+) bytes loaded by ld",
                          out)
     tma = int(reports[0][0])
@@ -215,9 +240,10 @@ def main():
                 source = "emulator (%.0f s; model = counters: %s; %s)" % (
                     secs, "yes" if agree else "NO", verdict.split()[0])
             minimum = B * Q_BYTES + keys * ROW_BYTES
-            total_tiles = sum(-(-x // KV_TILE) for x in lens)
+            # The bound whole granules allow, for the better granule.
             pairs = max(1, args.sms // 2)
-            best = total_tiles / (pairs * -(-total_tiles // pairs)) * \
+            best = max(t / (pairs * -(-t // pairs)) for t in (
+                sum(-(-x // g) for x in lens) for g in (KV_TILE, BLOCK))) * \
                 min(1.0, 2 * pairs / args.sms)
             print("| %d | %s | %d | %.3f | %.3f | %.3f | %s |" % (
                 B, ("mixed 1-%dK" % (L // 1024)) if mixed else

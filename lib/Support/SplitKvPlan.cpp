@@ -32,8 +32,8 @@ UnitTiles nvfp4::plan::unitTiles(const UnitShape &s, int64_t len,
   UnitTiles t;
   t.keyLo = lo;
   t.keyHi = hi;
-  t.first = lo / s.kvTile;
-  t.count = ceilDiv(hi, s.kvTile) - t.first;
+  t.first = lo / s.blockKeys;
+  t.count = ceilDiv(hi, s.blockKeys) - t.first;
   return t;
 }
 
@@ -56,6 +56,16 @@ int64_t nvfp4::plan::effectiveOverhead(int64_t overhead, int64_t tiles,
 
 int64_t nvfp4::plan::unitSlots(int64_t tiles, int64_t overhead) {
   return std::max<int64_t>(1, tiles + overhead);
+}
+
+bool nvfp4::plan::preferFineGranule(int64_t coarseTotal, int64_t fineTotal,
+                                    int64_t partitions) {
+  // fill(T) = T / (P c) with c = ceil(T / P); fine iff fill(fine) >=
+  // fill(coarse) + 1/16, in integers: 16 Tf cc >= 16 Tc cf + P cf cc.
+  const int64_t P = partitions;
+  int64_t cf = std::max<int64_t>(1, ceilDiv(fineTotal, P));
+  int64_t cc = std::max<int64_t>(1, ceilDiv(coarseTotal, P));
+  return 16 * fineTotal * cc >= 16 * coarseTotal * cf + P * cf * cc;
 }
 
 BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,

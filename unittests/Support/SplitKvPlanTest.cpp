@@ -19,7 +19,7 @@ namespace {
 
 TEST(SplitKvPlanTest, UnitTilesFollowTheMasks) {
   UnitShape s;
-  s.kvTile = 128;
+  s.blockKeys = 128;
   // Decode, 300 keys: tiles 0..2.
   UnitTiles t = unitTiles(s, 300, 0);
   EXPECT_EQ(t.first, 0);
@@ -36,6 +36,7 @@ TEST(SplitKvPlanTest, UnitTilesFollowTheMasks) {
   // Causal prefill, 2 row blocks of 128 queries over 256 keys: the first
   // block sees keys [0, 128), the second [0, 256).
   UnitShape p;
+  p.blockKeys = 128;
   p.seqQ = 256;
   p.queriesPerCta = 128;
   p.rowBlocks = 2;

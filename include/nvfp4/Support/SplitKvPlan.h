@@ -26,19 +26,20 @@ struct UnitShape {
   int64_t queriesPerCta = 1; ///< queries of one row block
   int64_t rowBlocks = 1;     ///< ceil(Sq / queriesPerCta)
   int64_t headsKv = 1;       ///< Hkv
-  int64_t kvTile = 128;      ///< keys per KV tile
+  int64_t blockKeys = 64;    ///< keys per block, the plan's granule
   bool causal = false;
   std::optional<int64_t> window;
 };
 
-/// The KV tiles of one unit: tiles [first, first + count), holding the keys
-/// [keyLo, keyHi) some row of the unit sees (docs/AttentionLowering.md,
-/// "Masks"). count is 0 when no row sees a key.
+/// The KV blocks of one unit (blockKeys keys each; the plan counts work in
+/// them): blocks [first, first + count), holding the keys [keyLo, keyHi)
+/// some row of the unit sees (docs/AttentionLowering.md, "Masks"). count
+/// is 0 when no row sees a key. ("Tiles" below are these blocks.)
 struct UnitTiles {
   int64_t first = 0, count = 0, keyLo = 0, keyHi = 0;
 };
 
-/// The tiles of row block `rowBlock` of a sequence with `len` keys.
+/// The blocks of row block `rowBlock` of a sequence with `len` keys.
 UnitTiles unitTiles(const UnitShape &shape, int64_t len, int64_t rowBlock);
 
 /// Tile counts of every unit, u = (b * Hkv + h) * rowBlocks + r, for the
@@ -89,6 +90,14 @@ BalancedPlan balancedPlan(const std::vector<int64_t> &tiles, int64_t overhead,
 std::pair<int64_t, int64_t> pieceOf(const BalancedPlan &plan,
                                     const std::vector<int64_t> &tiles,
                                     int64_t p, int64_t u);
+
+/// Whether a plan over the finer of two granules (`fineTotal` blocks in all
+/// against `coarseTotal` tiles) fills the partitions enough better to be
+/// worth its cost (a tile split between two pieces is multiplied by both):
+/// when the bound on the fill, T / (P ceil(T / P)), is higher by at least
+/// 1/16.
+bool preferFineGranule(int64_t coarseTotal, int64_t fineTotal,
+                       int64_t partitions);
 
 /// Tiles processed by each partition of `plan`.
 std::vector<int64_t> tilesPerPartition(const BalancedPlan &plan,

@@ -73,9 +73,8 @@ void Epilogue::readO(const Piece &piece, Value oAcc, Value oDone,
   IR &ir = env.ir;
   ImplicitLocOpBuilder &b = env.b;
   auto vf32 = VectorType::get({32}, b.getF32Type());
-  Value any = ir.cmp(arith::CmpIPredicate::ult, piece.t0, piece.t1);
   ir.ifThenElse(
-      any,
+      piece.any,
       [&] {
         ir.wait(oDone, ir.idx(0), ir.parityOf(lastPhase));
         sm100::FenceOp::create(b, sm100::FenceKind::after_thread_sync);

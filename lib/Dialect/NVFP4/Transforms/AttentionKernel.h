@@ -60,19 +60,24 @@ struct UnitGeom {
   Value u, batch, kvHead, rowBlock;
   Value len;          ///< L_b
   Value keyLo, keyHi; ///< keys some row of the unit sees
-  Value tileLo;       ///< its first tile
-  Value tileCount;    ///< its tiles
+  Value blockLo;      ///< its first block (AttentionSchedule::planKeys)
+  Value blockCount;   ///< its blocks
 };
 
-/// The geometry of unit `u` (index).
-UnitGeom unitGeometry(KernelEnv &env, Value u);
+/// The geometry of unit `u` (index), its blocks of `granule` keys.
+UnitGeom unitGeometry(KernelEnv &env, Value u, Value granule);
 
-/// The tiles [t0, t1) (local to the unit: tile tileLo + n) of a unit that
-/// one CTA processes.
+/// The blocks [b0, b1) (local to the unit: block blockLo + n) of a unit
+/// that one CTA processes, and what follows from them: the keys [kLo, kHi)
+/// and the KV tiles [tLo, tLo + tiles) that hold them.
 struct Piece {
   UnitGeom unit;
-  Value t0, t1;
-  /// Every tile of the unit (no partial result: O and the LSE directly).
+  Value b0, b1;
+  Value kLo, kHi;
+  Value tLo, tiles;
+  /// tiles > 0 (the piece loads and multiplies something).
+  Value any;
+  /// Every block of the unit (no partial result: O and the LSE directly).
   Value whole;
   /// The unit's first piece (t0 == 0): it records how the unit was split.
   Value first;
@@ -127,9 +132,12 @@ public:
 
 private:
   KernelEnv &env;
-  /// The CTA's partition: units uFirst..uLast, the first from tile t0First,
-  /// the last up to t1Last; S = tiles per partition (Balanced).
-  Value uFirst, uLast, t0First, t1Last, perPartition;
+  /// The CTA's partition: units uFirst..uLast, the first from block
+  /// b0First, the last up to b1Last; S = blocks per partition (Balanced).
+  Value uFirst, uLast, b0First, b1Last, perPartition;
+  /// Keys per block of the plan: the tile, or AttentionSchedule::planKeys
+  /// when the (static or device) plan chose the finer granule.
+  Value granule;
   Value planWords; ///< device plan: shared words
 };
 

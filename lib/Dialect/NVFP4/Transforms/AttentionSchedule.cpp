@@ -235,22 +235,26 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   // pages hold fewer keys than a tile (the pages of a tile need not be
   // adjacent).
   s.boxKeys = p.paged() ? std::min(s.kvTile, p.pageSize) : s.kvTile;
+  s.planKeys = std::min<int64_t>(64, s.kvTile);
 
   // The work split (docs/AttentionLowering.md, "Work split").
   s.numSms = numSms;
   s.units = p.batch * p.headsKv * s.rowBlocks;
-  // A piece costs its tiles plus the Q it loads and the partial result it
-  // writes; in tiles of K/V bytes, rounded, at least 1 (DeepSeek-V4: 128
-  // KiB of Q and 256 KiB of partial O against 128 KiB tiles: 3; a GQA
+  // A piece costs its blocks plus the Q it loads and the partial result it
+  // writes; in blocks of K/V bytes, rounded, at least 1 (DeepSeek-V4: 128
+  // KiB of Q and 256 KiB of partial O against 64 KiB blocks: 6; a GQA
   // decode with 4 heads: 1).
   {
     const int64_t eb = 2;
     int64_t qUnit = s.usedRows() * p.headDim * eb;
     int64_t partialUnit = s.usedRows() * p.headDimV * 4;
-    int64_t tileBytes =
-        s.kvTile * (p.headDim + (p.kvSame ? 0 : p.headDimV)) * eb;
-    s.overheadTiles = std::max<int64_t>(
-        1, (qUnit + partialUnit + tileBytes / 2) / tileBytes);
+    int64_t keyBytes = (p.headDim + (p.kvSame ? 0 : p.headDimV)) * eb;
+    auto inUnits = [&](int64_t keys) {
+      int64_t bytes = keys * keyBytes;
+      return std::max<int64_t>(1, (qUnit + partialUnit + bytes / 2) / bytes);
+    };
+    s.overheadBlocks = inUnits(s.planKeys);
+    s.overheadTiles = inUnits(s.kvTile);
   }
   if (p.numSplits && *p.numSplits == 1) {
     s.split = WorkSplit::Whole;
@@ -268,12 +272,26 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
       shape.queriesPerCta = s.queriesPerCta;
       shape.rowBlocks = s.rowBlocks;
       shape.headsKv = p.headsKv;
-      shape.kvTile = s.kvTile;
       shape.causal = p.causal;
       shape.window = p.window;
       std::vector<int64_t> lens(size_t(p.batch), p.seqKv);
-      s.staticPlan = plan::balancedPlan(plan::unitTileCounts(shape, lens),
-                                        s.overheadTiles, s.partitions);
+      shape.blockKeys = s.kvTile;
+      std::vector<int64_t> coarse = plan::unitTileCounts(shape, lens);
+      shape.blockKeys = s.planKeys;
+      std::vector<int64_t> fine = plan::unitTileCounts(shape, lens);
+      auto sum = [](const std::vector<int64_t> &v) {
+        int64_t n = 0;
+        for (int64_t x : v)
+          n += x;
+        return n;
+      };
+      bool useFine =
+          s.planKeys < s.kvTile &&
+          plan::preferFineGranule(sum(coarse), sum(fine), s.partitions);
+      s.staticPlanKeys = useFine ? s.planKeys : s.kvTile;
+      s.staticPlan = plan::balancedPlan(
+          useFine ? fine : coarse,
+          useFine ? s.overheadBlocks : s.overheadTiles, s.partitions);
     }
   }
   if (s.partitions * s.dvSplit > INT32_MAX)

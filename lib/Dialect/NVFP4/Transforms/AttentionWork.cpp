@@ -22,10 +22,11 @@ namespace {
 
 constexpr const char *kPlanWords = "plan_words";
 constexpr const char *kPlanTable = "plan_table";
-/// Shared words of a device plan: uFirst, t0First, uLast, t1Last, then one
-/// partial sum of tiles and one of empty units per warp.
+/// Shared words of a device plan: uFirst, b0First, uLast, b1Last, then per
+/// warp a partial sum of tiles, of blocks and of empty units.
 constexpr int64_t kWordUFirst = 0, kWordT0 = 1, kWordULast = 2, kWordT1 = 3,
-                  kWordWarps = 8, kWordWarpsEmpty = 16, kWords = 24;
+                  kWordWarps = 8, kWordWarpsFine = 16, kWordWarpsEmpty = 24,
+                  kWords = 32;
 /// The fifth word of a row of the static plan table: S.
 constexpr int64_t kTableS = 4;
 
@@ -37,7 +38,7 @@ gpu::GPUModuleOp moduleOf(ImplicitLocOpBuilder &b) {
 
 } // namespace
 
-UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u) {
+UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
   IR &ir = env.ir;
   const AttentionSchedule &s = env.s;
   const AttentionProblemShape &p = env.p;
@@ -64,8 +65,8 @@ UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u) {
     g.keyLo =
         ir.maxs(ir.idx(0), ir.sub(ir.add(base, iFirst), ir.idx(*p.window - 1)));
   g.keyHi = ir.maxs(g.keyHi, g.keyLo);
-  g.tileLo = ir.divu(g.keyLo, ir.idx(s.kvTile));
-  g.tileCount = ir.sub(ir.ceilDivu(g.keyHi, ir.idx(s.kvTile)), g.tileLo);
+  g.blockLo = ir.divu(g.keyLo, granule);
+  g.blockCount = ir.sub(ir.ceilDivu(g.keyHi, granule), g.blockLo);
   return g;
 }
 
@@ -100,6 +101,7 @@ void WorkPlan::computePartition() {
   const AttentionSchedule &s = env.s;
   ImplicitLocOpBuilder &b = env.b;
   Value p = env.partition;
+  granule = ir.idx(s.kvTile);
   switch (s.split) {
   case WorkSplit::Whole:
     uFirst = uLast = p;
@@ -141,31 +143,38 @@ void WorkPlan::computePartition() {
           memref::LoadOp::create(b, table, ValueRange{p, ir.idx(w)}));
     };
     uFirst = word(kWordUFirst);
-    t0First = word(kWordT0);
+    b0First = word(kWordT0);
     uLast = word(kWordULast);
-    t1Last = word(kWordT1);
+    b1Last = word(kWordT1);
     perPartition = word(kTableS);
+    granule = ir.idx(s.staticPlanKeys);
     return;
   }
 
   // The plan from kv_lens, by all 256 threads (plan::balancedPlan). Thread
-  // t sums the tiles and the empty units of units [t * per, min(U, (t + 1)
-  // * per)); a CTA-wide exclusive scan of both gives the total T, the
-  // overhead o = min(overhead, ceil(T / P) / 8) and the first slot of each
-  // thread's first unit: x_u = tiles before u + u o (+ the empty units
-  // before u when o = 0, each taking one slot).
+  // t counts the tiles, the blocks and the empty units of units
+  // [t * per, min(U, (t + 1) * per)); a CTA-wide exclusive scan of the
+  // three gives the totals, the granule (blocks when they fill the SMs
+  // better: plan::preferFineGranule), the overhead o = min(overhead,
+  // ceil(T / P) / 8) and the first slot of each thread's first unit:
+  // x_u = granules before u + u o (+ the empty units before u when o = 0,
+  // each taking one slot).
   const int64_t threads = AttentionSchedule::kThreads;
   const int64_t per = (s.units + threads - 1) / threads;
   Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(s.units));
   Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(s.units));
-  SmallVector<Value> mine =
-      ir.forLoop(begin, end, ir.idx(1), ValueRange{ir.idx(0), ir.idx(0)},
-                 [&](Value u, ValueRange acc) -> SmallVector<Value> {
-                   UnitGeom g = unitGeometry(env, u);
-                   Value empty = ir.select(ir.eq(g.tileCount, ir.idx(0)),
-                                           ir.idx(1), ir.idx(0));
-                   return {ir.add(acc[0], g.tileCount), ir.add(acc[1], empty)};
-                 });
+  Value tileKeys = ir.idx(s.kvTile), blockKeys = ir.idx(s.planKeys);
+  SmallVector<Value> mine = ir.forLoop(
+      begin, end, ir.idx(1), ValueRange{ir.idx(0), ir.idx(0), ir.idx(0)},
+      [&](Value u, ValueRange acc) -> SmallVector<Value> {
+        UnitGeom g = unitGeometry(env, u, tileKeys);
+        Value blocks = ir.sub(ir.ceilDivu(g.keyHi, blockKeys),
+                              ir.divu(g.keyLo, blockKeys));
+        Value empty =
+            ir.select(ir.eq(g.blockCount, ir.idx(0)), ir.idx(1), ir.idx(0));
+        return {ir.add(acc[0], g.blockCount), ir.add(acc[1], blocks),
+                ir.add(acc[2], empty)};
+      });
   // A CTA-wide exclusive scan: within the warp by shuffles, then over the
   // eight warp sums in shared memory.
   Value lane = ir.remu(env.tid, ir.idx(32));
@@ -183,9 +192,9 @@ void WorkPlan::computePartition() {
     });
     return incl;
   };
-  Value tilesBefore, emptyBefore, T, E0;
   Value inclTiles = scan(mine[0], kWordWarps);
-  Value inclEmpty = scan(mine[1], kWordWarpsEmpty);
+  Value inclBlocks = scan(mine[1], kWordWarpsFine);
+  Value inclEmpty = scan(mine[2], kWordWarpsEmpty);
   gpu::BarrierOp::create(b);
   auto finish = [&](Value incl, Value v, int64_t word, Value &before,
                     Value &total) {
@@ -201,14 +210,30 @@ void WorkPlan::computePartition() {
     before = ir.toIndex(ir.sub(ir.add(warpBase, incl), ir.toI32(v)));
     total = ir.toIndex(sum);
   };
-  finish(inclTiles, mine[0], kWordWarps, tilesBefore, T);
-  finish(inclEmpty, mine[1], kWordWarpsEmpty, emptyBefore, E0);
-  Value o = ir.mins(ir.idx(s.overheadTiles),
-                    ir.divu(ir.ceilDivu(T, ir.idx(s.partitions)), ir.idx(8)));
+  Value tilesBefore, blocksBefore, emptyBefore, Tc, Tf, E0;
+  finish(inclTiles, mine[0], kWordWarps, tilesBefore, Tc);
+  finish(inclBlocks, mine[1], kWordWarpsFine, blocksBefore, Tf);
+  finish(inclEmpty, mine[2], kWordWarpsEmpty, emptyBefore, E0);
+  // plan::preferFineGranule: 16 Tf cc >= 16 Tc cf + P cf cc.
+  Value P = ir.idx(s.partitions);
+  Value cf = ir.maxs(ir.idx(1), ir.ceilDivu(Tf, P));
+  Value cc = ir.maxs(ir.idx(1), ir.ceilDivu(Tc, P));
+  Value fine = ir.i1(false);
+  if (s.planKeys < s.kvTile)
+    fine = ir.cmp(arith::CmpIPredicate::sge,
+                  ir.mul(ir.idx(16), ir.mul(Tf, cc)),
+                  ir.add(ir.mul(ir.idx(16), ir.mul(Tc, cf)),
+                         ir.mul(P, ir.mul(cf, cc))));
+  granule = ir.select(fine, blockKeys, tileKeys);
+  Value T = ir.select(fine, Tf, Tc);
+  Value before = ir.select(fine, blocksBefore, tilesBefore);
+  Value o = ir.mins(
+      ir.select(fine, ir.idx(s.overheadBlocks), ir.idx(s.overheadTiles)),
+      ir.divu(ir.ceilDivu(T, P), ir.idx(8)));
   Value noOverhead = ir.eq(o, ir.idx(0));
   Value total = ir.add(ir.add(T, ir.mul(ir.idx(s.units), o)),
                        ir.select(noOverhead, E0, ir.idx(0)));
-  Value x0 = ir.add(ir.add(tilesBefore, ir.mul(begin, o)),
+  Value x0 = ir.add(ir.add(before, ir.mul(begin, o)),
                     ir.select(noOverhead, emptyBefore, ir.idx(0)));
   Value S = ir.maxs(ir.idx(1), ir.ceilDivu(total, ir.idx(s.partitions)));
   Value A = ir.mul(p, S);
@@ -220,19 +245,19 @@ void WorkPlan::computePartition() {
                       f) {
     ir.forLoop(begin, end, ir.idx(1), ValueRange{x0},
                [&](Value u, ValueRange xs) -> SmallVector<Value> {
-                 UnitGeom g = unitGeometry(env, u);
+                 UnitGeom g = unitGeometry(env, u, granule);
                  Value x = xs[0];
                  Value t = ir.add(x, o);
-                 Value hasTiles = ir.ne(g.tileCount, ir.idx(0));
+                 Value hasTiles = ir.ne(g.blockCount, ir.idx(0));
                  Value ownsTile =
                      ir.cmp(arith::CmpIPredicate::slt, ir.maxs(A, t),
-                            ir.mins(E, ir.add(t, g.tileCount)));
+                            ir.mins(E, ir.add(t, g.blockCount)));
                  Value ownsSlot =
                      ir.andi(ir.cmp(arith::CmpIPredicate::sle, A, x),
                              ir.cmp(arith::CmpIPredicate::slt, x, E));
                  f(g, x, t, ir.select(hasTiles, ownsTile, ownsSlot));
                  // plan::unitSlots: max(1, tiles + o).
-                 return {ir.add(x, ir.maxs(ir.idx(1), ir.add(g.tileCount, o)))};
+                 return {ir.add(x, ir.maxs(ir.idx(1), ir.add(g.blockCount, o)))};
                });
   };
   walk([&](const UnitGeom &g, Value, Value, Value processed) {
@@ -253,21 +278,21 @@ void WorkPlan::computePartition() {
     Value zero = ir.idx(0);
     ir.ifThen(ir.eq(g.u, first), [&] {
       memref::StoreOp::create(
-          b, ir.toI32(ir.clamp(ir.sub(A, t), zero, g.tileCount)), planWords,
+          b, ir.toI32(ir.clamp(ir.sub(A, t), zero, g.blockCount)), planWords,
           ValueRange{ir.idx(kWordT0)});
     });
     ir.ifThen(ir.eq(g.u, last), [&] {
       memref::StoreOp::create(
-          b, ir.toI32(ir.clamp(ir.sub(E, t), zero, g.tileCount)), planWords,
+          b, ir.toI32(ir.clamp(ir.sub(E, t), zero, g.blockCount)), planWords,
           ValueRange{ir.idx(kWordT1)});
     });
   });
   gpu::BarrierOp::create(b);
   uFirst = first;
   uLast = last;
-  t0First = ir.toIndex(
+  b0First = ir.toIndex(
       memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordT0)}));
-  t1Last = ir.toIndex(
+  b1Last = ir.toIndex(
       memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordT1)}));
   perPartition = S;
 }
@@ -283,35 +308,49 @@ SmallVector<Value> WorkPlan::forEachPiece(
       uFirst, end, ir.idx(1), init,
       [&](Value u, ValueRange args) -> SmallVector<Value> {
         Piece piece;
-        piece.unit = unitGeometry(env, u);
-        Value count = piece.unit.tileCount;
+        piece.unit = unitGeometry(env, u, granule);
+        Value count = piece.unit.blockCount;
         switch (s.split) {
         case WorkSplit::Whole:
-          piece.t0 = ir.idx(0);
-          piece.t1 = count;
+          piece.b0 = ir.idx(0);
+          piece.b1 = count;
           piece.whole = ir.i1(true);
           break;
         case WorkSplit::Uniform: {
           Value k = ir.remu(env.partition, ir.idx(s.splitsPerUnit));
           Value n = ir.idx(s.splitsPerUnit);
-          piece.t0 = ir.divu(ir.mul(k, count), n);
-          piece.t1 = ir.divu(ir.mul(ir.add(k, ir.idx(1)), count), n);
+          piece.b0 = ir.divu(ir.mul(k, count), n);
+          piece.b1 = ir.divu(ir.mul(ir.add(k, ir.idx(1)), count), n);
           // Every part is a partial result, even an empty one: the combine
           // always merges N of them.
           piece.whole = ir.i1(false);
           break;
         }
         case WorkSplit::Balanced:
-          piece.t0 = ir.select(ir.eq(u, uFirst), t0First, ir.idx(0));
-          piece.t1 = ir.select(ir.eq(u, uLast), t1Last, count);
+          piece.b0 = ir.select(ir.eq(u, uFirst), b0First, ir.idx(0));
+          piece.b1 = ir.select(ir.eq(u, uLast), b1Last, count);
           piece.whole =
-              ir.andi(ir.eq(piece.t0, ir.idx(0)), ir.eq(piece.t1, count));
+              ir.andi(ir.eq(piece.b0, ir.idx(0)), ir.eq(piece.b1, count));
           break;
         }
-        piece.first = ir.eq(piece.t0, ir.idx(0));
+        piece.first = ir.eq(piece.b0, ir.idx(0));
         if (s.split == WorkSplit::Uniform)
           piece.first =
               ir.eq(ir.remu(env.partition, ir.idx(s.splitsPerUnit)), ir.idx(0));
+        // The keys and tiles of the blocks.
+        const UnitGeom &g = piece.unit;
+        piece.kLo = ir.maxs(
+            g.keyLo,
+            ir.mul(ir.add(g.blockLo, piece.b0), granule));
+        piece.kHi = ir.mins(
+            g.keyHi,
+            ir.mul(ir.add(g.blockLo, piece.b1), granule));
+        piece.any = ir.cmp(arith::CmpIPredicate::ult, piece.b0, piece.b1);
+        piece.tLo = ir.divu(piece.kLo, ir.idx(s.kvTile));
+        piece.tiles = ir.select(
+            piece.any,
+            ir.sub(ir.ceilDivu(piece.kHi, ir.idx(s.kvTile)), piece.tLo),
+            ir.idx(0));
         return body(piece, args);
       });
 }
@@ -331,7 +370,7 @@ std::tuple<Value, Value, Value> WorkPlan::unitRecord(const Piece &piece) {
   if (env.s.split == WorkSplit::Uniform)
     return {env.partition, ir.idx(env.s.splitsPerUnit), env.partition};
   // Balanced: the partitions after this one take S tiles each of the rest.
-  Value rest = ir.sub(piece.unit.tileCount, piece.t1);
+  Value rest = ir.sub(piece.unit.blockCount, piece.b1);
   Value n = ir.add(ir.idx(1), ir.ceilDivu(rest, perPartition));
   return {slot(piece), n, env.partition};
 }

@@ -130,10 +130,9 @@ private:
     work.forEachPiece(
         ValueRange{idx(0), idx(0)},
         [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
-          Value any = ir.cmp(arith::CmpIPredicate::ult, piece.t0, piece.t1);
-          ifThen(any, [&] { f(piece, args[0], args[1]); });
-          return {ir.add(args[0], ir.sub(piece.t1, piece.t0)),
-                  ir.add(args[1], ir.select(any, idx(1), idx(0)))};
+          ifThen(piece.any, [&] { f(piece, args[0], args[1]); });
+          return {ir.add(args[0], piece.tiles),
+                  ir.add(args[1], ir.select(piece.any, idx(1), idx(0)))};
         });
   }
   /// Runs `f(i, col)` for every 64-column box i of D this CTA holds (its
@@ -142,7 +141,7 @@ private:
   void forEachDBox(function_ref<void(int64_t i, Value col)> f);
   /// The chunks [first, end) of the unit's local tile `n` that hold a key
   /// some row of the unit sees (AttentionSchedule::kChunkKeys keys each).
-  std::pair<Value, Value> chunkRange(const UnitGeom &u, Value n);
+  std::pair<Value, Value> chunkRange(const Piece &piece, Value t);
 
   const AttentionSchedule &s;
   const AttentionProblemShape &p;
@@ -397,14 +396,15 @@ void KernelBuilder::forEachDBox(function_ref<void(int64_t i, Value col)> f) {
   }
 }
 
-std::pair<Value, Value> KernelBuilder::chunkRange(const UnitGeom &u, Value n) {
+std::pair<Value, Value> KernelBuilder::chunkRange(const Piece &piece,
+                                                  Value t) {
   const int64_t ck = AttentionSchedule::kChunkKeys;
-  Value start = ir.mul(ir.add(u.tileLo, n), idx(s.kvTile));
-  // keyLo <= start except in the first tile; keyHi > start in every
-  // visited tile.
-  Value first = ir.divu(ir.sub(ir.maxs(u.keyLo, start), start), idx(ck));
+  Value start = ir.mul(t, idx(s.kvTile));
+  // kLo <= start except in the piece's first tile; kHi > start in every
+  // tile of the piece.
+  Value first = ir.divu(ir.sub(ir.maxs(piece.kLo, start), start), idx(ck));
   Value end = ir.mins(idx(s.chunksPerTile()),
-                      ir.ceilDivu(ir.sub(u.keyHi, start), idx(ck)));
+                      ir.ceilDivu(ir.sub(piece.kHi, start), idx(ck)));
   return {first, end};
 }
 
@@ -558,16 +558,20 @@ void KernelBuilder::softmaxRole() {
         Value rowLo = i32(std::numeric_limits<int32_t>::min());
         if (p.window)
           rowLo = ir.sub(posI, i32(*p.window - 1));
+        // ... and of the piece's keys [kLo, kHi): a tile shared with
+        // another piece holds keys that are not this piece's.
+        rowLo = ir.maxs(rowLo, ir.toI32(piece.kLo));
+        rowHi = ir.mins(rowHi, ir.toI32(piece.kHi));
 
         SmallVector<Value> ml = ir.forLoop(
-            piece.t0, piece.t1, idx(1), ValueRange{ninf, zero},
+            idx(0), piece.tiles, idx(1), ValueRange{ninf, zero},
             [&](Value n, ValueRange carried) -> SmallVector<Value> {
               Value m = carried[0], l = carried[1];
-              Value first = ir.eq(n, piece.t0);
+              Value first = ir.eq(n, idx(0));
               // CTA-wide tile g: S is in buffer g mod sBuffers, whose barrier
               // completes once per use (phase g / sBuffers).
-              Value g = ir.add(g0, ir.sub(n, piece.t0));
-              Value t = ir.add(u.tileLo, n);
+              Value g = ir.add(g0, n);
+              Value t = ir.add(piece.tLo, n);
               wait(sFull, ir.remu(g, idx(s.sBuffers)),
                    parityOf(ir.divu(g, idx(s.sBuffers))));
               fence(sm100::FenceKind::after_thread_sync);
@@ -680,8 +684,7 @@ void KernelBuilder::softmaxRole() {
           sinkL = arith::MulFOp::create(
               b, memref::LoadOp::create(b, sink, ValueRange{row.head}),
               f32(1.4426950408889634));
-        Value tiles = ir.sub(piece.t1, piece.t0);
-        Value next = ir.add(g0, tiles);
+        Value next = ir.add(g0, piece.tiles);
         epi.write(piece, row, ml[0], ml[1], sinkL, oAcc, oDone,
                   ir.sub(next, idx(1)), dvBase);
         return {next};
@@ -733,17 +736,18 @@ void KernelBuilder::loadRole() {
 
     // K and V tiles through the ring; the first wait on each stage passes
     // at once (a fresh barrier completes "phase -1").
-    forLoop(piece.t0, piece.t1, idx(1), [&](Value n) {
-      Value gt = ir.add(g0, ir.sub(n, piece.t0));
+    forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
+      Value gt = ir.add(g0, n);
       Value stage = ir.remu(gt, idx(s.stages));
       Value round = ir.divu(gt, idx(s.stages));
       wait(kvEmpty, stage, ir.xori1(parityOf(round)));
-      Value key0 = ir.mul(ir.add(u.tileLo, n), idx(tile));
+      Value t = ir.add(piece.tLo, n);
+      Value key0 = ir.mul(t, idx(tile));
       // Only the chunks with a visible key: a whole tile is one box per
       // 64 columns (per page of boxKeys keys), a partly visible one a
       // chunk box per chunk and 64 columns (the bytes past the visible
       // keys are neither read nor waited for).
-      auto [cFirst, cEnd] = chunkRange(u, n);
+      auto [cFirst, cEnd] = chunkRange(piece, t);
       // This CTA's K boxes (a pair may hold different numbers) and V.
       auto chunkBytes = [&](size_t boxes) {
         return (int64_t(boxes) * s.kvBoxBytes() + s.vBytes) / s.chunksPerTile();
@@ -864,7 +868,7 @@ void KernelBuilder::mmaRole() {
   // O += P V of CTA-wide tile g (local tile n, the j-th of its piece) once
   // the softmax wrote P (and rescaled O); then the tile's stage is free and
   // o_done completes phase g.
-  auto issuePV = [&](const UnitGeom &u, Value g, Value n, Value j) {
+  auto issuePV = [&](const Piece &piece, Value g, Value t, Value j) {
     Value stage = ir.remu(g, idx(s.stages));
     wait(pFull, c0, parityOf(g));
     fence(sm100::FenceKind::after_thread_sync);
@@ -879,7 +883,7 @@ void KernelBuilder::mmaRole() {
     Value vRegion = view(vBase, vRegionTy);
     // One K = 16 slice per loaded chunk (a whole tile: all of them); O
     // starts from zero at the first slice of the piece's first tile.
-    auto [cFirst, cEnd] = chunkRange(u, n);
+    auto [cFirst, cEnd] = chunkRange(piece, t);
     static_assert(AttentionSchedule::kChunkKeys == 16, "one MMA per chunk");
     forBuffer(g, [&](int64_t buf) {
       for (int64_t k = 0; k < tile / 16; ++k) {
@@ -909,8 +913,7 @@ void KernelBuilder::mmaRole() {
   // last S, q_empty lets the loader bring the next piece's Q.
   const int64_t ahead = sb - 1;
   forEachPieceWithTiles([&](const Piece &piece, Value g0, Value qLoads) {
-    const UnitGeom &u = piece.unit;
-    Value tiles = ir.sub(piece.t1, piece.t0);
+    Value tiles = piece.tiles;
     wait(qFull, c0, parityOf(qLoads));
     Value steps = ir.add(tiles, idx(ahead));
     forLoop(idx(0), steps, idx(1), [&](Value n) {
@@ -925,7 +928,7 @@ void KernelBuilder::mmaRole() {
       };
       auto stepPV = [&] {
         Value j = ir.sub(n, idx(ahead));
-        issuePV(u, ir.add(g0, j), ir.add(piece.t0, j), j);
+        issuePV(piece, ir.add(g0, j), ir.add(piece.tLo, j), j);
       };
       if (ahead == 0) {
         stepS();
@@ -1067,7 +1070,11 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
   if (s.split == WorkSplit::Uniform)
     attrs.push_back(named("splits_per_unit", s.splitsPerUnit));
   if (s.split == WorkSplit::Balanced) {
+    attrs.push_back(named("overhead_blocks", s.overheadBlocks));
     attrs.push_back(named("overhead_tiles", s.overheadTiles));
+    attrs.push_back(named("plan_keys", s.planKeys));
+    if (s.staticPlan)
+      attrs.push_back(named("static_plan_keys", s.staticPlanKeys));
     attrs.push_back(named("num_sms", s.numSms));
     attrs.push_back(b.getNamedAttr(
         "plan", b.getStringAttr(s.staticPlan ? "static" : "device")));

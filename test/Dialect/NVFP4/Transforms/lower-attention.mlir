@@ -40,7 +40,9 @@
 // boxes, 16 KiB apart).
 // The warp runs a tile ahead: step n of tileCount + 1 issues S(n) into
 // buffer n mod 2 (n < tileCount) once the P V that read that buffer's P
-// (tile n - 2) completed, then P V of tile n - 1 (n >= 1).
+// (tile n - 2) completed, then P V of tile n - 1 (n >= 1). (The outer loop
+// walks the CTA's pieces.)
+// CHECK: scf.for
 // CHECK: scf.for
 // CHECK: arith.cmpi ult
 // CHECK-NEXT: scf.if
@@ -106,8 +108,8 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // CHECK-SAME: then = [{args = [{buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}], block = array<i32: 128, 1, 1>, grid = array<i32: 128, 1, 1>, kernel = "gqa_prefill_attention_combine"}]
 // CHECK-SAME: workspace = [{name = "partial_o", shape = array<i64: 296, 128, 256>, type = "f32"}, {name = "partial_lse", shape = array<i64: 296, 128>, type = "f32"}, {name = "unit_records", shape = array<i64: 8, 4>, type = "i32"}]
 // CHECK-SAME: group = 4 : i64
-// CHECK-SAME: partitions = 148 : i64, plan = "static", queries_per_cta = 32 : i64, row_blocks = 4 : i64, s_buffers = 2 : i64
-// CHECK-SAME: split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 8 : i64
+// CHECK-SAME: partitions = 148 : i64, plan = "static", plan_keys = 64 : i64, queries_per_cta = 32 : i64, row_blocks = 4 : i64, s_buffers = 2 : i64
+// CHECK-SAME: split = "balanced", stages = 2 : i64, static_plan_keys = 128 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 8 : i64
 // CHECK: memref.get_global @plan_table : memref<148x5xi32>
 // CHECK: sm100.mma #sm100.idesc<kind = f16, a = f16, b = f16, d = f32, m = 128, n = 128>
 // CHECK: gpu.func @gqa_prefill_attention_combine(%{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: memref<296x128x256xf32>, %{{.*}}: memref<296x128xf32>, %{{.*}}: memref<8x4xi32>) kernel
@@ -137,7 +139,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 148, 1, 1>
-// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, num_sms = 148 : i64, other_regs = 160 : i64, overhead_tiles = 3 : i64, partitions = 74 : i64, plan = "device", queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 2 : i64}
+// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, num_sms = 148 : i64, other_regs = 160 : i64, overhead_blocks = 6 : i64, overhead_tiles = 3 : i64, partitions = 74 : i64, plan = "device", plan_keys = 64 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 2 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init

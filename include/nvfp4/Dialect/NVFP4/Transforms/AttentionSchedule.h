@@ -147,8 +147,9 @@ struct AttentionSchedule {
   int64_t partitions = 0;
   /// Uniform: parts per unit.
   int64_t splitsPerUnit = 1;
-  /// Balanced: the cost of a piece beyond its tiles, in tiles.
-  int64_t overheadTiles = 1;
+  /// Balanced: the cost of a piece beyond its blocks, in blocks (capped
+  /// by plan::effectiveOverhead).
+  int64_t overheadBlocks = 1;
   /// The SM count the plan is for.
   int64_t numSms = 148;
   /// Balanced without kv_lens: the plan, computed at compile time
@@ -160,6 +161,17 @@ struct AttentionSchedule {
   int64_t workspaceSlots() const {
     return split == WorkSplit::Balanced ? 2 * partitions : partitions;
   }
+  /// Keys of one block, the finer granule of the balanced work split:
+  /// pieces start and end at tile boundaries, or at block boundaries (64
+  /// keys, FlashMLA's block) when that fills the SMs better
+  /// (plan::preferFineGranule); a tile split between two pieces is
+  /// multiplied (Q K^T) by both, each loading only its keys. Equal to
+  /// kvTile for 64-key tiles.
+  int64_t planKeys = 64;
+  /// Balanced: the overhead in tiles (the coarse granule).
+  int64_t overheadTiles = 1;
+  /// Balanced without kv_lens: the granule the static plan chose.
+  int64_t staticPlanKeys = 0;
   /// Keys one TMA box of a whole tile brings (a page holds fewer keys than
   /// a tile with 16- and 64-key pages).
   int64_t boxKeys = 128;
