@@ -168,6 +168,16 @@ def ci_cases():
              d=64, page=128, causal=True, lens=True, splits=1),
         case("paged256_d512_kv_same", b=2, sq=1, hq=128, hkv=1, skv=600,
              d=512, same=True, page=256, sink=True, lens=True, sms=8),
+        # Pieces split in the middle of 128-key tiles (the plan's 64-key
+        # granule, chosen when it fills the partitions better): static plan
+        # (static_plan_keys = 64), device plans with a D = 512 pair and with
+        # causal + window.
+        case("fine_static_mqa_sink", b=1, sq=1, hq=64, hkv=1, skv=896, d=128,
+             sink=True, sms=6),
+        case("fine_device_d512", b=2, sq=1, hq=128, hkv=1, skv=1000, d=512,
+             same=True, lens=True, sms=24),
+        case("fine_device_gqa_causal_window", b=2, sq=2, hq=16, hkv=2,
+             skv=900, d=128, causal=True, window=300, lens=True, sms=10),
         # MLA head dims: absorbed decode (D = 576, V = K's first 512
         # columns, no copy; the pair splits D as 320 + 256) paged, and the
         # prefill shape D = 192 / Dv = 128 causal.

@@ -145,13 +145,28 @@ TEST(SplitKvPlanTest, PropertiesOnRandomProblems) {
     }
     for (size_t u = 0; u < units; ++u) {
       EXPECT_GE(processed[u], 1) << "trial " << trial << " unit " << u;
-      if (tiles[u] == 0)
+      if (tiles[u] == 0) {
         EXPECT_EQ(processed[u], 1) << "trial " << trial << " unit " << u;
+      }
       for (int c : seen[u])
         EXPECT_EQ(c, 1) << "trial " << trial << " unit " << u;
       EXPECT_EQ(piecesOf(plan, tiles, int64_t(u)), processed[u]);
     }
   }
+}
+
+TEST(SplitKvPlanTest, FineGranuleWhenItFillsBetter) {
+  // 7 tiles (14 blocks) over 6 partitions: bounds 7 / 12 = 0.58 and
+  // 14 / 18 = 0.78: blocks.
+  EXPECT_TRUE(preferFineGranule(7, 14, 6));
+  // 512 tiles (1024 blocks) over 74: 512 / 518 = 0.988 and 1024 / 1036 =
+  // 0.988: tiles (no S tile multiplied twice for nothing).
+  EXPECT_FALSE(preferFineGranule(512, 1024, 74));
+  // 57 tiles (114 blocks) over 74: 0.770 and 0.770: tiles.
+  EXPECT_FALSE(preferFineGranule(57, 114, 74));
+  // 256 tiles (512 blocks) over 74: 256 / 296 = 0.865 and 512 / 518 =
+  // 0.988: blocks (the margin is 1/16).
+  EXPECT_TRUE(preferFineGranule(256, 512, 74));
 }
 
 TEST(SplitKvPlanTest, SmFill) {
