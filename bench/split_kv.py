@@ -24,7 +24,15 @@ the same figures from a model: the balanced plan in Python
 and the bytes the plan implies. For every emulated shape the model is
 checked against the counters (per CTA tiles, and bytes): "model = counters".
 
+The last two columns are lower bounds, not measurements: the least
+bytes / minimum that ANY key-split plan reaching SM fill >= 0.90 must read
+on that shape (bytes_floor below; the argument is in
+docs/AttentionLowering.md, "Why fill >= 0.90 and bytes <= 1.02 cannot both
+hold"), for clusters of 2 CTAs (this kernel's D = 512 pair) and of 16 (the
+largest cluster SM100 launches).
+
   bench/split_kv.py [--build DIR] [--sms N] [--emulate-keys K] [--only B,L]
+                    [--model-only]
 """
 import argparse
 import math
@@ -141,6 +149,38 @@ def model(lens, sms):
     return per_cta, tma, combine
 
 
+def bytes_floor(lens, cluster, target, sms):
+    """Least (bytes read) / minimum of any plan with SM fill >= target that
+    splits sequences by keys over clusters of `cluster` SMs, each cluster
+    reading its sequence's whole Q once and writing O in f32 (read back by
+    the combine) for every piece of a split sequence. Work is counted in
+    16-key chunks per SM, as the fill is. Two forced costs, the larger
+    counts:
+    - count: fill >= target needs ceil(target x sms) busy SMs, so at least
+      R = ceil(busy / cluster) (cluster, sequence) pieces; with B sequences,
+      R - B extra Q reads and R - B + 1 partials read back when R > B;
+    - balance: no cluster may hold more than cap = cluster x W /
+      (target x sms) chunks (W = all chunks), so a sequence of c chunks
+      has at least ceil(c / cap) pieces; with equal lengths and c <= cap at
+      most (clusters x floor(cap / c)) sequences stay whole, the others
+      have two pieces or more."""
+    B, chunks = len(lens), [-(-L // CHUNK) for L in lens]
+    W, clusters = sum(chunks), sms // cluster
+    minimum = sum(lens) * ROW_BYTES + B * Q_BYTES
+    R = -(-math.ceil(target * sms) // cluster)
+    if R > clusters or W == 0:
+        return math.inf
+    cap = cluster * W / (target * sms)
+    pieces = [max(1, math.ceil(c / cap)) for c in chunks]
+    if len(set(chunks)) == 1 and pieces[0] == 1:
+        split = max(0, B - clusters * math.floor(cap / chunks[0]))
+        pieces = [2] * split + [1] * (B - split)
+    partial = HQ * DV * 4
+    balance = sum((n - 1) * Q_BYTES + n * partial for n in pieces if n > 1)
+    count = (R - B) * Q_BYTES + (R - B + 1) * partial if R > B else 0
+    return (minimum + max(balance, count)) / minimum
+
+
 def fill(per_cta, sms):
     busiest = max(per_cta) if per_cta else 0
     return sum(per_cta) / (sms * busiest) if busiest else 0.0
@@ -201,6 +241,8 @@ def main():
     ap.add_argument("--emulate-keys", type=int, default=70000,
                     help="emulate shapes with at most this many keys in all")
     ap.add_argument("--only", help="B,L[,mixed]: one shape")
+    ap.add_argument("--model-only", action="store_true",
+                    help="no emulation: every figure from the model")
     args = ap.parse_args()
     run = os.path.join(args.build, "bin", "nvfp4-run")
     shapes = [(B, L, mixed) for B in (1, 2, 4, 8, 32, 128)
@@ -210,15 +252,16 @@ def main():
         f = args.only.split(",")
         shapes = [(int(f[0]), int(f[1]), len(f) > 2)]
     print("| B | KV lengths | keys | SM fill | best possible | bytes / "
-          "minimum | source |")
-    print("|---|---|---|---|---|---|---|")
+          "minimum | source | floor at fill 0.90, pairs | floor, any "
+          "cluster <= 16 |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for B, L, mixed in shapes:
             lens = fill_lengths(B, L, 5) if mixed else [L] * B
             keys = sum(lens)
             per_cta, tma, combine = model(lens, args.sms)
             source = "model"
-            if keys <= args.emulate_keys:
+            if keys <= args.emulate_keys and not args.model_only:
                 e_cta, e_tma, e_comb, e_lens, verdict, secs = emulate(
                     run, B, L, mixed, args.sms, tmp)
                 if e_lens != lens:
@@ -245,10 +288,12 @@ def main():
             best = max(t / (pairs * -(-t // pairs)) for t in (
                 sum(-(-x // g) for x in lens) for g in (KV_TILE, BLOCK))) * \
                 min(1.0, 2 * pairs / args.sms)
-            print("| %d | %s | %d | %.3f | %.3f | %.3f | %s |" % (
-                B, ("mixed 1-%dK" % (L // 1024)) if mixed else
-                "%dK" % (L // 1024), keys, fill(per_cta, args.sms), best,
-                (tma + combine) / minimum, source))
+            floors = [bytes_floor(lens, c, 0.90, args.sms) for c in (2, 16)]
+            print("| %d | %s | %d | %.3f | %.3f | %.3f | %s | %.3f | %.3f |"
+                  % (B, ("mixed 1-%dK" % (L // 1024)) if mixed else
+                     "%dK" % (L // 1024), keys, fill(per_cta, args.sms),
+                     best, (tma + combine) / minimum, source, floors[0],
+                     floors[1]))
             sys.stdout.flush()
 
 
