@@ -230,6 +230,9 @@ def run_case(c, args, tmp):
     sms = args.num_sms or c.get("sms")
     if sms:
         cmd.append("--num-sms=%d" % sms)
+    if args.schedules:
+        # Explored schedules (nvfp4-run --schedules): every one must pass.
+        cmd.append("--schedules=%d" % args.schedules)
     r = subprocess.run(cmd, capture_output=True, text=True)
     lines = (r.stdout + r.stderr).strip().splitlines()
     verdict = lines[-1] if lines else "(no output)"
@@ -290,6 +293,10 @@ def main():
     ap.add_argument("--nvfp4-opt")
     ap.add_argument("--ptxas")
     ap.add_argument("--only", default="")
+    ap.add_argument("--schedules", type=int, default=0,
+                    help="run each case under N explored schedules "
+                    "(nvfp4-run --schedules=N) instead of the deterministic "
+                    "one")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--table")
     ap.add_argument("--num-splits", type=int,

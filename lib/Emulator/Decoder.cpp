@@ -854,6 +854,7 @@ bool Decoder::decodeTcgen05(const Instruction &in, XInst &x) {
       return fail("'" + in.mnemonic +
                   "' needs ::before_thread_sync or ::after_thread_sync");
     x.op = XOp::TmemFence;
+    x.sub = in.has(ModId::FenceAfterThreadSync) ? 1 : 0;
     return true;
   default:
     break;

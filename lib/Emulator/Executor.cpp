@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <type_traits>
 
 using namespace nvfp4::emu;
@@ -368,9 +369,19 @@ const fp::Format *formatOf(Type t) {
 Executor::Executor(Machine::GlobalMemory &mem, const Kernel &kernel,
                    const LaunchConfig &config, Fault &fault, LaunchStats &stats)
     : mem_(mem), kernel_(kernel), prog_(*kernel.program_), cfg_(config),
-      fault_(fault), stats_(stats) {}
+      fault_(fault), stats_(stats) {
+  explore_ = config.scheduleSeed != 0;
+  rng_ = config.scheduleSeed;
+}
 
 Executor::~Executor() = default;
+
+uint64_t Executor::nextRandom() {
+  uint64_t z = (rng_ += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
 
 Error Executor::validate() {
   auto bad = [&](const std::string &msg) {
@@ -648,9 +659,25 @@ Error Executor::runCluster(const Dim3 &clusterId) {
   }
   clusterArrived_ = 0;
   clusterPhase_ = 0;
+  if (cfg_.sanitize) {
+    if (!san_)
+      san_ = std::make_unique<Sanitizer>();
+    san_->begin(clusterSize_, warpsPerCta_, sharedBytes_,
+                [this](uint32_t warp, uint32_t line) {
+                  const Cta &c = *ctas_[warp / warpsPerCta_];
+                  std::string s = "CTA " + dimStr(c.id) + " warp " +
+                                  std::to_string(warp % warpsPerCta_) +
+                                  " at line " + std::to_string(line);
+                  std::string text = prog_.module->lineText(line);
+                  return text.empty() ? s : s + ": " + text;
+                });
+  }
 
   while (true) {
     bool anyLive = false, progress = false;
+    if (explore_) // a new warp order every round
+      for (size_t i = warps.size(); i > 1; --i)
+        std::swap(warps[i - 1], warps[randomBelow(static_cast<uint32_t>(i))]);
     for (Warp *w : warps) {
       if (w->done())
         continue;
@@ -658,7 +685,10 @@ Error Executor::runCluster(const Dim3 &clusterId) {
       if (w->active == 0 && !selectGroup(*w))
         continue;
       bool failed = false;
-      uint64_t n = runWarp(*w, cfg_.quantum, failed);
+      uint32_t slice =
+          explore_ ? 1 + randomBelow(2 * std::max(1u, cfg_.quantum))
+                   : cfg_.quantum;
+      uint64_t n = runWarp(*w, slice, failed);
       if (failed)
         return Error::failure(fault_.message);
       if (n)
@@ -887,6 +917,42 @@ std::string Executor::location(const Warp &w, uint32_t lane,
   if (!text.empty())
     s += ": " + text;
   return s;
+}
+
+bool Executor::sanFault(const Warp &w, uint32_t lane, const XInst &I,
+                        const std::string &msg) {
+  fault_ = Fault();
+  fault_.kind = Fault::Kind::Invalid;
+  fault_.cta = w.cta->id;
+  fault_.warp = w.id;
+  fault_.lane = lane;
+  fault_.line = I.line;
+  fault_.message = msg;
+  return false;
+}
+
+bool Executor::sanShared(Warp &w, uint32_t lane, const XInst &I,
+                         const uint8_t *p, uint32_t bytes, bool write,
+                         const char *what) {
+  for (auto &c : ctas_) {
+    const uint8_t *b = c->shared.data();
+    if (p >= b && p < b + c->shared.size()) {
+      std::string e = san_->shared(
+          sanWarp(w), c->rank, static_cast<uint32_t>(p - b), bytes, write,
+          I.line, what, std::string_view(what) == "atom");
+      return e.empty() || sanFault(w, lane, I, e);
+    }
+  }
+  return true;
+}
+
+bool Executor::sanTmem(Warp &w, uint32_t lane, const XInst &I, uint32_t rank,
+                       uint32_t lane0, uint32_t lane1, uint32_t col0,
+                       uint32_t col1, bool write, const char *what,
+                       bool async) {
+  std::string e = san_->tmem(sanWarp(w), rank, lane0, lane1, col0, col1, write,
+                             I.line, what, async);
+  return e.empty() || sanFault(w, lane, I, e);
 }
 
 bool Executor::fault(Fault::Kind kind, const Warp &w, uint32_t lane,
@@ -1614,11 +1680,16 @@ void Executor::releaseBarrier(Cta &cta, uint32_t id) {
         }
       }
     }
+    if (san_)
+      san_->acquire(sanWarp(*w), san_->barrier(cta.rank, id),
+                    prog_.code[w->barPc].line);
     w->parked |= w->blocked;
     w->blocked = 0;
     w->wait = Warp::Wait::None;
     recomputeMinParked(*w);
   }
+  if (san_)
+    san_->barrier(cta.rank, id).clear();
   b = Barrier();
   ++stats_.barriers;
 }
@@ -1696,6 +1767,8 @@ bool Executor::execBarrier(Warp &w, const XInst &I, uint32_t mask,
     w.barPc = w.pc;
   }
   if (arrives) {
+    if (san_)
+      san_->release(sanWarp(w), san_->barrier(cta.rank, id), I.line);
     ++b.arrived;
     if (waits)
       b.waiters.push_back(&w);
@@ -1741,12 +1814,19 @@ bool Executor::execCluster(Warp &w, const XInst &I, uint32_t mask,
                    "barrier.cluster.wait in between");
     w.clusterArrived = true;
     w.clusterPhase = clusterPhase_;
+    if (san_)
+      san_->release(sanWarp(w), san_->clusterCurrent(), I.line);
     if (++clusterArrived_ >= live) {
       ++clusterPhase_;
       clusterArrived_ = 0;
+      if (san_)
+        san_->clusterComplete();
       for (auto &c : ctas_)
         for (Warp &o : c->warps)
           if (o.wait == Warp::Wait::ClusterBarrier) {
+            if (san_)
+              san_->acquire(sanWarp(o), san_->clusterLast(),
+                            prog_.code[o.barPc].line);
             o.parked |= o.blocked;
             o.blocked = 0;
             o.wait = Warp::Wait::None;
@@ -1765,6 +1845,8 @@ bool Executor::execCluster(Warp &w, const XInst &I, uint32_t mask,
                  "barrier.cluster.wait without a preceding "
                  "barrier.cluster.arrive");
   if (clusterPhase_ > w.clusterPhase) {
+    if (san_)
+      san_->acquire(sanWarp(w), san_->clusterLast(), I.line);
     w.clusterArrived = false;
     advanceImpl(w, resched);
     if (resched)
@@ -1931,6 +2013,8 @@ std::string Executor::mbarrierUpdate(Cta &cta, uint32_t off, uint32_t arrivals,
   }
   uint64_t nv = mbEncode(st);
   mbStore(p, nv);
+  if (completes && san_)
+    san_->mbarComplete(cta.rank, off);
   if (completes)
     wakeMbarrierWaiters(cta, off, nv);
   return std::string();
@@ -1947,6 +2031,9 @@ void Executor::wakeMbarrierWaiters(Cta &cta, uint32_t off, uint64_t word) {
     }
     if (!rel)
       continue;
+    if (san_)
+      san_->mbarAcquire(sanWarp(o), cta.rank, off,
+                        prog_.code[o.lanePc[firstLane(rel)]].line);
     // try_wait returns true and the lanes continue after it.
     for (uint32_t m = rel; m; m &= m - 1) {
       uint32_t l = firstLane(m);
@@ -1983,6 +2070,10 @@ bool Executor::execMbarrier(Warp &w, const XInst &I, uint32_t mask,
       st.pending = st.expected = static_cast<uint32_t>(c);
       st.valid = true;
       mbStore(p, mbEncode(st));
+      if (san_) {
+        san_->mbarCurrent(cta->rank, off).clear();
+        san_->mbarComplete(cta->rank, off);
+      }
       break;
     }
     case XOp::MbarInval:
@@ -2021,6 +2112,9 @@ bool Executor::execMbarrier(Warp &w, const XInst &I, uint32_t mask,
       if (I.op == XOp::MbarCompleteTx)
         tx = -tx;
       uint64_t old = 0;
+      if (san_ && I.op == XOp::MbarArrive)
+        san_->release(sanWarp(w), san_->mbarCurrent(cta->rank, off),
+                      I.line);
       std::string err = mbarrierUpdate(*cta, off, arrivals, tx, flags, &old);
       if (!err.empty())
         return fault(Fault::Kind::Invalid, w, l, I, err);
@@ -2049,6 +2143,8 @@ bool Executor::execMbarrier(Warp &w, const XInst &I, uint32_t mask,
       }
       if (st.parity != want) {
         writePred(w, I.dst, 1u << l, ~0u);
+        if (san_)
+          san_->mbarAcquire(sanWarp(w), cta->rank, off, I.line);
       } else if (I.op == XOp::MbarTestWait) {
         writePred(w, I.dst, 1u << l, 0u);
       } else {
@@ -3719,7 +3815,7 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
       NVFP4_FOR_LANES(mask, {
         uint64_t addr = base[l] + static_cast<uint64_t>(I.imm);
         uint8_t *p = resolve(w, l, I.space, addr, total, false, I);
-        if (!p)
+        if (!p || (san_ && !sanShared(w, l, I, p, total, false, "ld")))
           return false;
         for (unsigned e = 0; e < I.vec; ++e) {
           uint64_t v = 0;
@@ -3748,7 +3844,7 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
     NVFP4_FOR_LANES(mask, {
       uint64_t addr = base[l] + static_cast<uint64_t>(I.imm);
       uint8_t *p = resolve(w, l, I.space, addr, total, true, I);
-      if (!p)
+      if (!p || (san_ && !sanShared(w, l, I, p, total, true, "st")))
         return false;
       for (unsigned e = 0; e < I.vec; ++e) {
         const uint64_t *s = src(w, lst ? lst[e] : I.src[1]);
@@ -3882,7 +3978,7 @@ bool Executor::execAtom(Warp &w, const XInst &I, uint32_t mask) {
   NVFP4_FOR_LANES(mask, {
     uint64_t addr = base[l] + static_cast<uint64_t>(I.imm);
     uint8_t *p = resolve(w, l, I.space, addr, bytes, true, I);
-    if (!p)
+    if (!p || (san_ && !sanShared(w, l, I, p, bytes, true, "atom")))
       return false;
     bool isGlobal =
         I.space == XSpace::Global ||

@@ -33,6 +33,7 @@
 
 #include "Memory.h"
 #include "Program.h"
+#include "Sanitizer.h"
 
 #include <deque>
 #include <functional>
@@ -294,6 +295,31 @@ private:
   /// Whether a warp made progress in the current scheduler round (the
   /// tensor unit runs MMAs late, when none did).
   bool roundProgress_ = true;
+  /// The sanitizer (LaunchConfig::sanitize), or null.
+  std::unique_ptr<Sanitizer> san_;
+  /// The cluster-wide warp index the sanitizer uses.
+  uint32_t sanWarp(const Warp &w) const {
+    return w.cta->rank * warpsPerCta_ + w.id;
+  }
+  /// A sanitizer error as a fault of `w` (returns false).
+  bool sanFault(const Warp &w, uint32_t lane, const XInst &I,
+                const std::string &msg);
+  /// Reports an ordinary shared-memory access to the sanitizer.
+  bool sanShared(Warp &w, uint32_t lane, const XInst &I, const uint8_t *p,
+                 uint32_t bytes, bool write, const char *what);
+  /// Reports a tcgen05 access to tensor memory of w's CTA (or `rank`'s).
+  bool sanTmem(Warp &w, uint32_t lane, const XInst &I, uint32_t rank,
+               uint32_t lane0, uint32_t lane1, uint32_t col0, uint32_t col1,
+               bool write, const char *what, bool async = true);
+  /// Schedule exploration (LaunchConfig::scheduleSeed): on when seeded.
+  bool explore_ = false;
+  uint64_t rng_ = 0;
+  /// The next number of the schedule's generator (SplitMix64).
+  uint64_t nextRandom();
+  /// A number in [0, n) (n > 0) from the schedule's generator.
+  uint32_t randomBelow(uint32_t n) {
+    return static_cast<uint32_t>(nextRandom() % n);
+  }
   // wgmma (Wgmma.cpp).
   bool execWgmma(Warp &w, const XInst &I, uint32_t mask);
   bool wgmmaIssue(Warp &w, const XInst &I);

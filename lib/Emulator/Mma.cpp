@@ -279,6 +279,8 @@ struct MmaOp {
   // Commit: (CTA, mbarrier offset) to arrive on.
   std::vector<std::pair<Executor::Cta *, uint32_t>> arrivals;
   std::string origin; ///< location of the issuing instruction
+  /// Commit: what its arrive releases (the sanitizer's snapshot).
+  Sanitizer::SyncState sync;
 };
 
 class Executor::TensorUnit : public AsyncUnit {
@@ -292,9 +294,12 @@ public:
   bool step(Executor &ex, Error &err) override {
     if (queue_.empty())
       return false;
-    if (ex.roundProgress_ && ++delay_ < kMaxDelayRounds)
+    if (ex.roundProgress_ && ++delay_ < limit_)
       return false;
     delay_ = 0;
+    // Schedule exploration: the queue runs after a random number of rounds
+    // (0 = at once), not only when the warps stall.
+    limit_ = ex.explore_ ? ex.randomBelow(kMaxDelayRounds) : kMaxDelayRounds;
     while (!queue_.empty()) {
       MmaOp op = std::move(queue_.front());
       queue_.pop_front();
@@ -375,6 +380,7 @@ public:
 private:
   std::deque<MmaOp> queue_;
   unsigned delay_ = 0;
+  unsigned limit_ = kMaxDelayRounds; ///< rounds before the next run
 };
 
 void Executor::clearTensorUnit() {
@@ -521,6 +527,12 @@ bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
     }
   }
   op.origin = location(w, lane, I.line);
+  if (san_)
+    for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q)
+      if (!sanTmem(w, lane, I, op.parts[q]->rank, 0, rows, op.dCol0,
+                   op.dCol0 + cols, true,
+                   op.special == 1 ? "tcgen05.cp" : "tcgen05.shift"))
+        return false;
   tensorUnit().push(std::move(op));
   return true;
 }
@@ -788,6 +800,25 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
     op.smemLo[q][1] = bLo;
     op.smemHi[q][1] = bHi;
   }
+  // An operand a TMA load still writes: the MMA would read it before the
+  // copy lands. Correct kernels wait on the load's mbarrier first, so the
+  // copy has completed by then under every schedule.
+  if (tma_ && cfg_.checkTmaRaces)
+    for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q)
+      for (int o = op.aTmem ? 1 : 0; o < 2; ++o)
+        if (const std::string *tma =
+                tmaInFlight(*op.parts[q], op.smemLo[q][o],
+                            static_cast<uint32_t>(op.smemHi[q][o] -
+                                                  op.smemLo[q][o])))
+          return fault(Fault::Kind::Invalid, w, lane, I,
+                       std::string("race: this tcgen05.mma reads its ") +
+                           (o ? "B" : "A") + " operand (shared " +
+                           hexStr(op.smemLo[q][o]) + ".." +
+                           hexStr(op.smemHi[q][o]) + " of CTA rank " +
+                           std::to_string(op.parts[q]->rank) +
+                           ") while the TMA load issued in " + *tma +
+                           " (not complete) writes it; wait on the load's "
+                           "mbarrier before issuing the MMA");
   op.origin = location(w, lane, I.line);
   if (const MmaOp *q = tensorUnit().crossPipelineHazard(op))
     return fault(Fault::Kind::Invalid, w, lane, I,
@@ -797,6 +828,20 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
                  "different accumulator or shape, so the two may run in "
                  "either order; PTX ISA, pipelined tcgen05 instructions); "
                  "wait on the mbarrier of a tcgen05.commit after the first");
+  if (san_) {
+    // D (and A in tensor memory) at issue: the MMA runs after everything
+    // its issuing warp was ordered after, and before its commit's arrive.
+    const uint32_t rows = op.ws ? 128 : mPart;
+    for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+      if (op.aTmem &&
+          !sanTmem(w, lane, I, op.parts[q]->rank, 0, rows, op.aCol0,
+                   op.aCol0 + op.aCols, false, "tcgen05.mma (A)"))
+        return false;
+      if (!sanTmem(w, lane, I, op.parts[q]->rank, 0, rows, op.dCol0,
+                   op.dCol0 + op.dCols, true, "tcgen05.mma (D)"))
+        return false;
+    }
+  }
   LaunchStats::Cta &counters = stats_.perCta[w.cta->linear];
   ++(op.aTmem ? counters.mmasTmemA : counters.mmasSmemA);
   tensorUnit().push(std::move(op));
@@ -847,6 +892,8 @@ bool Executor::commitLane(Warp &w, uint32_t lane, const XInst &I) {
     op.arrivals.push_back({&c, off});
   }
   op.origin = location(w, lane, I.line);
+  if (san_)
+    op.sync = san_->snapshot(sanWarp(w), I.line, /*commit=*/true);
   tensorUnit().push(std::move(op));
   return true;
 }
@@ -857,6 +904,8 @@ bool Executor::commitLane(Warp &w, uint32_t lane, const XInst &I) {
 
 std::string Executor::runCommit(const MmaOp &op) {
   for (const auto &a : op.arrivals) {
+    if (san_)
+      san_->releaseState(op.sync, san_->mbarCurrent(a.first->rank, a.second));
     std::string e = mbarrierUpdate(*a.first, a.second, 1, 0, 0);
     if (!e.empty())
       return "the arrive-on of the tcgen05.commit issued in " + op.origin +

@@ -102,22 +102,44 @@ struct TmaCopy {
   uint32_t mbOff = 0;
   uint32_t txBytes = 0;
   unsigned age = 0;
+  /// Steps after the one that follows its issue before it may complete;
+  /// kLazy: only in a round where no warp made progress (or after
+  /// kMaxLazyRounds), as late as the kernel's synchronization allows.
+  unsigned latency = 1;
   std::string origin; ///< "CTA ... warp ... lane ... at line N: ..."
 };
 
 class Executor::TmaUnit : public AsyncUnit {
 public:
-  /// Steps a copy waits after the step that follows its issue.
+  /// Steps a copy waits after the step that follows its issue (the
+  /// deterministic schedule).
   static constexpr unsigned kLatency = 1;
+  /// Schedule exploration: a latency meaning "when no warp can run".
+  static constexpr unsigned kLazy = ~0u;
+  /// Rounds a lazy copy waits at most (a kernel that spins in test_wait
+  /// makes progress every round).
+  static constexpr unsigned kMaxLazyRounds = 256;
 
-  void push(TmaCopy c) { pending_.push_back(std::move(c)); }
+  /// Queues a copy; under schedule exploration with a latency of its own:
+  /// one copy in four lazy, the others 1 to 12 steps, so copies complete
+  /// out of issue order.
+  void push(TmaCopy c, Executor &ex) {
+    c.latency = kLatency;
+    if (ex.explore_)
+      c.latency = ex.randomBelow(4) == 0 ? kLazy : 1 + ex.randomBelow(12);
+    pending_.push_back(std::move(c));
+  }
   void clear() { pending_.clear(); }
 
   bool step(Executor &ex, Error &err) override {
     bool changed = false;
     std::vector<TmaCopy> keep;
     for (TmaCopy &c : pending_) {
-      if (c.age++ < kLatency) {
+      bool due = c.latency == kLazy
+                     ? !ex.roundProgress_ || c.age >= kMaxLazyRounds
+                     : c.age >= c.latency;
+      ++c.age;
+      if (!due) {
         keep.push_back(std::move(c));
         continue;
       }
@@ -417,7 +439,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     c.mbOff = mbOff;
     c.txBytes = static_cast<uint32_t>(total);
     c.origin = location(w, lane, I.line);
-    tma_->push(std::move(c));
+    tma_->push(std::move(c), *this);
   }
   return true;
 }
@@ -634,7 +656,7 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
       copy.mbOff = mbOff;
       copy.txBytes = size;
       copy.origin = location(w, lane, I.line);
-      tmaUnit().push(std::move(copy));
+      tmaUnit().push(std::move(copy), *this);
     }
   }
   return true;

@@ -63,6 +63,12 @@ bool Executor::execTmem(Warp &w, const XInst &I, uint32_t mask) {
   switch (I.op) {
   case XOp::TmemFence:
     ++stats_.fences;
+    if (san_) {
+      if (I.sub == 1)
+        san_->fenceAfter(sanWarp(w));
+      else
+        san_->fenceBefore(sanWarp(w));
+    }
     return true;
   case XOp::TmemWait:
     // wait::ld makes the results of this warp's earlier tcgen05.ld visible:
@@ -122,6 +128,12 @@ bool Executor::execTmem(Warp &w, const XInst &I, uint32_t mask) {
     uint8_t *p = resolve(w, lane, XSpace::Shared, addr, 4, true, I);
     if (!p)
       return false;
+    // The allocation is a write of its columns (every lane) and of the
+    // address slot: whoever uses either must be ordered after it.
+    if (san_ && (!sanShared(w, lane, I, p, 4, true, "tcgen05.alloc") ||
+                 !sanTmem(w, lane, I, cta.rank, 0, tmem::kLanes, found,
+                          found + n, true, "tcgen05.alloc", false)))
+      return false;
     uint32_t taddr = tmem::makeAddress(0, found);
     std::memcpy(p, &taddr, 4);
     cta.tmemAllocs.push_back({found, n, I.line});
@@ -144,6 +156,10 @@ bool Executor::execTmem(Warp &w, const XInst &I, uint32_t mask) {
       const auto &a = cta.tmemAllocs[i];
       if (tmem::addressLane(taddr) == 0 &&
           a.column == tmem::addressColumn(taddr) && a.columns == n) {
+        // Every earlier use of the columns must be ordered before it.
+        if (san_ && !sanTmem(w, lane, I, cta.rank, 0, tmem::kLanes, a.column,
+                             a.column + n, true, "tcgen05.dealloc", false))
+          return false;
         cta.tmemAllocs.erase(cta.tmemAllocs.begin() + long(i));
         return true;
       }
@@ -205,6 +221,20 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
                        " (not complete) " + (isLd ? "writes" : "uses") +
                        " them; wait on the mbarrier of its tcgen05.commit "
                        "first");
+  }
+  if (san_ && mask) {
+    // The warp's lane quadrant over the columns the shape spans.
+    uint32_t taddr = static_cast<uint32_t>(ta[__builtin_ctz(mask)] +
+                                           static_cast<uint64_t>(I.imm));
+    uint32_t span = shape == tmem::LdStShape::S16x32bx2
+                        ? split + num
+                        : tmem::shapeColumns(shape, num);
+    if (pack)
+      span *= 2;
+    uint32_t c0 = tmem::addressColumn(taddr);
+    if (!sanTmem(w, __builtin_ctz(mask), I, cta.rank, qBase,
+                 qBase + tmem::kLanesPerWarp, c0, c0 + span, !isLd, what))
+      return false;
   }
   for (uint32_t t = 0; t < 32; ++t) {
     if (!((mask >> t) & 1))

@@ -181,6 +181,8 @@ EmulatorDevice::launch(FunctionHandle function, const LaunchConfig &config,
   cfg.params = std::move(*buffer);
   cfg.maxWarpInstructions = options_.maxWarpInstructions;
   cfg.checkTmaRaces = options_.checkTmaRaces;
+  cfg.scheduleSeed = options_.scheduleSeed;
+  cfg.sanitize = options_.sanitize;
 
   launched_ = false;
   auto start = std::chrono::steady_clock::now();

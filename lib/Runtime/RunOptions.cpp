@@ -508,11 +508,18 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
         "backend", "kernel",   "grid", "block", "cluster",
         "smem",    "arg",      "buf",  "device", "k",
         "size",    "seed",     "emit-ptx", "rel-l2-tol",
-        "max-warp-instructions", "num-sms", "set-input", "cta-stats"};
+        "max-warp-instructions", "num-sms", "set-input", "cta-stats",
+        "schedule-seed", "schedules", "replace-ptx"};
     if (option == "dry-run") {
       if (hasValue)
         return makeError("--dry-run takes no value");
       options.dryRun = true;
+      continue;
+    }
+    if (option == "no-sanitize") {
+      if (hasValue)
+        return makeError("--no-sanitize takes no value");
+      options.sanitize = false;
       continue;
     }
     if (option == "no-input-checks") {
@@ -612,6 +619,20 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       set.tensor = value.substr(0, open);
       options.inputSets.push_back(set);
       given.insert(option);
+    } else if (option == "schedule-seed") {
+      if (!parseU64(value, options.scheduleSeed))
+        return makeError("--schedule-seed=", value,
+                         ": expected an unsigned integer (0: the "
+                         "deterministic schedule)");
+    } else if (option == "schedules") {
+      if (!parseU64(value, options.schedules) || options.schedules == 0 ||
+          options.schedules > 100000)
+        return makeError("--schedules=", value,
+                         ": expected a count in [1, 100000]");
+    } else if (option == "replace-ptx") {
+      if (value.empty())
+        return makeError("--replace-ptx needs a file name");
+      options.replacePtx = value;
     } else if (option == "cta-stats") {
       if (value.empty())
         return makeError("--cta-stats needs a file name");
@@ -664,7 +685,8 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
     return options;
   }
   for (const char *o : {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms",
-                        "set-input", "no-input-checks", "cta-stats"})
+                        "set-input", "no-input-checks", "cta-stats",
+                        "schedules", "replace-ptx"})
     if (given.count(o))
       return makeError("--", o, " is for MLIR input only (", options.input,
                        " is not a .mlir file)");
@@ -761,6 +783,12 @@ options:
   --dry-run                 check everything and print the launch, run nothing
   --max-warp-instructions=N emulator: stop a launch after N warp
                             instructions (default 0: no limit)
+  --no-sanitize             emulator: no happens-before / tcgen05 fence
+                            checks (docs/Emulator.md, "The sanitizer")
+  --schedule-seed=N         emulator: explore the schedule seeded by N
+                            (shuffled warp order, TMA copies completing out
+                            of issue order or as late as possible, MMAs at
+                            random points; default 0: deterministic)
   -h, --help                this text
 
 argument SPECs:
@@ -807,6 +835,11 @@ names the reference, the launch and each argument; docs/Runtime.md):
   --no-input-checks         skip the reference's input checks (block-table
                             entries and lengths of a paged cache) and let
                             the kernel see what they would refuse
+  --schedules=N             emulator: run and check N schedules, seeds
+                            --schedule-seed (default 1 here) and the N - 1
+                            after it; PASS only if every one passes
+  --replace-ptx=FILE        run FILE's PTX instead of the compiled PTX (the
+                            harness still comes from the MLIR input)
   --cta-stats=FILE          emulator: write every launch's per-CTA counters
                             (kernel, CTA, tcgen05.mma with A in shared
                             memory and in tensor memory, TMA bytes) as CSV

@@ -55,6 +55,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
 #include "llvm/Support/raw_ostream.h"
 
 #include <fstream>
+#include <iterator>
 
 using namespace mlir;
 
@@ -783,8 +784,17 @@ int run::runMlirMode(const rt::RunOptions &options) {
     if (!out)
       return usageError("cannot write '" + options.emitPtx + "'");
   }
+  std::string imageName = options.input + " (PTX)";
+  if (!options.replacePtx.empty()) {
+    std::ifstream in(options.replacePtx, std::ios::binary);
+    if (!in)
+      return usageError("cannot read '" + options.replacePtx + "'");
+    ptx.assign(std::istreambuf_iterator<char>(in),
+               std::istreambuf_iterator<char>());
+    imageName = options.replacePtx + " (PTX, --replace-ptx)";
+  }
   auto image = rt::KernelImage::fromBytes(
-      std::vector<uint8_t>(ptx.begin(), ptx.end()), options.input + " (PTX)");
+      std::vector<uint8_t>(ptx.begin(), ptx.end()), imageName);
   if (!image)
     return usageError(image.takeError().message());
 
@@ -816,9 +826,20 @@ int run::runMlirMode(const rt::RunOptions &options) {
       return usageError("cannot write '" + options.ctaStats + "'");
     ctaStats << "kernel,cta,mmas_smem_a,mmas_tmem_a,tma_bytes\n";
   }
+  const bool seeded = options.scheduleSeed != 0 || options.schedules > 1;
+  if (seeded && options.backend != rt::BackendKind::Emulator)
+    return usageError("--schedule-seed and --schedules need "
+                      "--backend=emulator (the GPU picks its own schedule)");
+  // --schedules=N without a seed starts at seed 1 (0 is the deterministic
+  // schedule, which the default run already covers).
+  const uint64_t firstSeed =
+      options.schedules > 1 && options.scheduleSeed == 0 ? 1
+                                                          : options.scheduleSeed;
   if (options.backend == rt::BackendKind::Emulator) {
     rt::EmulatorOptions eo;
     eo.maxWarpInstructions = options.maxWarpInstructions;
+    eo.scheduleSeed = firstSeed;
+    eo.sanitize = options.sanitize;
     auto emulator = std::make_unique<rt::EmulatorDevice>(eo);
     if (ctaStats.is_open()) {
       rt::EmulatorDevice *e = emulator.get();
@@ -840,13 +861,48 @@ int run::runMlirMode(const rt::RunOptions &options) {
     }
     device = std::move(*d);
   }
-  auto pass = rt::runHarness(spec, *image, *device, run, std::cout);
-  if (!pass) {
-    std::cout.flush();
-    std::cerr << "nvfp4-run: error: " << pass.takeError().message() << "\n";
+  if (options.schedules <= 1) {
+    if (seeded)
+      std::cout << "nvfp4-run: schedule seed " << firstSeed << "\n";
+    auto pass = rt::runHarness(spec, *image, *device, run, std::cout);
+    if (!pass) {
+      std::cout.flush();
+      std::cerr << "nvfp4-run: error: " << pass.takeError().message() << "\n";
+      return kExitFailure;
+    }
+    return *pass ? 0 : kExitFailure;
+  }
+  // Several schedules: one emulator per seed, each run checked; the last
+  // line sums them up.
+  uint64_t failures = 0, firstFailure = 0;
+  for (uint64_t i = 0; i < options.schedules; ++i) {
+    rt::EmulatorOptions eo;
+    eo.maxWarpInstructions = options.maxWarpInstructions;
+    eo.scheduleSeed = firstSeed + i;
+    eo.sanitize = options.sanitize;
+    rt::EmulatorDevice emulator(eo);
+    std::cout << "nvfp4-run: schedule seed " << eo.scheduleSeed << "\n";
+    auto pass = rt::runHarness(spec, *image, emulator, run, std::cout);
+    bool ok = pass && *pass;
+    if (!pass) {
+      std::cout.flush();
+      std::cerr << "nvfp4-run: error (schedule seed " << eo.scheduleSeed
+                << "): " << pass.takeError().message() << "\n";
+      std::cerr.flush();
+    }
+    if (!ok && failures++ == 0)
+      firstFailure = eo.scheduleSeed;
+  }
+  if (failures) {
+    std::cout << "FAIL " << failures << " of " << options.schedules
+              << " schedules (first failing seed " << firstFailure
+              << "; rerun with --schedule-seed=" << firstFailure << ")\n";
     return kExitFailure;
   }
-  return *pass ? 0 : kExitFailure;
+  std::cout << "PASS " << options.schedules << " of " << options.schedules
+            << " schedules (seeds " << firstSeed << ".."
+            << firstSeed + options.schedules - 1 << ")\n";
+  return 0;
 }
 
 #endif // NVFP4_RUN_HAVE_MLIR

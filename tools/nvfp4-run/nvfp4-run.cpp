@@ -48,6 +48,8 @@ int runExternalKernel(const RunOptions &options) {
   deviceOptions.ordinal = options.deviceOrdinal;
   EmulatorOptions emulatorOptions;
   emulatorOptions.maxWarpInstructions = options.maxWarpInstructions;
+  emulatorOptions.scheduleSeed = options.scheduleSeed;
+  emulatorOptions.sanitize = options.sanitize;
   auto device = options.backend == BackendKind::Emulator
                     ? createEmulatorDevice(deviceOptions, emulatorOptions)
                     : createDevice(options.backend, deviceOptions);

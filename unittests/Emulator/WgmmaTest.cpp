@@ -880,14 +880,17 @@ TEST(WgmmaTest, Errors) {
   EXPECT_NE(r.error.find("race: A-fragment register 1"), std::string::npos)
       << r.error;
   // A shared-memory store into an operand before the wait (A row 0 is at
-  // offset 0 of the tile); the same store after the wait is fine.
+  // offset 0 of the tile); the same store after the wait is fine. One
+  // thread stores (from every warp, the stores would race each other).
   r = runCase(c, std::string("WAIT:\n") + '\x01' +
-                     "  st.shared.u32 [%r3], %r0;\nWAIT:\n");
+                     "  setp.eq.u32 %p7, %r0, 0;\n"
+                     "  @%p7 st.shared.u32 [%r3], %r0;\nWAIT:\n");
   EXPECT_NE(r.error.find("overwrites an operand of the wgmma.mma_async"),
             std::string::npos)
       << r.error;
   r = runCase(c, std::string("  ret;") + '\x01' +
-                     "  st.shared.u32 [%r3], %r0;\n  ret;");
+                     "  setp.eq.u32 %p7, %r0, 0;\n"
+                     "  @%p7 st.shared.u32 [%r3], %r0;\n  ret;");
   EXPECT_EQ(ok(r), "");
   // The warps of the warpgroup disagree on the B descriptor.
   r = runCase(c, std::string("add.s64 %rd11, %rd11, %rd8;") + '\x01' +

@@ -185,6 +185,21 @@ struct LaunchConfig {
   /// memory starting as zero fails its numerical check instead of passing
   /// here and failing on a GPU.
   uint8_t sharedFill = 0xff;
+  /// Schedule exploration (docs/Emulator.md, "Schedule exploration"). 0:
+  /// the deterministic schedule (warps round-robin in index order, TMA
+  /// copies complete in issue order one step after the next, MMAs as late
+  /// as the warps allow). Any other value seeds a generator that shuffles
+  /// the warp order every round, draws each warp's slice length, gives
+  /// each TMA copy its own latency (so copies complete out of issue order,
+  /// some only when no warp can run) and runs queued MMAs at random
+  /// points; the same seed gives the same schedule.
+  uint64_t scheduleSeed = 0;
+  /// The synchronization checks of docs/Emulator.md "The sanitizer":
+  /// happens-before races on shared and tensor memory and the tcgen05
+  /// fence discipline, independent of the schedule. Off: only the checks
+  /// that see the state at one moment (an access to bytes a TMA still
+  /// writes, a TMEM access racing a pending MMA).
+  bool sanitize = true;
 };
 
 /// Where and why execution stopped with an error.

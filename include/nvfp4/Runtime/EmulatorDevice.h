@@ -32,6 +32,10 @@ struct EmulatorOptions {
   uint64_t maxWarpInstructions = 0;
   /// Report shared-memory accesses racing with a TMA load still in flight.
   bool checkTmaRaces = true;
+  /// Schedule exploration: emu::LaunchConfig::scheduleSeed of every launch.
+  uint64_t scheduleSeed = 0;
+  /// emu::LaunchConfig::sanitize of every launch.
+  bool sanitize = true;
 };
 
 class EmulatorDevice final : public Device {

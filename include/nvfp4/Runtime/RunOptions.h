@@ -110,6 +110,18 @@ struct RunOptions {
   std::optional<double> relL2Tolerance;
   /// Emulator: stop a launch after this many warp instructions (0: none).
   uint64_t maxWarpInstructions = 0;
+  /// Emulator: the schedule seed (LaunchConfig::scheduleSeed; 0: the
+  /// deterministic schedule) and, MLIR-input mode, how many schedules to
+  /// run (seeds scheduleSeed, scheduleSeed + 1, ...; each run checked).
+  uint64_t scheduleSeed = 0;
+  uint64_t schedules = 1;
+  /// Emulator: the sanitizer (happens-before and tcgen05 fence checks;
+  /// --no-sanitize turns it off).
+  bool sanitize = true;
+  /// MLIR-input mode: run this PTX file instead of the compiled one (the
+  /// harness still comes from the MLIR), e.g. a mutated copy of the PTX
+  /// --emit-ptx wrote.
+  std::string replacePtx;
   /// MLIR-input mode: the SM count nvfp4-lower-attention plans split-KV
   /// for (its num-sms option; 0: the pass's default, 148).
   uint64_t numSms = 0;

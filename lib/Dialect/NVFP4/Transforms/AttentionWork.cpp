@@ -22,13 +22,18 @@ namespace {
 
 constexpr const char *kPlanWords = "plan_words";
 constexpr const char *kPlanTable = "plan_table";
-/// Shared words of a device plan: uFirst, b0First, uLast, b1Last, then per
-/// warp a partial sum of tiles, of blocks and of empty units.
-constexpr int64_t kWordUFirst = 0, kWordT0 = 1, kWordULast = 2, kWordT1 = 3,
+/// Shared words of a device plan: uFirst and uLast (words 0 and 2), b0First
+/// and b1Last (words 4 and 5), then per warp a partial sum of tiles, of
+/// blocks and of empty units. b0First / b1Last sit in another 16-byte group
+/// than uFirst / uLast: LLVM reads words 0 and 2 as one 16-byte vector, and
+/// one thread writes the b words while the other warps still read the u
+/// words (the emulator's sanitizer reports that as a race).
+constexpr int64_t kWordUFirst = 0, kWordULast = 2, kWordT0 = 4, kWordT1 = 5,
                   kWordWarps = 8, kWordWarpsFine = 16, kWordWarpsEmpty = 24,
                   kWords = 32;
-/// The fifth word of a row of the static plan table: S.
-constexpr int64_t kTableS = 4;
+/// A row of the static plan table: uFirst, b0First, uLast, b1Last, S.
+constexpr int64_t kTableUFirst = 0, kTableT0 = 1, kTableULast = 2,
+                  kTableT1 = 3, kTableS = 4, kTableWords = 5;
 
 gpu::GPUModuleOp moduleOf(ImplicitLocOpBuilder &b) {
   return b.getInsertionBlock()
@@ -125,13 +130,14 @@ void WorkPlan::computePartition() {
       words.push_back(int32_t(part.t1));
       words.push_back(int32_t(pl.perPartition));
     }
-    auto type = MemRefType::get({s.partitions, 5}, b.getI32Type());
+    static_assert(kTableWords == 5, "the rows pushed above");
+    auto type = MemRefType::get({s.partitions, kTableWords}, b.getI32Type());
     gpu::GPUModuleOp module = moduleOf(b);
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(module.getBody());
       auto data = DenseElementsAttr::get(
-          RankedTensorType::get({s.partitions, 5}, b.getI32Type()),
+          RankedTensorType::get({s.partitions, kTableWords}, b.getI32Type()),
           ArrayRef<int32_t>(words));
       memref::GlobalOp::create(b, kPlanTable, b.getStringAttr("private"), type,
                                data, /*constant=*/true,
@@ -142,10 +148,10 @@ void WorkPlan::computePartition() {
       return ir.toIndex(
           memref::LoadOp::create(b, table, ValueRange{p, ir.idx(w)}));
     };
-    uFirst = word(kWordUFirst);
-    b0First = word(kWordT0);
-    uLast = word(kWordULast);
-    b1Last = word(kWordT1);
+    uFirst = word(kTableUFirst);
+    b0First = word(kTableT0);
+    uLast = word(kTableULast);
+    b1Last = word(kTableT1);
     perPartition = word(kTableS);
     granule = ir.idx(s.staticPlanKeys);
     return;

@@ -838,10 +838,20 @@ void KernelBuilder::mmaRole() {
   // of K = 16. The buffer held P of tile g - sBuffers, which that tile's
   // P V reads; the ISA orders MMAs of one thread only within a pipeline
   // (same accumulator and shape), so wait until that P V completed
-  // (o_done).
-  auto issueS = [&](Value g, Value stage) {
-    ifThen(ir.cmp(arith::CmpIPredicate::uge, g, idx(sb)),
-           [&] { wait(oDone, c0, parityOf(ir.sub(g, idx(sb)))); });
+  // (o_done). The wait names the phase of the last P V issued, never an
+  // older one: at a piece's first tile (g == g0) that is the previous
+  // piece's last P V, g - 1, issued after P V of g - sBuffers; were both
+  // complete, a wait for the older phase's parity would wait for a phase
+  // that no commit completes (mbarrier phase aliasing; the emulator's
+  // explored schedules found this deadlock). P V MMAs share the O
+  // accumulator, a pipeline, so g - 1 done implies g - sBuffers done.
+  auto issueS = [&](Value g, Value stage, Value g0) {
+    Value atStart = ir.eq(g, g0);
+    Value need = ir.select(atStart, ir.cmp(arith::CmpIPredicate::uge, g, idx(1)),
+                           ir.cmp(arith::CmpIPredicate::uge, g, idx(sb)));
+    Value phase =
+        ir.select(atStart, ir.sub(g, idx(1)), ir.sub(g, idx(sb)));
+    ifThen(need, [&] { wait(oDone, c0, parityOf(phase)); });
     fence(sm100::FenceKind::after_thread_sync);
     Value qTile = view(opaque(qOff), qTileTy);
     Value kTile = view(opaque(kOffset(stage)), kTileTy);
@@ -921,7 +931,7 @@ void KernelBuilder::mmaRole() {
         Value g = ir.add(g0, n);
         Value stage = ir.remu(g, idx(s.stages));
         wait(kvFull, stage, parityOf(ir.divu(g, idx(s.stages))));
-        issueS(g, stage);
+        issueS(g, stage, g0);
         ifThen(ir.eq(n, ir.sub(tiles, idx(1))), [&] {
           sm100::CommitOp::create(b, qEmpty, c0, releaseMask, 1u);
         });

@@ -47,8 +47,13 @@
 // CHECK: arith.cmpi ult
 // CHECK-NEXT: scf.if
 // CHECK: nvgpu.mbarrier.try_wait.parity
+// The o_done wait before S: for the last P V issued (g - 1 at a piece's
+// first tile, else g - sBuffers), never an older phase.
+// CHECK: arith.cmpi eq
 // CHECK: arith.cmpi uge
-// CHECK-NEXT: scf.if
+// CHECK: arith.cmpi uge
+// CHECK-NEXT: %[[NEED:.*]] = arith.select
+// CHECK: scf.if %[[NEED]]
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK-NEXT: }
 // CHECK: scf.if
@@ -199,8 +204,11 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-COUNT-4: nvgpu.tma.async.load {{.*}} -> memref<16x1x64xbf16
 // CHECK: sm100.role "mma"
 // CHECK: scf.for
+// CHECK: arith.cmpi eq
 // CHECK: arith.cmpi uge
-// CHECK-NEXT: scf.if
+// CHECK: arith.cmpi uge
+// CHECK-NEXT: %[[NEED2:.*]] = arith.select
+// CHECK: scf.if %[[NEED2]]
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK-NEXT: }
 // CHECK: scf.if

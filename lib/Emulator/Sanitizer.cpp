@@ -1,0 +1,266 @@
+//===- Sanitizer.cpp - Happens-before and tcgen05 fence checks -----------===//
+//
+// Vector clocks per warp (Sanitizer.h). Clocks start at 1 for the warp
+// itself and 0 for the others, so an access is ordered before a warp's
+// later work exactly when that warp acquired a synchronization the
+// accessing warp released after the access.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sanitizer.h"
+
+#include <algorithm>
+
+using namespace nvfp4::emu;
+
+namespace {
+/// Where the fence rules are written down.
+constexpr const char *kFenceRule =
+    "PTX ISA 9.7.16.6, memory consistency of tcgen05 operations: tcgen05 "
+    "operations of two threads are ordered through a thread synchronization "
+    "only with tcgen05.fence::before_thread_sync before it in the first "
+    "thread and tcgen05.fence::after_thread_sync after it in the second";
+/// Uses a warp keeps from acquires (oldest dropped first).
+constexpr size_t kMaxIncoming = 32;
+} // namespace
+
+void Sanitizer::TmemUse::add(uint32_t w, uint32_t l, uint32_t r,
+                             uint32_t la, uint32_t lb, uint32_t ca,
+                             uint32_t cb, bool wr) {
+  if (!any()) {
+    warp = w;
+    line = l;
+    rank = r;
+    lane0 = la;
+    lane1 = lb;
+    col0 = ca;
+    col1 = cb;
+    write = wr;
+    return;
+  }
+  // Keep the first writing operation as the one named.
+  if (wr && !write)
+    line = l;
+  if (rank != r)
+    rank = kNone;
+  lane0 = std::min(lane0, la);
+  lane1 = std::max(lane1, lb);
+  col0 = std::min(col0, ca);
+  col1 = std::max(col1, cb);
+  write |= wr;
+}
+
+void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
+                      uint32_t sharedBytes,
+                      std::function<std::string(uint32_t, uint32_t)> describe) {
+  warpsPerCta_ = warpsPerCta;
+  warps__ = ctas * warpsPerCta;
+  warps_.assign(warps__, WarpState());
+  for (uint32_t w = 0; w < warps__; ++w) {
+    warps_[w].clock.assign(warps__, 0);
+    warps_[w].clock[w] = 1;
+  }
+  bars_.assign(size_t(ctas) * 16, SyncState());
+  mbar_.clear();
+  clusterCurrent_.clear();
+  clusterLast_.clear();
+  smemWrite_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
+  smemRead_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
+  tmemWrite_.assign(ctas, std::vector<Epoch>(4 * 512));
+  tmemRead_.assign(ctas, std::vector<Epoch>(4 * 512));
+  describe_ = std::move(describe);
+}
+
+void Sanitizer::join(std::vector<uint32_t> &into,
+                     const std::vector<uint32_t> &from) {
+  if (into.size() < from.size())
+    into.resize(from.size(), 0);
+  for (size_t i = 0; i < from.size(); ++i)
+    into[i] = std::max(into[i], from[i]);
+}
+
+void Sanitizer::release(uint32_t warp, SyncState &s, uint32_t line) {
+  WarpState &w = warps_[warp];
+  join(s.clock, w.clock);
+  if (w.since.any() || w.unfenced.any()) {
+    TmemUse u = w.since.any() ? w.since : w.unfenced;
+    if (w.unfenced.any()) {
+      // Name the operation the missing fence leaves unordered.
+      u = w.unfenced;
+      u.unfenced = true;
+    }
+    u.releaseLine = line;
+    // One entry per warp and kind: merge into an existing one.
+    bool merged = false;
+    for (TmemUse &o : s.uses)
+      if (o.warp == warp && o.unfenced == u.unfenced) {
+        o.add(warp, u.line, u.rank, u.lane0, u.lane1, u.col0, u.col1,
+              u.write);
+        o.releaseLine = line;
+        merged = true;
+        break;
+      }
+    if (!merged)
+      s.uses.push_back(u);
+  }
+  w.since = TmemUse();
+  w.unfenced = TmemUse();
+  ++w.clock[warp];
+}
+
+void Sanitizer::acquire(uint32_t warp, const SyncState &s, uint32_t line) {
+  WarpState &w = warps_[warp];
+  join(w.clock, s.clock);
+  for (const TmemUse &u : s.uses) {
+    if (u.warp == warp && !u.commit)
+      continue;
+    if (w.incoming.size() >= kMaxIncoming)
+      w.incoming.erase(w.incoming.begin());
+    w.incoming.push_back({u, line, false});
+  }
+}
+
+Sanitizer::SyncState Sanitizer::snapshot(uint32_t warp, uint32_t line,
+                                         bool commit) {
+  WarpState &w = warps_[warp];
+  SyncState s;
+  s.clock = w.clock;
+  if (commit) {
+    // tcgen05.commit: the arrive follows the completion of the warp's
+    // earlier asynchronous tcgen05 operations, with the before fence built
+    // in; a waiter still needs fence::after_thread_sync.
+    TmemUse u;
+    u.add(warp, line, kNone, 0, 128, 0, 512, true);
+    u.releaseLine = line;
+    u.commit = true;
+    s.uses.push_back(u);
+  }
+  ++w.clock[warp];
+  return s;
+}
+
+void Sanitizer::mbarComplete(uint32_t rank, uint32_t off) {
+  MbarState &m = mbar_[key(rank, off)];
+  m.last = std::move(m.current);
+  m.current.clear();
+}
+
+void Sanitizer::mbarAcquire(uint32_t warp, uint32_t rank, uint32_t off,
+                            uint32_t line) {
+  auto it = mbar_.find(key(rank, off));
+  if (it != mbar_.end())
+    acquire(warp, it->second.last, line);
+}
+
+void Sanitizer::fenceAfter(uint32_t warp) {
+  for (auto &in : warps_[warp].incoming)
+    in.fenced = true;
+}
+
+std::string Sanitizer::raceText(const char *what, const std::string &where,
+                                uint32_t warp, uint32_t line,
+                                const Epoch &other, bool otherWrote) const {
+  return std::string("race: ") + what + " " + where + " and the " +
+         (otherWrote ? "write" : "read") + " of it by " +
+         describe_(other.warp, other.line) +
+         " are not ordered by any synchronization (no bar.sync, mbarrier "
+         "phase or cluster barrier orders the first before the second; "
+         "the warps merely ran in this order here). Second access: " +
+         describe_(warp, line);
+}
+
+std::string Sanitizer::shared(uint32_t warp, uint32_t rank, uint32_t off,
+                              uint32_t bytes, bool write, uint32_t line,
+                              const char *what, bool atomic) {
+  if (rank >= smemWrite_.size() || bytes == 0)
+    return "";
+  std::vector<Epoch> &wr = smemWrite_[rank], &rd = smemRead_[rank];
+  uint32_t first = off / 4, last = (off + bytes - 1) / 4;
+  if (last >= wr.size())
+    return "";
+  for (uint32_t i = first; i <= last; ++i) {
+    auto where = [&] {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "of shared 0x%x of CTA rank %u", i * 4,
+                    rank);
+      return std::string(buf);
+    };
+    if (!ordered(wr[i], warp, atomic))
+      return raceText(what, where(), warp, line, wr[i], true);
+    if (write && !ordered(rd[i], warp))
+      return raceText(what, where(), warp, line, rd[i], false);
+    Epoch e = now(warp, line);
+    e.atomic = atomic;
+    if (write)
+      wr[i] = e;
+    else
+      rd[i] = e;
+  }
+  return "";
+}
+
+std::string Sanitizer::tmem(uint32_t warp, uint32_t rank, uint32_t lane0,
+                            uint32_t lane1, uint32_t col0, uint32_t col1,
+                            bool write, uint32_t line, const char *what,
+                            bool async) {
+  WarpState &w = warps_[warp];
+  col1 = std::min(col1, 512u);
+  lane1 = std::min(lane1, 128u);
+  // The fence discipline against the uses this warp acquired.
+  for (const auto &in : w.incoming) {
+    if (!async)
+      break;
+    const TmemUse &u = in.use;
+    bool overlap = (u.rank == kNone || u.rank == rank) && u.lane0 < lane1 &&
+                   lane0 < u.lane1 && u.col0 < col1 && col0 < u.col1 &&
+                   (u.write || write);
+    if (!overlap)
+      continue;
+    char rect[96];
+    std::snprintf(rect, sizeof rect, "TMEM lanes %u..%u, columns %u..%u",
+                  std::max(lane0, u.lane0), std::min(lane1, u.lane1) - 1,
+                  std::max(col0, u.col0), std::min(col1, u.col1) - 1);
+    if (u.unfenced)
+      return std::string("missing tcgen05.fence::before_thread_sync: ") +
+             describe_(u.warp, u.line) + " is followed by the thread "
+             "synchronization " + describe_(u.warp, u.releaseLine) +
+             " with no tcgen05.fence::before_thread_sync in between, and " +
+             what + " " + describe_(warp, line) + " (" + rect +
+             ", which the first also touches) is ordered after it only "
+             "through that synchronization (" + kFenceRule + ")";
+    if (!in.fenced)
+      return std::string("missing tcgen05.fence::after_thread_sync: ") +
+             what + " " + describe_(warp, line) + " (" + rect +
+             ") follows the synchronization " +
+             describe_(warp, in.acquireLine) + ", which orders it after " +
+             describe_(u.warp, u.line) +
+             ", with no tcgen05.fence::after_thread_sync in between (" +
+             kFenceRule + ")";
+  }
+  // Happens-before per quadrant and column.
+  uint32_t rank0 = rank;
+  if (rank0 < tmemWrite_.size()) {
+    std::vector<Epoch> &wr = tmemWrite_[rank0], &rd = tmemRead_[rank0];
+    for (uint32_t q = lane0 / 32; q < (lane1 + 31) / 32 && q < 4; ++q)
+      for (uint32_t c = col0; c < col1; ++c) {
+        Epoch &ew = wr[q * 512 + c], &er = rd[q * 512 + c];
+        auto where = [&] {
+          char buf[96];
+          std::snprintf(buf, sizeof buf,
+                        "of TMEM lanes %u..%u, column %u of CTA rank %u",
+                        q * 32, q * 32 + 31, c, rank0);
+          return std::string(buf);
+        };
+        if (!ordered(ew, warp))
+          return raceText(what, where(), warp, line, ew, true);
+        if (write && !ordered(er, warp))
+          return raceText(what, where(), warp, line, er, false);
+        (write ? ew : er) = now(warp, line);
+      }
+  }
+  if (async) {
+    w.since.add(warp, line, rank, lane0, lane1, col0, col1, write);
+    w.unfenced.add(warp, line, rank, lane0, lane1, col0, col1, write);
+  }
+  return "";
+}

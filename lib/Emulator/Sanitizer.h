@@ -1,0 +1,182 @@
+//===- Sanitizer.h - Happens-before and tcgen05 fence checks ----*- C++ -*-===//
+//
+// The emulator's synchronization checks that do not depend on the schedule
+// (docs/Emulator.md, "The sanitizer"). Every warp of the running cluster
+// has a vector clock; the synchronizing edges are bar.sync / barrier.sync
+// (and bar.arrive, which releases only), mbarrier phases (an arrive
+// releases into the phase, a successful wait acquires what the completed
+// phase holds; tcgen05.commit's arrive carries the committing warp's clock)
+// and barrier.cluster. With the clocks it checks:
+//
+// - shared memory: an ordinary load or store of a word that another warp
+//   last wrote (or, for a store, read) with no happens-before edge between
+//   the two is a race, whatever order the warps happened to run in (the
+//   TMEM address slot tcgen05.alloc writes counts as a store);
+// - tensor memory: the same for tcgen05.ld / st / mma / cp / alloc /
+//   dealloc, per 32-lane quadrant and column (an MMA's accesses count at
+//   its issue; its completion is ordered by its commit's mbarrier);
+// - the tcgen05 fence discipline (PTX ISA 9.7.16.6): a tcgen05 operation
+//   ordered after another warp's conflicting tcgen05 operation through a
+//   thread synchronization needs tcgen05.fence::before_thread_sync between
+//   the first and the release, and tcgen05.fence::after_thread_sync between
+//   the acquire and the second (tcgen05.commit's arrive has the first
+//   built in).
+//
+// Warps are the unit: lanes of one warp are not checked against each
+// other, and global memory is not tracked (docs/Emulator.md says why).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_EMULATOR_SANITIZER_H
+#define NVFP4_LIB_EMULATOR_SANITIZER_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace nvfp4::emu {
+
+class Sanitizer {
+public:
+  static constexpr uint32_t kNone = 0xffffffffu;
+
+  /// A rectangle of tensor memory one or more tcgen05 operations of a warp
+  /// touched, and whether any of them wrote it.
+  struct TmemUse {
+    uint32_t warp = kNone;
+    uint32_t line = 0;        ///< the (first) operation
+    uint32_t releaseLine = 0; ///< the synchronization that carried it
+    uint32_t rank = kNone; ///< the CTA whose tensor memory (kNone: any)
+    uint32_t lane0 = 0, lane1 = 0, col0 = 0, col1 = 0;
+    bool write = false;
+    bool unfenced = false; ///< no fence::before_thread_sync before release
+    /// Carried by a tcgen05.commit: its own warp needs the after fence too
+    /// (PTX ISA 9.7.16.6.4.2, mma; commit; wait; after_thread_sync; ld).
+    bool commit = false;
+    bool any() const { return warp != kNone; }
+    void add(uint32_t w, uint32_t l, uint32_t r, uint32_t la, uint32_t lb,
+             uint32_t ca, uint32_t cb, bool wr);
+  };
+  /// What a synchronization object holds: the join of the releasing warps'
+  /// clocks and the tensor-memory uses they carry.
+  struct SyncState {
+    std::vector<uint32_t> clock;
+    std::vector<TmemUse> uses;
+    void clear() {
+      clock.clear();
+      uses.clear();
+    }
+  };
+
+  /// `describe(warp, line)` names an instruction of a warp (cluster-wide
+  /// warp index) for messages.
+  void begin(uint32_t ctas, uint32_t warpsPerCta, uint32_t sharedBytes,
+             std::function<std::string(uint32_t, uint32_t)> describe);
+  uint32_t warpIndex(uint32_t rank, uint32_t warp) const {
+    return rank * warpsPerCta_ + warp;
+  }
+
+  // Synchronization. `line` is the synchronizing instruction.
+  /// The warp releases into `s` (an arrive): its clock and the tcgen05
+  /// uses it carries are joined in, then its clock ticks.
+  void release(uint32_t warp, SyncState &s, uint32_t line);
+  /// The warp acquires `s` (a completed wait).
+  void acquire(uint32_t warp, const SyncState &s, uint32_t line);
+  /// The state an asynchronous arrive will carry for `warp` (tcgen05.commit:
+  /// its clock, and every tensor-memory use as fenced), then a tick.
+  SyncState snapshot(uint32_t warp, uint32_t line, bool commit);
+  /// An asynchronous arrive releases a snapshot into `into`.
+  static void releaseState(const SyncState &from, SyncState &into) {
+    join(into.clock, from.clock);
+    into.uses.insert(into.uses.end(), from.uses.begin(), from.uses.end());
+  }
+  SyncState &barrier(uint32_t rank, uint32_t id) {
+    return bars_[rank * 16 + id];
+  }
+  /// An mbarrier's current phase (arrivals) and its last completed phase.
+  SyncState &mbarCurrent(uint32_t rank, uint32_t off) {
+    return mbar_[key(rank, off)].current;
+  }
+  /// The current phase completed: it becomes the one waits acquire.
+  void mbarComplete(uint32_t rank, uint32_t off);
+  void mbarAcquire(uint32_t warp, uint32_t rank, uint32_t off,
+                   uint32_t line);
+  SyncState &clusterCurrent() { return clusterCurrent_; }
+  void clusterComplete() {
+    clusterLast_ = std::move(clusterCurrent_);
+    clusterCurrent_.clear();
+  }
+  const SyncState &clusterLast() const { return clusterLast_; }
+
+  // Accesses; each returns an error message or "".
+  /// `atomic`: an atom / red, which does not race with other atomics.
+  std::string shared(uint32_t warp, uint32_t rank, uint32_t off,
+                     uint32_t bytes, bool write, uint32_t line,
+                     const char *what, bool atomic = false);
+  /// A tcgen05 operation `what` of `warp` touching lanes [lane0, lane1) and
+  /// columns [col0, col1) of CTA `rank`'s tensor memory. `async`: mma, cp,
+  /// shift, ld, st, which the fence discipline covers; alloc and dealloc
+  /// are synchronous (PTX ISA 9.7.16.6.1), ordered by the thread
+  /// synchronization alone, and only checked for happens-before.
+  std::string tmem(uint32_t warp, uint32_t rank, uint32_t lane0,
+                   uint32_t lane1, uint32_t col0, uint32_t col1, bool write,
+                   uint32_t line, const char *what, bool async = true);
+  /// A tcgen05 operation with no tensor-memory operand of its own that
+  /// still must be ordered (the fence discipline only).
+  void fenceBefore(uint32_t warp) { warps_[warp].unfenced = TmemUse(); }
+  void fenceAfter(uint32_t warp);
+
+private:
+  struct Epoch {
+    uint32_t warp = kNone, clock = 0, line = 0;
+    bool atomic = false;
+  };
+  struct WarpState {
+    std::vector<uint32_t> clock;
+    TmemUse since;    ///< tcgen05 uses since the last release
+    TmemUse unfenced; ///< ... since the last fence::before_thread_sync
+    /// Other warps' uses acquired, and whether an after_thread_sync fence
+    /// followed the acquire.
+    struct Incoming {
+      TmemUse use;
+      uint32_t acquireLine = 0;
+      bool fenced = false;
+    };
+    std::vector<Incoming> incoming;
+  };
+  struct MbarState {
+    SyncState current, last;
+  };
+  static uint64_t key(uint32_t rank, uint32_t off) {
+    return (uint64_t(rank) << 32) | off;
+  }
+  bool ordered(const Epoch &e, uint32_t warp, bool atomic = false) const {
+    return e.warp == kNone || e.warp == warp || (atomic && e.atomic) ||
+           warps_[warp].clock[e.warp] >= e.clock;
+  }
+  Epoch now(uint32_t warp, uint32_t line) const {
+    return {warp, warps_[warp].clock[warp], line};
+  }
+  static void join(std::vector<uint32_t> &into,
+                   const std::vector<uint32_t> &from);
+  std::string raceText(const char *what, const std::string &where,
+                       uint32_t warp, uint32_t line, const Epoch &other,
+                       bool otherWrote) const;
+
+  uint32_t warpsPerCta_ = 0, warps__ = 0;
+  std::vector<WarpState> warps_;
+  std::vector<SyncState> bars_;
+  std::unordered_map<uint64_t, MbarState> mbar_;
+  SyncState clusterCurrent_, clusterLast_;
+  /// Per CTA, per 4-byte word of shared memory: last write and last read.
+  std::vector<std::vector<Epoch>> smemWrite_, smemRead_;
+  /// Per CTA, per (32-lane quadrant, column): last write and last read.
+  std::vector<std::vector<Epoch>> tmemWrite_, tmemRead_;
+  std::function<std::string(uint32_t, uint32_t)> describe_;
+};
+
+} // namespace nvfp4::emu
+
+#endif // NVFP4_LIB_EMULATOR_SANITIZER_H
