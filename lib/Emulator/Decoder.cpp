@@ -3596,6 +3596,8 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
     if (!expectOperands(in, 0, 0))
       return false;
     x.op = XOp::Fence;
+    // 1: fence.mbarrier_init (the sanitizer's init rule).
+    x.sub = in.has(ModId::MbarrierInit) ? 1 : 0;
     return true;
   }
   case Opcode::Setmaxnreg: {

@@ -1249,8 +1249,11 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::Nop:
     break;
   case XOp::Fence:
-    if (mask)
+    if (mask) {
       ++stats_.fences;
+      if (san_ && I.sub == 1)
+        san_->fenceMbarrierInit(sanWarp(w));
+    }
     break;
   case XOp::Setmaxnreg:
     if (mask) {
@@ -2073,6 +2076,7 @@ bool Executor::execMbarrier(Warp &w, const XInst &I, uint32_t mask,
       if (san_) {
         san_->mbarCurrent(cta->rank, off).clear();
         san_->mbarComplete(cta->rank, off);
+        san_->mbarInit(sanWarp(w), cta->rank, off, I.line);
       }
       break;
     }
@@ -2112,6 +2116,12 @@ bool Executor::execMbarrier(Warp &w, const XInst &I, uint32_t mask,
       if (I.op == XOp::MbarCompleteTx)
         tx = -tx;
       uint64_t old = 0;
+      if (san_ && cta != w.cta) {
+        std::string e = san_->mbarRemoteUse(sanWarp(w), cta->rank, off,
+                                            I.line, "the remote arrive");
+        if (!e.empty())
+          return sanFault(w, l, I, e);
+      }
       if (san_ && I.op == XOp::MbarArrive)
         san_->release(sanWarp(w), san_->mbarCurrent(cta->rank, off),
                       I.line);

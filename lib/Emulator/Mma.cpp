@@ -833,6 +833,14 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
     // its issuing warp was ordered after, and before its commit's arrive.
     const uint32_t rows = op.ws ? 128 : mPart;
     for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+      for (int o = op.aTmem ? 1 : 0; o < 2; ++o) {
+        std::string e = san_->asyncRead(
+            sanWarp(w), op.parts[q]->rank,
+            static_cast<uint32_t>(op.smemLo[q][o]),
+            static_cast<uint32_t>(op.smemHi[q][o]), I.line, "tcgen05.mma");
+        if (!e.empty())
+          return sanFault(w, lane, I, e);
+      }
       if (op.aTmem &&
           !sanTmem(w, lane, I, op.parts[q]->rank, 0, rows, op.aCol0,
                    op.aCol0 + op.aCols, false, "tcgen05.mma (A)"))
@@ -883,6 +891,12 @@ bool Executor::commitLane(Warp &w, uint32_t lane, const XInst &I) {
                        ", but the cluster has " +
                        std::to_string(ctas_.size()) + " CTAs");
     Cta &c = *ctas_[r];
+    if (san_ && r != w.cta->rank) {
+      std::string e = san_->mbarRemoteUse(sanWarp(w), r, off, I.line,
+                                          "the arrive of tcgen05.commit");
+      if (!e.empty())
+        return sanFault(w, lane, I, e);
+    }
     if (off % 8 != 0 || uint64_t(off) + 8 > c.shared.size())
       return fault(Fault::Kind::Memory, w, lane, I,
                    "the mbarrier offset " + hexStr(off) + " of '" + mnem +

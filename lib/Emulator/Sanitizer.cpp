@@ -62,6 +62,7 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   }
   bars_.assign(size_t(ctas) * 16, SyncState());
   mbar_.clear();
+  inits_.clear();
   clusterCurrent_.clear();
   clusterLast_.clear();
   smemWrite_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
@@ -111,6 +112,11 @@ void Sanitizer::release(uint32_t warp, SyncState &s, uint32_t line) {
 void Sanitizer::acquire(uint32_t warp, const SyncState &s, uint32_t line) {
   WarpState &w = warps_[warp];
   join(w.clock, s.clock);
+  for (const SmemWrite &m : s.smem) {
+    if (w.incomingSmem.size() >= kMaxIncoming)
+      w.incomingSmem.erase(w.incomingSmem.begin());
+    w.incomingSmem.push_back({m, line});
+  }
   for (const TmemUse &u : s.uses) {
     if (u.warp == warp && !u.commit)
       continue;
@@ -155,6 +161,73 @@ void Sanitizer::mbarAcquire(uint32_t warp, uint32_t rank, uint32_t off,
 void Sanitizer::fenceAfter(uint32_t warp) {
   for (auto &in : warps_[warp].incoming)
     in.fenced = true;
+  warps_[warp].incomingSmem.clear();
+}
+
+std::string Sanitizer::asyncRead(uint32_t warp, uint32_t rank, uint32_t lo,
+                                 uint32_t hi, uint32_t line,
+                                 const char *what) {
+  for (const auto &in : warps_[warp].incomingSmem) {
+    const SmemWrite &m = in.write;
+    if (m.rank != rank || m.hi <= lo || hi <= m.lo)
+      continue;
+    char range[96];
+    std::snprintf(range, sizeof range, "shared 0x%x..0x%x of CTA rank %u",
+                  std::max(lo, m.lo), std::min(hi, m.hi) - 1, rank);
+    return std::string("missing tcgen05.fence::after_thread_sync: ") + what +
+           " " + describe_(warp, line) + " reads " + range +
+           ", which the TMA load " + describe_(m.warp, m.line) +
+           " wrote, ordered after it only by the wait " +
+           describe_(warp, in.acquireLine) +
+           "; an asynchronous tcgen05 operation is ordered after a thread "
+           "synchronization only by tcgen05.fence::after_thread_sync between "
+           "the two (" + kFenceRule + ")";
+  }
+  return "";
+}
+
+void Sanitizer::mbarInit(uint32_t warp, uint32_t rank, uint32_t off,
+                         uint32_t line) {
+  inits_[key(rank, off)] = {now(warp, line), false};
+  warps_[warp].initsUnfenced.push_back(key(rank, off));
+}
+
+void Sanitizer::fenceMbarrierInit(uint32_t warp) {
+  for (uint64_t k : warps_[warp].initsUnfenced) {
+    auto it = inits_.find(k);
+    if (it != inits_.end())
+      it->second.fenced = true;
+  }
+  warps_[warp].initsUnfenced.clear();
+}
+
+std::string Sanitizer::mbarRemoteUse(uint32_t warp, uint32_t rank,
+                                     uint32_t off, uint32_t line,
+                                     const char *what) {
+  auto it = inits_.find(key(rank, off));
+  if (it == inits_.end())
+    return "";
+  const InitInfo &i = it->second;
+  char where[64];
+  std::snprintf(where, sizeof where, "the mbarrier at shared 0x%x of CTA "
+                "rank %u", off, rank);
+  if (!i.fenced)
+    return std::string("missing fence.mbarrier_init: ") + where +
+           ", initialized by " + describe_(i.epoch.warp, i.epoch.line) +
+           ", is used from another CTA of the cluster by " + what + " " +
+           describe_(warp, line) +
+           ", but its initializing thread executed no "
+           "fence.mbarrier_init.release.cluster after the init (PTX ISA "
+           "9.7.13.4, membar/fence: mbarrier.init is made visible to the "
+           "other CTAs of the cluster only by that fence and a cluster "
+           "barrier)";
+  if (!ordered(i.epoch, warp))
+    return std::string("race: ") + where + ", initialized by " +
+           describe_(i.epoch.warp, i.epoch.line) + ", is used by " + what +
+           " " + describe_(warp, line) +
+           " with no synchronization (a cluster barrier after "
+           "fence.mbarrier_init) ordering the init before the use";
+  return "";
 }
 
 std::string Sanitizer::raceText(const char *what, const std::string &where,
@@ -208,9 +281,11 @@ std::string Sanitizer::tmem(uint32_t warp, uint32_t rank, uint32_t lane0,
   lane1 = std::min(lane1, 128u);
   // The fence discipline against the uses this warp acquired.
   for (const auto &in : w.incoming) {
-    if (!async)
-      break;
     const TmemUse &u = in.use;
+    // A synchronous operation (alloc, dealloc) needs the first thread's
+    // before fence only: after_thread_sync orders later asynchronous ones.
+    if (!async && !u.unfenced)
+      continue;
     bool overlap = (u.rank == kNone || u.rank == rank) && u.lane0 < lane1 &&
                    lane0 < u.lane1 && u.col0 < col1 && col0 < u.col1 &&
                    (u.write || write);

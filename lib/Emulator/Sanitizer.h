@@ -61,12 +61,21 @@ public:
   };
   /// What a synchronization object holds: the join of the releasing warps'
   /// clocks and the tensor-memory uses they carry.
+  /// Shared memory an asynchronous unit wrote (a TMA load) before the
+  /// arrive that carries it: an MMA reading it must be ordered after the
+  /// wait by tcgen05.fence::after_thread_sync.
+  struct SmemWrite {
+    uint32_t warp = kNone, line = 0; ///< the issuing instruction
+    uint32_t rank = 0, lo = 0, hi = 0;
+  };
   struct SyncState {
     std::vector<uint32_t> clock;
     std::vector<TmemUse> uses;
+    std::vector<SmemWrite> smem;
     void clear() {
       clock.clear();
       uses.clear();
+      smem.clear();
     }
   };
 
@@ -91,7 +100,26 @@ public:
   static void releaseState(const SyncState &from, SyncState &into) {
     join(into.clock, from.clock);
     into.uses.insert(into.uses.end(), from.uses.begin(), from.uses.end());
+    into.smem.insert(into.smem.end(), from.smem.begin(), from.smem.end());
   }
+  /// A TMA load completed into [lo, hi) of CTA `rank` and signals `into`.
+  static void asyncWrite(SyncState &into, const SmemWrite &w) {
+    if (into.smem.size() < 64)
+      into.smem.push_back(w);
+  }
+  /// An asynchronous tcgen05 operation (mma, cp) of `warp` reads shared
+  /// [lo, hi) of CTA `rank`: what a TMA wrote and the warp acquired through
+  /// a wait needs the after fence in between. Returns an error or "".
+  std::string asyncRead(uint32_t warp, uint32_t rank, uint32_t lo,
+                        uint32_t hi, uint32_t line, const char *what);
+  /// mbarrier.init by `warp`, and fence.mbarrier_init by `warp`.
+  void mbarInit(uint32_t warp, uint32_t rank, uint32_t off, uint32_t line);
+  void fenceMbarrierInit(uint32_t warp);
+  /// `warp` (or the asynchronous operation it issues) uses the mbarrier at
+  /// `off` of another CTA `rank` of the cluster: the init must be ordered
+  /// before and released to the cluster by fence.mbarrier_init.
+  std::string mbarRemoteUse(uint32_t warp, uint32_t rank, uint32_t off,
+                            uint32_t line, const char *what);
   SyncState &barrier(uint32_t rank, uint32_t id) {
     return bars_[rank * 16 + id];
   }
@@ -145,7 +173,18 @@ private:
       bool fenced = false;
     };
     std::vector<Incoming> incoming;
+    struct IncomingSmem {
+      SmemWrite write;
+      uint32_t acquireLine = 0;
+    };
+    std::vector<IncomingSmem> incomingSmem; ///< not yet after-fenced
+    std::vector<uint64_t> initsUnfenced;   ///< mbarrier keys it initialized
   };
+  struct InitInfo {
+    Epoch epoch;
+    bool fenced = false;
+  };
+  std::unordered_map<uint64_t, InitInfo> inits_;
   struct MbarState {
     SyncState current, last;
   };

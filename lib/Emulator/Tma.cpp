@@ -107,6 +107,7 @@ struct TmaCopy {
   /// kMaxLazyRounds), as late as the kernel's synchronization allows.
   unsigned latency = 1;
   std::string origin; ///< "CTA ... warp ... lane ... at line N: ..."
+  uint32_t warp = 0, line = 0; ///< the issuing warp (sanitizer) and line
 };
 
 class Executor::TmaUnit : public AsyncUnit {
@@ -173,6 +174,11 @@ public:
           if (c.written[i])
             c.cta->shared[c.off + i] = c.image[i];
       }
+      if (ex.san_)
+        Sanitizer::asyncWrite(
+            ex.san_->mbarCurrent(c.mbCta->rank, c.mbOff),
+            {c.warp, c.line, c.cta->rank, c.off,
+             c.off + static_cast<uint32_t>(c.image.size())});
       std::string e = ex.mbarrierUpdate(*c.mbCta, c.mbOff, 0,
                                         -static_cast<int64_t>(c.txBytes), 0);
       changed = true;
@@ -439,6 +445,16 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     c.mbOff = mbOff;
     c.txBytes = static_cast<uint32_t>(total);
     c.origin = location(w, lane, I.line);
+    if (san_) {
+      c.warp = sanWarp(w);
+      c.line = I.line;
+      if (t.second != w.cta) {
+        std::string e = san_->mbarRemoteUse(c.warp, t.second->rank, mbOff,
+                                            I.line, "the TMA load");
+        if (!e.empty())
+          return sanFault(w, lane, I, e);
+      }
+    }
     tma_->push(std::move(c), *this);
   }
   return true;
@@ -656,6 +672,10 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
       copy.mbOff = mbOff;
       copy.txBytes = size;
       copy.origin = location(w, lane, I.line);
+      if (san_) {
+        copy.warp = sanWarp(w);
+        copy.line = I.line;
+      }
       tmaUnit().push(std::move(copy), *this);
     }
   }

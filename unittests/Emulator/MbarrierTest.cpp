@@ -286,6 +286,7 @@ TEST(MbarrierTest, RemoteArriveThroughSharedCluster) {
       "  setp.ne.u32 %p1, %r2, 0;\n"
       "  @%p1 bra SKIP;\n"
       "  mbarrier.init.shared.b64 [%r1], 2;\n"
+      "  fence.mbarrier_init.release.cluster;\n"
       "SKIP:\n"
       "  barrier.cluster.arrive.release.aligned;\n"
       "  barrier.cluster.wait.acquire.aligned;\n"

@@ -147,6 +147,7 @@ std::string kernelText(const MmaCase &c, uint32_t smemBytes, uint32_t nCols,
       "ALLOCATED:\n"
       "  setp.ne.u32 %p3, %r0, 0;\n  @%p3 bra INITED;\n"
       "  mbarrier.init.shared.b64 [bar], 1;\n"
+      "  fence.mbarrier_init.release.cluster;\n"
       "INITED:\n"
       "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
       "  tcgen05.fence::after_thread_sync;\n"

@@ -215,6 +215,59 @@ TEST(SanitizerTest, ExploredSchedulesKeepCorrectKernelsCorrect) {
   }
 }
 
+TEST(SanitizerTest, AnMbarrierOtherCtasUseNeedsTheInitFence) {
+  // CTA 0 initializes its barrier; CTA 1 arrives on it remotely after a
+  // cluster barrier. Without fence.mbarrier_init the init is not released
+  // to the cluster.
+  auto text = [](bool fence) {
+    return std::string(
+               ".version 8.8\n.target sm_100a\n.address_size 64\n"
+               ".visible .entry k(.param .u64 out)\n{\n"
+               "  .reg .pred %p<4>;\n  .reg .b32 %r<8>;\n"
+               "  .reg .b64 %rd<8>;\n"
+               "  .shared .align 8 .b64 bar;\n"
+               "  mov.u32 %r1, bar;\n"
+               "  mov.u32 %r2, %cluster_ctarank;\n"
+               "  setp.ne.u32 %p1, %r2, 0;\n"
+               "  @%p1 bra SKIP;\n"
+               "  mbarrier.init.shared.b64 [%r1], 1;\n") +
+           (fence ? "  fence.mbarrier_init.release.cluster;\n" : "") +
+           "SKIP:\n"
+           "  barrier.cluster.arrive.release.aligned;\n"
+           "  barrier.cluster.wait.acquire.aligned;\n"
+           "  @!%p1 bra WAIT;\n"
+           "  mapa.shared::cluster.u32 %r3, %r1, 0;\n"
+           "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r3];\n"
+           "  ret;\n"
+           "WAIT:\n"
+           "  mbarrier.try_wait.parity.shared.b64 %p2, [%r1], 0;\n"
+           "  @!%p2 bra WAIT;\n"
+           "  ret;\n}\n";
+  };
+  auto go = [](const std::string &t) {
+    Machine m;
+    auto mod = m.loadPTX(t, "init.ptx");
+    if (!mod)
+      return mod.message();
+    const Kernel *k = *(*mod)->kernel("k");
+    uint64_t out = *m.allocate(64);
+    ParamBuilder pb(*k);
+    (void)pb.addU64(out);
+    LaunchConfig cfg;
+    cfg.grid = Dim3(2);
+    cfg.block = Dim3(1); // one arrival
+    cfg.cluster = Dim3(2);
+    cfg.params = *pb.take();
+    Error e = m.launch(*k, cfg);
+    return e ? e.message() : std::string();
+  };
+  EXPECT_EQ(go(text(true)), "");
+  std::string e = go(text(false));
+  EXPECT_TRUE(has(e, "missing fence.mbarrier_init")) << e;
+  EXPECT_TRUE(has(e, "mbarrier.init.shared.b64 [%r1], 1")) << e;
+  EXPECT_TRUE(has(e, "mbarrier.arrive.release.cluster")) << e;
+}
+
 TEST(SanitizerTest, TheCheckCanBeTurnedOff) {
   Machine m;
   auto mod = m.loadPTX(kernel(std::string(kStore) + kLoad), "s.ptx");

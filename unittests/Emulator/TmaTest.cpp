@@ -54,6 +54,7 @@ std::string kernel(unsigned dims, bool multicast) {
       "  setp.ne.u32 %p0, %r0, 0;\n"
       "  @%p0 bra INITDONE;\n"
       "  mbarrier.init.shared.b64 [bar], 1;\n"
+      "  fence.mbarrier_init.release.cluster;\n"
       "  mbarrier.arrive.expect_tx.shared.b64 %rd4, [bar], %r1;\n"
       "INITDONE:\n"
       "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n";
@@ -360,6 +361,7 @@ TEST(TmaTest, CtaGroup2SignalsThePeerBarrier) {
       "  mov.u32 %r3, tile;\n  mov.u32 %r4, bar;\n  mov.u32 %r7, 0;\n"
       "  setp.ne.u32 %p0, %r0, 0;\n  @%p0 bra A;\n"
       "  mbarrier.init.shared.b64 [bar], 1;\n"
+      "  fence.mbarrier_init.release.cluster;\n"
       "  setp.ne.u32 %p1, %r5, 1;\n  @%p1 bra A;\n"
       "  mbarrier.arrive.expect_tx.shared.b64 %rd4, [bar], 1024;\n"
       "A:\n  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
