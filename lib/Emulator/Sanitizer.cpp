@@ -56,8 +56,10 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   warpsPerCta_ = warpsPerCta;
   warps__ = ctas * warpsPerCta;
   warps_.assign(warps__, WarpState());
+  agents_.clear();
+  agentClock_.assign(kAgents, 0);
   for (uint32_t w = 0; w < warps__; ++w) {
-    warps_[w].clock.assign(warps__, 0);
+    warps_[w].clock.assign(warps__ + kAgents, 0);
     warps_[w].clock[w] = 1;
   }
   bars_.assign(size_t(ctas) * 16, SyncState());
@@ -145,7 +147,66 @@ Sanitizer::SyncState Sanitizer::snapshot(uint32_t warp, uint32_t line,
   return s;
 }
 
+uint32_t Sanitizer::agentOf(uint32_t rank, uint32_t off) {
+  auto it = agents_.find(key(rank, off));
+  if (it != agents_.end())
+    return it->second;
+  if (agents_.size() >= kAgents)
+    return kNone;
+  uint32_t a = warps__ + static_cast<uint32_t>(agents_.size());
+  agents_[key(rank, off)] = a;
+  return a;
+}
+
+std::string Sanitizer::tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo,
+                                uint32_t hi, uint32_t line) {
+  if (rank >= smemWrite_.size() || hi <= lo)
+    return "";
+  std::vector<Epoch> &wr = smemWrite_[rank], &rd = smemRead_[rank];
+  for (uint32_t i = lo / 4; i <= (hi - 1) / 4 && i < wr.size(); ++i) {
+    char where[64];
+    std::snprintf(where, sizeof where, "of shared 0x%x of CTA rank %u", i * 4,
+                  rank);
+    if (!ordered(rd[i], warp))
+      return raceText("the TMA load's write", where, warp, line, rd[i],
+                      false);
+    if (!ordered(wr[i], warp))
+      return raceText("the TMA load's write", where, warp, line, wr[i], true);
+  }
+  return "";
+}
+
+void Sanitizer::tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank,
+                            uint32_t lo, uint32_t hi, uint32_t mbRank,
+                            uint32_t mbOff) {
+  if (rank >= smemWrite_.size() || hi <= lo)
+    return;
+  uint32_t a = agentOf(mbRank, mbOff);
+  Epoch e;
+  if (a != kNone) {
+    e.warp = a;
+    e.clock = agentClock_[a - warps__] + 1;
+    e.line = line;
+    e.by = issuer;
+  }
+  std::vector<Epoch> &wr = smemWrite_[rank], &rd = smemRead_[rank];
+  for (uint32_t i = lo / 4; i <= (hi - 1) / 4 && i < wr.size(); ++i) {
+    wr[i] = e;
+    rd[i] = Epoch();
+  }
+}
+
 void Sanitizer::mbarComplete(uint32_t rank, uint32_t off) {
+  auto ag = agents_.find(key(rank, off));
+  if (ag != agents_.end()) {
+    // The phase's TMA writes are ordered before whoever acquires it.
+    uint32_t a = ag->second;
+    uint32_t c = ++agentClock_[a - warps__];
+    SyncState &cur = mbar_[key(rank, off)].current;
+    if (cur.clock.size() <= a)
+      cur.clock.resize(a + 1, 0);
+    cur.clock[a] = std::max(cur.clock[a], c);
+  }
   MbarState &m = mbar_[key(rank, off)];
   m.last = std::move(m.current);
   m.current.clear();
@@ -233,9 +294,13 @@ std::string Sanitizer::mbarRemoteUse(uint32_t warp, uint32_t rank,
 std::string Sanitizer::raceText(const char *what, const std::string &where,
                                 uint32_t warp, uint32_t line,
                                 const Epoch &other, bool otherWrote) const {
+  std::string by = other.by != kNone
+                       ? "the TMA load " + describe_(other.by, other.line) +
+                             " (not acquired through the mbarrier it "
+                             "completes on)"
+                       : describe_(other.warp, other.line);
   return std::string("race: ") + what + " " + where + " and the " +
-         (otherWrote ? "write" : "read") + " of it by " +
-         describe_(other.warp, other.line) +
+         (otherWrote ? "write" : "read") + " of it by " + by +
          " are not ordered by any synchronization (no bar.sync, mbarrier "
          "phase or cluster barrier orders the first before the second; "
          "the warps merely ran in this order here). Second access: " +

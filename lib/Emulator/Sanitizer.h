@@ -120,6 +120,20 @@ public:
   /// before and released to the cluster by fence.mbarrier_init.
   std::string mbarRemoteUse(uint32_t warp, uint32_t rank, uint32_t off,
                             uint32_t line, const char *what);
+
+  // The async proxy in happens-before. A TMA load's write of shared memory
+  // counts as a write by the mbarrier it signals (a clock of its own per
+  // mbarrier, ticking when a phase completes), so only a warp that
+  // acquired that phase (or is ordered after one that did) may read the
+  // bytes; an MMA's read of its operands counts as a read by the issuing
+  // warp at issue.
+  /// At a TMA load's issue by `warp`: the bytes it will write must not be
+  /// read or written by anything not ordered before the issue.
+  std::string tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo, uint32_t hi,
+                       uint32_t line);
+  /// At its completion: the bytes now belong to the mbarrier's phase.
+  void tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank, uint32_t lo,
+                   uint32_t hi, uint32_t mbRank, uint32_t mbOff);
   SyncState &barrier(uint32_t rank, uint32_t id) {
     return bars_[rank * 16 + id];
   }
@@ -160,7 +174,13 @@ private:
   struct Epoch {
     uint32_t warp = kNone, clock = 0, line = 0;
     bool atomic = false;
+    uint32_t by = kNone; ///< an mbarrier's clock (a TMA write): the issuer
   };
+  /// Clock slots after the warps' for mbarriers that TMA loads signal.
+  static constexpr uint32_t kAgents = 64;
+  uint32_t agentOf(uint32_t rank, uint32_t off);
+  std::unordered_map<uint64_t, uint32_t> agents_;
+  std::vector<uint32_t> agentClock_;
   struct WarpState {
     std::vector<uint32_t> clock;
     TmemUse since;    ///< tcgen05 uses since the last release

@@ -174,6 +174,11 @@ public:
           if (c.written[i])
             c.cta->shared[c.off + i] = c.image[i];
       }
+      if (ex.san_) {
+        ex.san_->tmaComplete(c.warp, c.line, c.cta->rank, c.off,
+                             c.off + static_cast<uint32_t>(c.image.size()),
+                             c.mbCta->rank, c.mbOff);
+      }
       if (ex.san_)
         Sanitizer::asyncWrite(
             ex.san_->mbarCurrent(c.mbCta->rank, c.mbOff),
@@ -454,6 +459,11 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
         if (!e.empty())
           return sanFault(w, lane, I, e);
       }
+      std::string e = san_->tmaIssue(
+          c.warp, c.cta->rank, c.off,
+          c.off + static_cast<uint32_t>(c.image.size()), I.line);
+      if (!e.empty())
+        return sanFault(w, lane, I, e);
     }
     tma_->push(std::move(c), *this);
   }
@@ -675,6 +685,11 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
       if (san_) {
         copy.warp = sanWarp(w);
         copy.line = I.line;
+        std::string e = san_->tmaIssue(
+            copy.warp, c->rank, copy.off,
+            copy.off + static_cast<uint32_t>(copy.image.size()), I.line);
+        if (!e.empty())
+          return sanFault(w, lane, I, e);
       }
       tmaUnit().push(std::move(copy), *this);
     }

@@ -14,6 +14,7 @@
 //     during the first run, and their ratio (see docs/Emulator.md).
 //
 //   EmulatorGemmBench [--k 4096] [--reps 5] [--case gemm|gemm_m64|gemm_2cta|all]
+//                     [--sanitize 1|0]  (the sanitizer, LaunchConfig::sanitize)
 //                     [--seed 1]
 //
 // Emulated state = the global memory allocated for the launch
@@ -67,6 +68,7 @@ struct Options {
   uint32_t k = 4096;
   uint32_t reps = 5;
   uint32_t seed = 1;
+  uint32_t sanitize = 1; ///< LaunchConfig::sanitize
   std::string which = "all";
 };
 
@@ -153,6 +155,7 @@ int runCase(const Options &o, size_t index) {
     std::fprintf(stderr, "%s: %s\n", name, err.c_str());
     return 1;
   }
+  l.cfg.sanitize = o.sanitize != 0;
   const uint64_t globalBytes = m->allocatedBytes();
   const uint64_t hwmPrepared = statusBytes("VmHWM");
 
@@ -247,9 +250,11 @@ int runCase(const Options &o, size_t index) {
 /// Runs `self --case name ...` in a fresh process; returns its exit status.
 int spawnCase(const Options &o, const char *name) {
   std::string k = std::to_string(o.k), reps = std::to_string(o.reps),
-              seed = std::to_string(o.seed);
+              seed = std::to_string(o.seed),
+              sanitize = std::to_string(o.sanitize);
   std::vector<std::string> args = {"EmulatorGemmBench", "--case", name,
-                                   "--k", k, "--reps", reps, "--seed", seed};
+                                   "--k",  k,          "--reps",   reps,
+                                   "--seed", seed,     "--sanitize", sanitize};
   std::vector<char *> argv;
   for (std::string &a : args)
     argv.push_back(a.data());
@@ -286,10 +291,13 @@ int main(int argc, char **argv) {
       o.seed = static_cast<uint32_t>(std::strtoul(v, nullptr, 0));
     else if (a == "--case")
       o.which = v;
+    else if (a == "--sanitize")
+      o.sanitize = static_cast<uint32_t>(std::strtoul(v, nullptr, 0));
     else {
       std::fprintf(stderr,
                    "usage: EmulatorGemmBench [--k 4096] [--reps 5] [--case "
-                   "gemm|gemm_m64|gemm_2cta|all] [--seed 1]\n");
+                   "gemm|gemm_m64|gemm_2cta|all] [--seed 1] [--sanitize "
+                   "1|0]\n");
       return 2;
     }
   }

@@ -6,6 +6,7 @@
 // loop, on one host core. Prints the median of several runs.
 //
 //   EmulatorScalarBench [--ctas N] [--threads N] [--iters N] [--reps N]
+//                       [--sanitize 1|0]
 //
 // The design target (issue 3) is at least 50 million thread-instructions per
 // second. docs/Emulator.md records measured figures.
@@ -85,6 +86,7 @@ int main(int argc, char **argv) {
   uint32_t threads = arg(argc, argv, "--threads", 256);
   uint32_t iters = arg(argc, argv, "--iters", 500);
   uint32_t reps = arg(argc, argv, "--reps", 5);
+  uint32_t sanitize = arg(argc, argv, "--sanitize", 1);
 
   Machine m;
   auto mod = m.loadPTX(kKernel, "scalar.ptx");
@@ -101,6 +103,7 @@ int main(int argc, char **argv) {
   cfg.grid = Dim3(ctas);
   cfg.block = Dim3(threads);
   cfg.params = *p.take();
+  cfg.sanitize = sanitize != 0;
 
   std::vector<double> rates, seconds;
   uint64_t instrs = 0;
