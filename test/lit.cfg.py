@@ -22,6 +22,7 @@ llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 config.substitutions.append(("%nvfp4_src", config.nvfp4_src_root))
+config.substitutions.append(("%nvfp4_build", config.nvfp4_obj_root))
 config.substitutions.append(("%nvfp4_libs", config.nvfp4_libs_dir))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%cuda_root", config.nvfp4_cuda_root))

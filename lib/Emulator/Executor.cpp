@@ -3742,6 +3742,12 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
                     std::to_string(rank) + "; the cluster has " +
                     std::to_string(ctas_.size()) + " CTAs)");
       cta = ctas_[rank].get();
+      if (cta != w.cta && cta->liveWarps == 0)
+        return fail(std::string(kind) + " of " + std::to_string(bytes) +
+                    " bytes at " + hex(addr) + " in the shared memory of CTA "
+                    "rank " + std::to_string(rank) + ", which has exited "
+                    "(its shared memory is gone; a cluster barrier before "
+                    "the exit keeps a CTA alive while its peers access it)");
     }
     if (off > cta->shared.size() || bytes > cta->shared.size() - off)
       return fail(

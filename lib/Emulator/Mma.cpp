@@ -832,7 +832,21 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
     // D (and A in tensor memory) at issue: the MMA runs after everything
     // its issuing warp was ordered after, and before its commit's arrive.
     const uint32_t rows = op.ws ? 128 : mPart;
+    const uint32_t seq = san_->nextMma(sanWarp(w));
+    const uint64_t pipeline = (uint64_t(op.dAddr) << 32) ^
+                              (uint64_t(op.f.m) << 16) ^ op.f.n ^
+                              (op.ctaGroup2 ? 1ull << 31 : 0);
     for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
+      std::string pe =
+          op.aTmem ? san_->mmaTmem(sanWarp(w), seq, op.parts[q]->rank,
+                                   op.aCol0, op.aCol0 + op.aCols, false,
+                                   pipeline, I.line)
+                   : std::string();
+      if (pe.empty())
+        pe = san_->mmaTmem(sanWarp(w), seq, op.parts[q]->rank, op.dCol0,
+                           op.dCol0 + op.dCols, true, pipeline, I.line);
+      if (!pe.empty())
+        return sanFault(w, lane, I, pe);
       for (int o = op.aTmem ? 1 : 0; o < 2; ++o) {
         std::string e = san_->asyncRead(
             sanWarp(w), op.parts[q]->rank,

@@ -59,7 +59,7 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   agents_.clear();
   agentClock_.assign(kAgents, 0);
   for (uint32_t w = 0; w < warps__; ++w) {
-    warps_[w].clock.assign(warps__ + kAgents, 0);
+    warps_[w].clock.assign(warps__ + kAgents + warps__, 0);
     warps_[w].clock[w] = 1;
   }
   bars_.assign(size_t(ctas) * 16, SyncState());
@@ -71,6 +71,8 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   smemRead_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   tmemWrite_.assign(ctas, std::vector<Epoch>(4 * 512));
   tmemRead_.assign(ctas, std::vector<Epoch>(4 * 512));
+  mmaWrite_.assign(ctas, std::vector<MmaMark>(512));
+  mmaRead_.assign(ctas, std::vector<MmaMark>(512));
   describe_ = std::move(describe);
 }
 
@@ -141,6 +143,8 @@ Sanitizer::SyncState Sanitizer::snapshot(uint32_t warp, uint32_t line,
     u.add(warp, line, kNone, 0, 128, 0, 512, true);
     u.releaseLine = line;
     u.commit = true;
+    u.mmaSeq = w.mmaSeq;
+    s.clock[pipeSlot(warp)] = std::max(s.clock[pipeSlot(warp)], w.mmaSeq);
     s.uses.push_back(u);
   }
   ++w.clock[warp];
@@ -217,6 +221,33 @@ void Sanitizer::mbarAcquire(uint32_t warp, uint32_t rank, uint32_t off,
   auto it = mbar_.find(key(rank, off));
   if (it != mbar_.end())
     acquire(warp, it->second.last, line);
+}
+
+std::string Sanitizer::mmaTmem(uint32_t warp, uint32_t seq, uint32_t rank,
+                               uint32_t col0, uint32_t col1, bool write,
+                               uint64_t pipeline, uint32_t line) {
+  if (rank >= mmaWrite_.size())
+    return "";
+  const WarpState &w = warps_[warp];
+  std::vector<MmaMark> &wr = mmaWrite_[rank], &rd = mmaRead_[rank];
+  for (uint32_t c = col0; c < std::min(col1, 512u); ++c) {
+    for (const MmaMark *m : {&wr[c], write ? &rd[c] : nullptr}) {
+      if (!m || m->warp != warp || m->seq == seq ||
+          m->seq <= w.clock[pipeSlot(warp)] || m->pipeline == pipeline)
+        continue;
+      return "race: " + describe_(warp, line) + " and the tcgen05.mma " +
+             describe_(warp, m->line) + " of the same warp both use TMEM "
+             "column " + std::to_string(c) + " of CTA rank " +
+             std::to_string(rank) + " (one writing it) but are not in one "
+             "pipeline (another accumulator or shape), so they may run in "
+             "either order: wait on an mbarrier that a tcgen05.commit after "
+             "the first signals before issuing the second (PTX ISA "
+             "9.7.16.6.2, pipelined tcgen05 instructions)";
+    }
+    MmaMark &slot = write ? wr[c] : rd[c];
+    slot = {warp, seq, line, pipeline};
+  }
+  return "";
 }
 
 void Sanitizer::fenceAfter(uint32_t warp) {

@@ -55,6 +55,7 @@ public:
     /// Carried by a tcgen05.commit: its own warp needs the after fence too
     /// (PTX ISA 9.7.16.6.4.2, mma; commit; wait; after_thread_sync; ld).
     bool commit = false;
+    uint32_t mmaSeq = 0; ///< a commit: the MMAs of its warp it covers
     bool any() const { return warp != kNone; }
     void add(uint32_t w, uint32_t l, uint32_t r, uint32_t la, uint32_t lb,
              uint32_t ca, uint32_t cb, bool wr);
@@ -168,6 +169,15 @@ public:
   /// A tcgen05 operation with no tensor-memory operand of its own that
   /// still must be ordered (the fence discipline only).
   void fenceBefore(uint32_t warp) { warps_[warp].unfenced = TmemUse(); }
+  /// Two tcgen05.mma of one warp are ordered only within a pipeline (same
+  /// cta_group, accumulator and shape; PTX ISA 9.7.16.6.2); otherwise the
+  /// second must follow a wait on a commit after the first. `nextMma`
+  /// numbers the warp's MMAs; `mmaTmem` reports one's TMEM access
+  /// (`pipeline` identifies its pipeline) and returns an error or "".
+  uint32_t nextMma(uint32_t warp) { return ++warps_[warp].mmaSeq; }
+  std::string mmaTmem(uint32_t warp, uint32_t seq, uint32_t rank,
+                      uint32_t col0, uint32_t col1, bool write,
+                      uint64_t pipeline, uint32_t line);
   void fenceAfter(uint32_t warp);
 
 private:
@@ -179,6 +189,10 @@ private:
   /// Clock slots after the warps' for mbarriers that TMA loads signal.
   static constexpr uint32_t kAgents = 64;
   uint32_t agentOf(uint32_t rank, uint32_t off);
+  /// The clock slot that counts warp w's MMAs known complete: a commit's
+  /// arrive carries the count it covers, and it travels with the clocks
+  /// (so a warp learns of its MMAs' completion through other warps too).
+  uint32_t pipeSlot(uint32_t w) const { return warps__ + kAgents + w; }
   std::unordered_map<uint64_t, uint32_t> agents_;
   std::vector<uint32_t> agentClock_;
   struct WarpState {
@@ -199,6 +213,7 @@ private:
     };
     std::vector<IncomingSmem> incomingSmem; ///< not yet after-fenced
     std::vector<uint64_t> initsUnfenced;   ///< mbarrier keys it initialized
+    uint32_t mmaSeq = 0; ///< MMAs issued
   };
   struct InitInfo {
     Epoch epoch;
@@ -233,6 +248,12 @@ private:
   std::vector<std::vector<Epoch>> smemWrite_, smemRead_;
   /// Per CTA, per (32-lane quadrant, column): last write and last read.
   std::vector<std::vector<Epoch>> tmemWrite_, tmemRead_;
+  /// Per CTA, per column: the last MMA that wrote and that read it.
+  struct MmaMark {
+    uint32_t warp = kNone, seq = 0, line = 0;
+    uint64_t pipeline = 0;
+  };
+  std::vector<std::vector<MmaMark>> mmaWrite_, mmaRead_;
   std::function<std::string(uint32_t, uint32_t)> describe_;
 };
 

@@ -202,40 +202,35 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
   unsigned split = list[I.listCount];
   unsigned qBase = tmem::laneQuadrantBase(w.id);
   const uint64_t *ta = src(w, I.src[0]);
-  if (tensor_ && mask) {
-    // A pending tcgen05.mma must not be raced (docs/Emulator.md).
+  // The columns the shape spans from the first active lane's address.
+  uint32_t c0 = 0, span = 0;
+  if (mask) {
     uint32_t taddr = static_cast<uint32_t>(ta[__builtin_ctz(mask)] +
                                            static_cast<uint64_t>(I.imm));
-    uint32_t span = shape == tmem::LdStShape::S16x32bx2
-                        ? split + num
-                        : tmem::shapeColumns(shape, num);
+    c0 = tmem::addressColumn(taddr);
+    span = shape == tmem::LdStShape::S16x32bx2 ? split + num
+                                                : tmem::shapeColumns(shape, num);
     if (pack)
       span *= 2;
-    if (const std::string *origin = mmaTouchesTmem(
-            cta, tmem::addressColumn(taddr), span, /*write=*/!isLd))
+  }
+  if (tensor_ && mask) {
+    // A pending tcgen05.mma must not be raced (docs/Emulator.md).
+    if (const std::string *origin =
+            mmaTouchesTmem(cta, c0, span, /*write=*/!isLd))
       return fault(Fault::Kind::Invalid, w, __builtin_ctz(mask), I,
                    std::string("race: ") + what + " of TMEM columns " +
-                       std::to_string(tmem::addressColumn(taddr)) + ".." +
-                       std::to_string(tmem::addressColumn(taddr) + span - 1) +
+                       std::to_string(c0) + ".." +
+                       std::to_string(c0 + span - 1) +
                        " while the tcgen05.mma issued in " + *origin +
                        " (not complete) " + (isLd ? "writes" : "uses") +
                        " them; wait on the mbarrier of its tcgen05.commit "
                        "first");
   }
-  if (san_ && mask) {
-    // The warp's lane quadrant over the columns the shape spans.
-    uint32_t taddr = static_cast<uint32_t>(ta[__builtin_ctz(mask)] +
-                                           static_cast<uint64_t>(I.imm));
-    uint32_t span = shape == tmem::LdStShape::S16x32bx2
-                        ? split + num
-                        : tmem::shapeColumns(shape, num);
-    if (pack)
-      span *= 2;
-    uint32_t c0 = tmem::addressColumn(taddr);
-    if (!sanTmem(w, __builtin_ctz(mask), I, cta.rank, qBase,
-                 qBase + tmem::kLanesPerWarp, c0, c0 + span, !isLd, what))
-      return false;
-  }
+  // The sanitizer: the warp's lane quadrant over those columns.
+  if (san_ && mask &&
+      !sanTmem(w, __builtin_ctz(mask), I, cta.rank, qBase,
+               qBase + tmem::kLanesPerWarp, c0, c0 + span, !isLd, what))
+    return false;
   for (uint32_t t = 0; t < 32; ++t) {
     if (!((mask >> t) & 1))
       continue;
@@ -274,6 +269,14 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
           // but a value that reaches the output is caught there.
           if (!cta.tmemWritten[cell])
             ++stats_.tmemPoisonReads;
+          if (cta.tmemStPending[cell] == w.id + 1)
+            return fault(Fault::Kind::Invalid, w, t, I,
+                         "race: tcgen05.ld of TMEM lane " + std::to_string(ln) +
+                             " column " + std::to_string(c) +
+                             ", which this warp stored with tcgen05.st and "
+                             "has not waited for: tcgen05.st and tcgen05.ld "
+                             "are not pipelined, tcgen05.wait::st must come "
+                             "between them (PTX ISA 9.7.16.6.4.2)");
           if (cta.tmemStPending[cell] && cta.tmemStPending[cell] != w.id + 1)
             return fault(Fault::Kind::Invalid, w, t, I,
                          "race: tcgen05.ld of TMEM lane " + std::to_string(ln) +

@@ -207,6 +207,8 @@ TEST(TmemTest, SameShapeLoadRoundTrip) {
            std::to_string(i + 1) + ";\n";
     b += std::string("  tcgen05.st.sync.aligned.") + shape + ".b32 [%r2], " +
          (split ? "8, " : "") + regs("s", 4) + ";\n";
+    // st and ld are not pipelined: the store completes first.
+    b += "  tcgen05.wait::st.sync.aligned;\n";
     b += std::string("  tcgen05.ld.sync.aligned.") + shape + ".b32 " +
          regs("v", 4) + ", [%r2]" + (split ? ", 8" : "") +
          ";\n  tcgen05.wait::ld.sync.aligned;\n";
@@ -221,10 +223,26 @@ TEST(TmemTest, SameShapeLoadRoundTrip) {
   }
 }
 
+TEST(TmemTest, LoadAfterStoreNeedsWaitSt) {
+  // tcgen05.st then tcgen05.ld of the same cells by one warp, no
+  // tcgen05.wait::st between them: not pipelined (PTX ISA 9.7.16.6.4.2).
+  std::string b = std::string(kAlloc) +
+                  "  mov.b32 %s0, 7;\n"
+                  "  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r2], {%s0};\n"
+                  "  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%v0}, [%r2];\n"
+                  "  tcgen05.wait::ld.sync.aligned;\n";
+  std::vector<uint32_t> out;
+  std::string e = run(tk(b + kDealloc), 32, out);
+  EXPECT_NE(e.find("this warp stored with tcgen05.st and has not waited"),
+            std::string::npos)
+      << e;
+}
+
 TEST(TmemTest, PackUnpack16b) {
   std::string b = kAlloc;
   b += "  mov.b32 %s0, 0xAAAABBBB;\n"
        "  tcgen05.st.sync.aligned.32x32b.x1.unpack::16b.b32 [%r2], {%s0};\n"
+       "  tcgen05.wait::st.sync.aligned;\n"
        "  tcgen05.ld.sync.aligned.32x32b.x2.b32 {%v0, %v1}, [%r2];\n"
        "  tcgen05.ld.sync.aligned.32x32b.x1.pack::16b.b32 {%v2}, [%r2];\n"
        "  tcgen05.wait::ld.sync.aligned;\n"
