@@ -188,10 +188,10 @@ void Sanitizer::tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank,
   uint32_t a = agentOf(mbRank, mbOff);
   Epoch e;
   if (a != kNone) {
-    e.warp = a;
+    e.warp = static_cast<uint16_t>(a);
     e.clock = agentClock_[a - warps__] + 1;
     e.line = line;
-    e.by = issuer;
+    e.by = static_cast<uint16_t>(issuer & kNoBy);
   }
   std::vector<Epoch> &wr = smemWrite_[rank], &rd = smemRead_[rank];
   for (uint32_t i = lo / 4; i <= (hi - 1) / 4 && i < wr.size(); ++i) {
@@ -325,8 +325,9 @@ std::string Sanitizer::mbarRemoteUse(uint32_t warp, uint32_t rank,
 std::string Sanitizer::raceText(const char *what, const std::string &where,
                                 uint32_t warp, uint32_t line,
                                 const Epoch &other, bool otherWrote) const {
-  std::string by = other.by != kNone
-                       ? "the TMA load " + describe_(other.by, other.line) +
+  std::string by = (other.by & kNoBy) != kNoBy
+                       ? "the TMA load " +
+                             describe_(other.by & kNoBy, other.line) +
                              " (not acquired through the mbarrier it "
                              "completes on)"
                        : describe_(other.warp, other.line);
@@ -359,7 +360,8 @@ std::string Sanitizer::shared(uint32_t warp, uint32_t rank, uint32_t off,
     if (write && !ordered(rd[i], warp))
       return raceText(what, where(), warp, line, rd[i], false);
     Epoch e = now(warp, line);
-    e.atomic = atomic;
+    if (atomic)
+      e.by |= kAtomic;
     if (write)
       wr[i] = e;
     else

@@ -181,11 +181,14 @@ public:
   void fenceAfter(uint32_t warp);
 
 private:
+  /// 12 bytes (two per 4-byte word of shared memory): the clock slot (a
+  /// warp, or an mbarrier's for a TMA write), its value, the line, and in
+  /// `by` the TMA's issuing warp (kNoBy: none) with bit 15 = atomic.
   struct Epoch {
-    uint32_t warp = kNone, clock = 0, line = 0;
-    bool atomic = false;
-    uint32_t by = kNone; ///< an mbarrier's clock (a TMA write): the issuer
+    uint32_t clock = 0, line = 0;
+    uint16_t warp = kNo16, by = kNoBy;
   };
+  static constexpr uint16_t kNo16 = 0xffff, kNoBy = 0x7fff, kAtomic = 0x8000;
   /// Clock slots after the warps' for mbarriers that TMA loads signal.
   static constexpr uint32_t kAgents = 64;
   uint32_t agentOf(uint32_t rank, uint32_t off);
@@ -227,11 +230,15 @@ private:
     return (uint64_t(rank) << 32) | off;
   }
   bool ordered(const Epoch &e, uint32_t warp, bool atomic = false) const {
-    return e.warp == kNone || e.warp == warp || (atomic && e.atomic) ||
+    return e.warp == kNo16 || e.warp == warp || (atomic && (e.by & kAtomic)) ||
            warps_[warp].clock[e.warp] >= e.clock;
   }
   Epoch now(uint32_t warp, uint32_t line) const {
-    return {warp, warps_[warp].clock[warp], line};
+    Epoch e;
+    e.clock = warps_[warp].clock[warp];
+    e.line = line;
+    e.warp = static_cast<uint16_t>(warp);
+    return e;
   }
   static void join(std::vector<uint32_t> &into,
                    const std::vector<uint32_t> &from);
