@@ -648,6 +648,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     cta.tmemWritten.clear();
     cta.tmemStPending.clear();
     cta.tmemAllocs.clear();
+    cta.tmaSwizzle.assign((sharedBytes_ + 127) / 128, 0xff);
     cta.tmemRelinquished = false;
     cta.wgmmaIssues.clear();
     cta.wgmmaPending = 0;
@@ -743,6 +744,7 @@ Error Executor::runCluster(const Dim3 &clusterId) {
         msg += "\n  CTA " + dimStr(w->cta->id) + " warp " +
                std::to_string(w->id) + ": " + describeWarpState(*w);
       }
+      msg += deadlockHints(warps);
       fault_.message = msg;
       return Error::failure(msg);
     }
@@ -1935,6 +1937,40 @@ uint64_t mbLoad(const uint8_t *p) {
 void mbStore(uint8_t *p, uint64_t v) { std::memcpy(p, &v, 8); }
 
 } // namespace
+
+uint32_t Executor::mbarrierParity(const Cta &cta, uint32_t off) const {
+  if (off > cta.shared.size() || cta.shared.size() - off < 8)
+    return 0;
+  return mbDecode(mbLoad(cta.shared.data() + off)).parity;
+}
+
+std::string
+Executor::deadlockHints(const std::vector<Warp *> &warps) const {
+  // Every copy has landed (the async units are idle): an mbarrier a warp
+  // waits on with a non-zero tx-count was told a wrong byte count.
+  std::string msg;
+  std::vector<std::pair<const Cta *, uint32_t>> seen;
+  for (Warp *w : warps)
+    for (uint32_t m = w->mbBlocked; m; m &= m - 1) {
+      std::pair<const Cta *, uint32_t> key(w->cta, w->mbAddr[firstLane(m)]);
+      if (std::find(seen.begin(), seen.end(), key) != seen.end())
+        continue;
+      seen.push_back(key);
+      MbState st = mbDecode(mbLoad(key.first->shared.data() + key.second));
+      if (st.valid && st.tx > 0)
+        msg += "\n  " + describeMbarrier(*key.first, key.second) +
+               " still expects " + std::to_string(st.tx) +
+               " transaction bytes, but every TMA load and bulk copy has "
+               "completed: an expect_tx larger than the bytes its copies "
+               "deliver?";
+      else if (st.valid && st.tx < 0)
+        msg += "\n  " + describeMbarrier(*key.first, key.second) +
+               " received " + std::to_string(-st.tx) +
+               " transaction bytes more than its expect_tx announced: an "
+               "expect_tx smaller than the bytes its copies deliver?";
+    }
+  return msg;
+}
 
 std::string Executor::describeMbarrier(const Cta &cta, uint32_t off) const {
   std::string s =

@@ -98,6 +98,10 @@ public:
     uint32_t rank = 0; ///< %cluster_ctarank
     Dim3 clusterCtaid;
     std::vector<uint8_t> shared;
+    /// Per 128-byte chunk of shared memory: the swizzle (0 none, 1 32B,
+    /// 2 64B, 3 128B) of the TMA tensor load that last wrote it, or 0xff.
+    /// An MMA descriptor reading it with another swizzle is an error.
+    std::vector<uint8_t> tmaSwizzle;
     std::vector<Warp> warps;
     std::vector<uint64_t> rows;
     std::vector<uint32_t> preds;
@@ -221,6 +225,12 @@ public:
   std::string mbarrierUpdate(Cta &cta, uint32_t off, uint32_t arrivals,
                              int64_t txDelta, uint8_t flags,
                              uint64_t *old = nullptr);
+  /// For a deadlock report: the mbarriers the warps wait on whose tx-count
+  /// no copy in flight can settle (a wrong expect_tx), one line each.
+  std::string deadlockHints(const std::vector<Warp *> &warps) const;
+  /// The current phase parity of the mbarrier at `off` of `cta` (0 when
+  /// it is not initialized).
+  uint32_t mbarrierParity(const Cta &cta, uint32_t off) const;
   /// One line describing the mbarrier at `off` of `cta`.
   std::string describeMbarrier(const Cta &cta, uint32_t off) const;
 

@@ -799,6 +799,49 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
     op.smemHi[q][0] = aHi;
     op.smemLo[q][1] = bLo;
     op.smemHi[q][1] = bHi;
+    // The descriptor's swizzle against the TMA load that wrote the bytes:
+    // a mismatch reads every row permuted (a wrong-swizzle descriptor).
+    for (int o = op.aTmem ? 1 : 0; o < 2; ++o) {
+      const umma::SmemDescFields &d = o ? bd : ad;
+      const uint64_t lo = o ? bLo : aLo, hi = o ? bHi : aHi;
+      const std::vector<uint8_t> &sw = op.parts[q]->tmaSwizzle;
+      for (uint64_t k = lo / 128; hi > lo && k <= (hi - 1) / 128 &&
+                                  k < sw.size();
+           ++k) {
+        // K-major rows written by a swizzled TMA box are 16 << swizzle
+        // bytes apart, so its 8-row core-matrix groups are 8 times that:
+        // the descriptor's SBO must say so.
+        const umma::Major major = o ? op.f.bMajor : op.f.aMajor;
+        if (sw[k] != 0xff && sw[k] == swizzleBits(d.swizzle) && sw[k] != 0 &&
+            major == umma::Major::K &&
+            d.sboBytes != 8u * (16u << swizzleBits(d.swizzle)))
+          return fault(Fault::Kind::Invalid, w, lane, I,
+                       "'" + mnem + "' " + (o ? "B" : "A") + " descriptor " +
+                           hexStr(o ? op.bDesc : op.aDesc) + " has a stride "
+                           "byte offset (SBO) of " +
+                           std::to_string(d.sboBytes) +
+                           " bytes, but the K-major rows a TMA load wrote "
+                           "there with the " +
+                           std::to_string(16u << swizzleBits(d.swizzle)) +
+                           "-byte swizzle put 8-row groups " +
+                           std::to_string(8u * (16u << swizzleBits(d.swizzle))) +
+                           " bytes apart");
+        if (sw[k] == 0xff || sw[k] == swizzleBits(d.swizzle))
+          continue;
+        static const char *const names[] = {"no", "32-byte", "64-byte",
+                                            "128-byte"};
+        return fault(Fault::Kind::Invalid, w, lane, I,
+                     "'" + mnem + "' " + (o ? "B" : "A") + " descriptor " +
+                         hexStr(o ? op.bDesc : op.aDesc) + " reads shared " +
+                         hexStr(k * 128) + " of CTA rank " +
+                         std::to_string(op.parts[q]->rank) + " with the " +
+                         names[swizzleBits(d.swizzle) & 3] +
+                         " swizzle, but the TMA load that wrote those bytes "
+                         "used the " + names[sw[k] & 3] +
+                         " swizzle (the descriptor's layout type must match "
+                         "the tensor map's swizzle)");
+      }
+    }
   }
   // An operand a TMA load still writes: the MMA would read it before the
   // copy lands. Correct kernels wait on the load's mbarrier first, so the

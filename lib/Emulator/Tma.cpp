@@ -108,6 +108,8 @@ struct TmaCopy {
   unsigned latency = 1;
   std::string origin; ///< "CTA ... warp ... lane ... at line N: ..."
   uint32_t warp = 0, line = 0; ///< the issuing warp (sanitizer) and line
+  uint8_t swizzle = 0xff; ///< a tensor load's swizzle bits (0xff: a bulk copy)
+  uint32_t parity = 0;    ///< its mbarrier's phase parity at the issue
 };
 
 class Executor::TmaUnit : public AsyncUnit {
@@ -125,6 +127,7 @@ public:
   /// one copy in four lazy, the others 1 to 12 steps, so copies complete
   /// out of issue order.
   void push(TmaCopy c, Executor &ex) {
+    c.parity = ex.mbarrierParity(*c.mbCta, c.mbOff);
     c.latency = kLatency;
     if (ex.explore_)
       c.latency = ex.randomBelow(4) == 0 ? kLazy : 1 + ex.randomBelow(12);
@@ -174,6 +177,23 @@ public:
           if (c.written[i])
             c.cta->shared[c.off + i] = c.image[i];
       }
+      if (ex.mbarrierParity(*c.mbCta, c.mbOff) != c.parity) {
+        // The phase it was issued in completed without its bytes.
+        err = Error::failure(
+            "the TMA load issued in " + c.origin + " completed after the "
+            "mbarrier phase it was issued in had already completed (" +
+            ex.describeMbarrier(*c.mbCta, c.mbOff) + "): the phase's "
+            "expect_tx announced fewer bytes than its copies deliver, so "
+            "its waiters went on before this copy landed");
+        pending_.clear();
+        return true;
+      }
+      if (c.swizzle != 0xff && !c.image.empty())
+        for (size_t k = c.off / 128;
+             k <= (c.off + c.image.size() - 1) / 128 &&
+             k < c.cta->tmaSwizzle.size();
+             ++k)
+          c.cta->tmaSwizzle[k] = c.swizzle;
       if (ex.san_) {
         ex.san_->tmaComplete(c.warp, c.line, c.cta->rank, c.off,
                              c.off + static_cast<uint32_t>(c.image.size()),
@@ -450,6 +470,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     c.mbOff = mbOff;
     c.txBytes = static_cast<uint32_t>(total);
     c.origin = location(w, lane, I.line);
+    c.swizzle = static_cast<uint8_t>(swz);
     if (san_) {
       c.warp = sanWarp(w);
       c.line = I.line;
