@@ -328,6 +328,19 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     coord[i] = static_cast<int32_t>(src(w, list[i])[lane]);
   if (I.op == XOp::TmaStore)
     return tmaStoreLane(w, lane, I, d, coord, swz);
+  // Measured on the H200 (corpus cases tmaalign_*): a tensor load whose box
+  // starts at a dimension-0 byte offset that is not a multiple of 16 faults
+  // with an illegal instruction, in bounds or not, swizzled or not, at every
+  // rank; 16-byte multiples run, negative ones too (filled out of bounds).
+  if (((coord[0] * int64_t(eb)) % 16 + 16) % 16 != 0)
+    return fault(Fault::Kind::Invalid, w, lane, I,
+                 "TMA tile load whose box starts at byte " +
+                     std::to_string(coord[0] * int64_t(eb)) +
+                     " of dimension 0 (coordinate " + std::to_string(coord[0]) +
+                     " x " + std::to_string(eb) + "-byte elements) in '" +
+                     mnem +
+                     "': not a multiple of 16 bytes, an illegal instruction "
+                     "on the H200 (corpus case tmaalign_2d_f32_none_b64_9_3)");
 
   // Destination (shared::cluster) and mbarrier addresses.
   auto split = [&](uint64_t addr, const char *what, Cta *&cta,

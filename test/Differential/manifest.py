@@ -142,6 +142,39 @@ def tma_cases():
     return out
 
 
+# The H200 (2026-12-03): every start not a multiple of 16 bytes faults.
+LOAD_FAULT = "TMA tile load whose box starts at byte"
+
+
+# TMA tensor loads at every start alignment of dimension 0 modulo 16
+# bytes (issue 12: the H200's twin of the store rule): u8, bf16 and f32,
+# without and with the 128B swizzle, in bounds and starting before
+# dimension 0; rank 1 and 3. Names start "tmaalign_".
+def tma_align_cases():
+    out = []
+    i = 500
+    for dtype in ("u8", "bf16", "f32"):
+        esize = DTYPES[dtype][0]
+        for swz, inner in (("none", 64), ("128B", 128)):
+            for byte in range(0, 16, esize):
+                for start in (32 + byte, byte - 16):   # in bounds; before dim 0
+                    c = tma_case(i, 2, dtype, swz, inner, [start // esize, 3])
+                    c["name"] = "tmaalign_" + c["name"][len("tma_"):]
+                    if byte:
+                        c["faults"] = dict(h200=STORE_HW_FAULT,
+                                           emulator=LOAD_FAULT, rule="unaligned")
+                    out.append(c)
+                    i += 1
+    for rank, coords in ((1, [5]), (1, [-3]), (3, [3, 1, 1]), (3, [-1, 1, 1])):
+        c = tma_case(i, rank, "f32", "none", 64, coords)
+        c["name"] = "tmaalign_" + c["name"][len("tma_"):]
+        c["faults"] = dict(h200=STORE_HW_FAULT, emulator=LOAD_FAULT,
+                           rule="unaligned")
+        out.append(c)
+        i += 1
+    return out
+
+
 # TMA tensor stores (tma_store_Nd in async.cu): the kernel fills its
 # 1024-byte-aligned tile with the 16 KiB input tmastore.src as it is and
 # stores one box into a poisoned (0xFF) tensor, so the tensor shows which
@@ -435,4 +468,4 @@ WGMMA_CASES = wgmma_cases()
 
 def cases(op_count):
     return (elementwise_cases(op_count) + tma_cases() + tma_store_cases() + other_cases()
-            + WGMMA_CASES)
+            + WGMMA_CASES + tma_align_cases())
