@@ -266,12 +266,27 @@ TEST(TmaTest, TwoDimensionalEachSwizzle) {
 }
 
 TEST(TmaTest, PartlyOutOfBoundsWithNegativeCoordinates) {
-  for (auto c : {std::vector<int32_t>{-3, -2}, std::vector<int32_t>{90, 60},
-                 std::vector<int32_t>{-70, 0}}) {
+  // Dimension-0 starts at 16-byte multiples (bf16: 8 elements), as the
+  // H200 requires (corpus cases tmaalign_*).
+  for (auto c : {std::vector<int32_t>{-8, -2}, std::vector<int32_t>{88, 60},
+                 std::vector<int32_t>{-72, 0}}) {
     rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::B128, 64);
     std::vector<uint8_t> g;
     Result r = run(d, g, c, true, false);
     expectTile(d, g, c, r);
+  }
+  // Any other start faults, in bounds or not.
+  for (auto c : {std::vector<int32_t>{-3, -2}, std::vector<int32_t>{90, 60},
+                 std::vector<int32_t>{4, 1}}) {
+    rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::B128, 64);
+    std::vector<uint8_t> g;
+    Result r = run(d, g, c, true, false);
+    EXPECT_NE(r.error.find("TMA tile load whose box starts at byte " +
+                           std::to_string(c[0] * 2) + " of dimension 0"),
+              std::string::npos)
+        << r.error;
+    EXPECT_NE(r.error.find("not a multiple of 16 bytes"), std::string::npos)
+        << r.error;
   }
 }
 
@@ -469,7 +484,7 @@ TEST(TmaTest, NarrowBoxUnderSwizzleAndNanFillAsOnH200) {
   d.boxDims = {32, 8, 0, 0, 0};
   d.oobFill = rt::TmaOobFill::NaN;
   std::vector<uint8_t> g;
-  std::vector<int32_t> c = {90, 66};
+  std::vector<int32_t> c = {88, 66}; // a 16-byte dimension-0 start
   Result r = run(d, g, c, true, false);
   ASSERT_EQ(r.error, "");
   uint32_t base = r.base[0];
