@@ -39,6 +39,13 @@ CAUSE = {
 }
 
 
+def wrap(lines, i, regs, prefix, inst):
+    """Line i replaced by `{ REGS PREFIX INST }` (a scope of its own, so the
+    registers it declares need no kernel-level declaration)."""
+    lines[i] = "{ %s %s%s }" % (regs, prefix, inst)
+    return "\n".join(lines)
+
+
 def first(lines, pattern):
     for i, l in enumerate(lines):
         if re.match(pattern, l):
@@ -54,10 +61,9 @@ def mutate(text, kind):
         i = first(lines, r"\s*" + re.escape(op) + r"\.")
         if i is None:
             return None
-        lines[i] = ("{ .reg .pred %bgq; .reg .b32 %bgr; mov.u32 %bgr, "
-                    "%laneid; setp.eq.u32 %bgq, %bgr, 0; @%bgq " +
-                    lines[i].strip() + " }")
-        return "\n".join(lines)
+        return wrap(lines, i, ".reg .pred %bgq; .reg .b32 %bgr;",
+                    "mov.u32 %bgr, %laneid; setp.eq.u32 %bgq, %bgr, 0; @%bgq ",
+                    lines[i].strip())
     if kind == "quadrant":
         i = first(lines, r"\s*tcgen05\.ld\.")
         if i is None:
@@ -65,10 +71,9 @@ def mutate(text, kind):
         m = re.search(r"\[(%r\d+)\]", lines[i])
         if not m:
             return None
-        ld = lines[i].strip().replace(m.group(0), "[%bgq]")
-        lines[i] = ("{ .reg .b32 %bgq; add.u32 %bgq, " + m.group(1) +
-                    ", 2097152; " + ld + " }")
-        return "\n".join(lines)
+        return wrap(lines, i, ".reg .b32 %bgq;",
+                    "add.u32 %bgq, " + m.group(1) + ", 2097152; ",
+                    lines[i].strip().replace(m.group(0), "[%bgq]"))
     if kind in ("tx+tile", "tx-tile"):
         i = first(lines, r"\s*mbarrier\.arrive\.expect_tx")
         if i is None:
@@ -77,10 +82,9 @@ def mutate(text, kind):
         if not m:
             return None
         op = "add" if kind == "tx+tile" else "sub"
-        mb = lines[i].strip().replace(m.group(0), ", %bgt;")
-        lines[i] = ("{ .reg .b32 %bgt; " + op + ".u32 %bgt, " + m.group(1) +
-                    ", 16384; " + mb + " }")
-        return "\n".join(lines)
+        return wrap(lines, i, ".reg .b32 %bgt;",
+                    op + ".u32 %bgt, " + m.group(1) + ", 16384; ",
+                    lines[i].strip().replace(m.group(0), ", %bgt;"))
     if kind in ("swizzle", "stride"):
         # 64-bit constants with the descriptor's fixed version bit (46) and
         # the 128B layout type (bits 61-63 = 2).

@@ -54,12 +54,12 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
                       uint32_t sharedBytes,
                       std::function<std::string(uint32_t, uint32_t)> describe) {
   warpsPerCta_ = warpsPerCta;
-  warps__ = ctas * warpsPerCta;
-  warps_.assign(warps__, WarpState());
+  numWarps_ = ctas * warpsPerCta;
+  warps_.assign(numWarps_, WarpState());
   agents_.clear();
   agentClock_.assign(kAgents, 0);
-  for (uint32_t w = 0; w < warps__; ++w) {
-    warps_[w].clock.assign(warps__ + kAgents + warps__, 0);
+  for (uint32_t w = 0; w < numWarps_; ++w) {
+    warps_[w].clock.assign(numWarps_ + kAgents + numWarps_, 0);
     warps_[w].clock[w] = 1;
   }
   bars_.assign(size_t(ctas) * 16, SyncState());
@@ -88,12 +88,10 @@ void Sanitizer::release(uint32_t warp, SyncState &s, uint32_t line) {
   WarpState &w = warps_[warp];
   join(s.clock, w.clock);
   if (w.since.any() || w.unfenced.any()) {
-    TmemUse u = w.since.any() ? w.since : w.unfenced;
-    if (w.unfenced.any()) {
-      // Name the operation the missing fence leaves unordered.
-      u = w.unfenced;
-      u.unfenced = true;
-    }
+    // An unfenced use names the operation the missing fence leaves
+    // unordered; otherwise everything since the last release is carried.
+    TmemUse u = w.unfenced.any() ? w.unfenced : w.since;
+    u.unfenced = w.unfenced.any();
     u.releaseLine = line;
     // One entry per warp and kind: merge into an existing one.
     bool merged = false;
@@ -157,7 +155,7 @@ uint32_t Sanitizer::agentOf(uint32_t rank, uint32_t off) {
     return it->second;
   if (agents_.size() >= kAgents)
     return kNone;
-  uint32_t a = warps__ + static_cast<uint32_t>(agents_.size());
+  uint32_t a = numWarps_ + static_cast<uint32_t>(agents_.size());
   agents_[key(rank, off)] = a;
   return a;
 }
@@ -189,7 +187,7 @@ void Sanitizer::tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank,
   Epoch e;
   if (a != kNone) {
     e.warp = static_cast<uint16_t>(a);
-    e.clock = agentClock_[a - warps__] + 1;
+    e.clock = agentClock_[a - numWarps_] + 1;
     e.line = line;
     e.by = static_cast<uint16_t>(issuer & kNoBy);
   }
@@ -205,7 +203,7 @@ void Sanitizer::mbarComplete(uint32_t rank, uint32_t off) {
   if (ag != agents_.end()) {
     // The phase's TMA writes are ordered before whoever acquires it.
     uint32_t a = ag->second;
-    uint32_t c = ++agentClock_[a - warps__];
+    uint32_t c = ++agentClock_[a - numWarps_];
     SyncState &cur = mbar_[key(rank, off)].current;
     if (cur.clock.size() <= a)
       cur.clock.resize(a + 1, 0);

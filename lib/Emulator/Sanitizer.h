@@ -195,7 +195,7 @@ private:
   /// The clock slot that counts warp w's MMAs known complete: a commit's
   /// arrive carries the count it covers, and it travels with the clocks
   /// (so a warp learns of its MMAs' completion through other warps too).
-  uint32_t pipeSlot(uint32_t w) const { return warps__ + kAgents + w; }
+  uint32_t pipeSlot(uint32_t w) const { return numWarps_ + kAgents + w; }
   std::unordered_map<uint64_t, uint32_t> agents_;
   std::vector<uint32_t> agentClock_;
   struct WarpState {
@@ -246,7 +246,7 @@ private:
                        uint32_t warp, uint32_t line, const Epoch &other,
                        bool otherWrote) const;
 
-  uint32_t warpsPerCta_ = 0, warps__ = 0;
+  uint32_t warpsPerCta_ = 0, numWarps_ = 0;
   std::vector<WarpState> warps_;
   std::vector<SyncState> bars_;
   std::unordered_map<uint64_t, MbarState> mbar_;

@@ -195,15 +195,12 @@ public:
              ++k)
           c.cta->tmaSwizzle[k] = c.swizzle;
       if (ex.san_) {
-        ex.san_->tmaComplete(c.warp, c.line, c.cta->rank, c.off,
-                             c.off + static_cast<uint32_t>(c.image.size()),
+        const uint32_t end = c.off + static_cast<uint32_t>(c.image.size());
+        ex.san_->tmaComplete(c.warp, c.line, c.cta->rank, c.off, end,
                              c.mbCta->rank, c.mbOff);
+        Sanitizer::asyncWrite(ex.san_->mbarCurrent(c.mbCta->rank, c.mbOff),
+                              {c.warp, c.line, c.cta->rank, c.off, end});
       }
-      if (ex.san_)
-        Sanitizer::asyncWrite(
-            ex.san_->mbarCurrent(c.mbCta->rank, c.mbOff),
-            {c.warp, c.line, c.cta->rank, c.off,
-             c.off + static_cast<uint32_t>(c.image.size())});
       std::string e = ex.mbarrierUpdate(*c.mbCta, c.mbOff, 0,
                                         -static_cast<int64_t>(c.txBytes), 0);
       changed = true;
