@@ -233,6 +233,8 @@ def run_case(c, args, tmp):
     if args.schedules:
         # Explored schedules (nvfp4-run --schedules): every one must pass.
         cmd.append("--schedules=%d" % args.schedules)
+    if args.mma_numerics:
+        cmd.append("--mma-numerics=" + args.mma_numerics)
     r = subprocess.run(cmd, capture_output=True, text=True)
     lines = (r.stdout + r.stderr).strip().splitlines()
     verdict = lines[-1] if lines else "(no output)"
@@ -298,6 +300,9 @@ def main():
                     "(nvfp4-run --schedules=N) instead of the deterministic "
                     "one")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--mma-numerics", choices=("auto", "exact", "hardware"),
+                    help="how the emulator's MMAs round (nvfp4-run "
+                    "--mma-numerics; docs/Emulator.md, \"MMA accumulation\")")
     ap.add_argument("--table")
     ap.add_argument("--num-splits", type=int,
                     help="force num_splits(N) on every case")

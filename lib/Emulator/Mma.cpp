@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Executor.h"
+#include "MmaNumerics.h"
 #include "SmemLayout.h"
 
 #include "nvfp4/Emulator/FloatFormats.h"
@@ -60,6 +61,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <deque>
 #include <tuple>
 
@@ -1005,6 +1007,14 @@ std::string Executor::runMma(const MmaOp &op) {
   auto bSd = umma::decodeSmemDesc(op.bDesc);
   const double negA = f.negateA ? -1.0 : 1.0, negB = f.negateB ? -1.0 : 1.0;
   const bool isInt = f.kind == umma::MmaKind::I8;
+  // LaunchConfig::mmaNumerics Hardware: an f32 accumulator follows the
+  // assumed model (docs/Emulator.md, "MMA accumulation"): the H200's wgmma
+  // model of the same operand width, block scales folded into the operands.
+  std::optional<numerics::Model> model;
+  if (cfg_.mmaNumerics == MmaNumerics::Hardware && !isInt &&
+      f.d == umma::ElemType::F32)
+    model = numerics::hopperModel(afmt.bits >= 16 ? 16 : 8);
+  std::vector<double> mA, mB; // a model's scaled operands
   // .ws: D is folded into `groups` lane groups of `groupCols` columns.
   const uint32_t groups = op.ws ? 128 / f.m : 1;
   const uint32_t groupCols = f.n / groups;
@@ -1169,6 +1179,21 @@ std::string Executor::runMma(const MmaOp &op) {
           if (f.saturate)
             acc = std::clamp<int64_t>(acc, INT32_MIN, INT32_MAX);
           d = static_cast<uint32_t>(acc);
+        } else if (f.d == umma::ElemType::F32 && model) {
+          const double *ma = ar, *mb = br;
+          if (op.scaled) {
+            mA.assign(ar, ar + K);
+            mB.assign(br, br + K);
+            for (uint32_t k = 0; k < K; ++k) {
+              mA[k] *= sa[size_t(m) * blocks + k / op.block];
+              mB[k] *= sb[(size_t(lane / 32) * f.n + n) * blocks + k / op.block];
+            }
+            ma = mA.data();
+            mb = mB.data();
+          }
+          d = bitsOf(static_cast<float>(numerics::accumulate(
+              *model, op.accumulate ? double(f32FromBits(d)) * dScale : 0.0,
+              ma, mb, K)));
         } else if (f.d == umma::ElemType::F32) {
           if (op.accumulate)
             s += double(f32FromBits(d)) * dScale;

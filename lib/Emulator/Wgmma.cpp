@@ -38,19 +38,25 @@
 //      A, 8-bit (element i in byte i % 4 of register i / 4):
 //        row g + 8 ((i >> 2) & 1), k 4 t + (i & 3) + 16 (i >> 3)
 //
-// Arithmetic: exact products of the inputs (tf32: the top 19 bits of each
-// 32-bit element) summed in double over K, added to D (scale-d) in double,
-// and rounded once to f32 (or f16) per instruction; a NaN result is the
+// Arithmetic (docs/Emulator.md, "MMA accumulation"): an f32 accumulator of
+// bf16, f16, e4m3 or e5m2 products follows the H200's measured fused adder
+// (MmaNumerics.h, hopperModel: bit for bit on 798,720 probe outputs); with
+// LaunchConfig::mmaNumerics Exact, and for tf32 operands or an f16
+// accumulator (not measured), exact products (tf32: the top 19 bits of each
+// 32-bit element) are summed in double over K, added to D (scale-d), and
+// rounded once to f32 (or f16) per instruction. A NaN result is the
 // canonical NaN (0x7fffffff, f16 0x7fff).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Executor.h"
+#include "MmaNumerics.h"
 #include "SmemLayout.h"
 
 #include "nvfp4/Emulator/FloatFormats.h"
 
 #include <cmath>
+#include <optional>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -464,6 +470,10 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
   op.line = I.line;
   op.values.assign(dRows.size() * 32, 0);
   const bool f16 = dt == Type::F16;
+  // The measured model: an f32 accumulator of 16- or 8-bit operands.
+  std::optional<numerics::Model> model;
+  if (!f16 && at != Type::TF32 && cfg_.mmaNumerics != MmaNumerics::Exact)
+    model = numerics::hopperModel(ea == 1 ? 8 : 16);
   for (size_t j = 0; j < dRows.size(); ++j) {
     const uint32_t *prev = nullptr;
     if (scaleD) {
@@ -482,6 +492,12 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
         const uint32_t n = 8 * (i >> 2) + 2 * t + (i & 1);
         const double *ar = &Am[size_t(r) * K];
         const double *br = &Bm[size_t(n) * K];
+        if (model) {
+          double s = numerics::accumulate(
+              *model, scaleD ? double(f32FromBits(old)) : 0.0, ar, br, K);
+          out = std::isnan(s) ? 0x7fffffffu : bitsOf(static_cast<float>(s));
+          continue;
+        }
         double s = 0;
         for (unsigned k = 0; k < K; ++k)
           s += ar[k] * br[k];

@@ -183,6 +183,7 @@ EmulatorDevice::launch(FunctionHandle function, const LaunchConfig &config,
   cfg.checkTmaRaces = options_.checkTmaRaces;
   cfg.scheduleSeed = options_.scheduleSeed;
   cfg.sanitize = options_.sanitize;
+  cfg.mmaNumerics = options_.mmaNumerics;
 
   launched_ = false;
   auto start = std::chrono::steady_clock::now();

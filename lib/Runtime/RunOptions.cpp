@@ -509,7 +509,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
         "smem",    "arg",      "buf",  "device", "k",
         "size",    "seed",     "emit-ptx", "rel-l2-tol",
         "max-warp-instructions", "num-sms", "set-input", "cta-stats",
-        "schedule-seed", "schedules", "replace-ptx"};
+        "schedule-seed", "schedules", "replace-ptx", "mma-numerics"};
     if (option == "dry-run") {
       if (hasValue)
         return makeError("--dry-run takes no value");
@@ -629,6 +629,16 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
           options.schedules > 100000)
         return makeError("--schedules=", value,
                          ": expected a count in [1, 100000]");
+    } else if (option == "mma-numerics") {
+      if (value == "auto")
+        options.mmaNumerics = emu::MmaNumerics::Auto;
+      else if (value == "exact")
+        options.mmaNumerics = emu::MmaNumerics::Exact;
+      else if (value == "hardware")
+        options.mmaNumerics = emu::MmaNumerics::Hardware;
+      else
+        return makeError("--mma-numerics=", value,
+                         ": expected auto, exact or hardware");
     } else if (option == "replace-ptx") {
       if (value.empty())
         return makeError("--replace-ptx needs a file name");
@@ -785,6 +795,10 @@ options:
                             instructions (default 0: no limit)
   --no-sanitize             emulator: no happens-before / tcgen05 fence
                             checks (docs/Emulator.md, "The sanitizer")
+  --mma-numerics=MODE       emulator: how MMAs round (docs/Emulator.md,
+                            "MMA accumulation"): auto (default: wgmma as
+                            the H200 measures, tcgen05.mma exact), exact,
+                            hardware (tcgen05.mma under the assumed model)
   --schedule-seed=N         emulator: explore the schedule seeded by N
                             (shuffled warp order, TMA copies completing out
                             of issue order or as late as possible, MMAs at

@@ -411,9 +411,11 @@ def wgmma_layout(major, swizzle, rows, kt, e, alt=False):
     return mode, lbo, sbo, 0, atoms * kgroups * 8 * w
 
 
-def wgmma_case(variant, a, b, scale_d):
+def wgmma_case(variant, a, b, scale_d, rand=False):
     """A case of VARIANT (a name in WGMMA_VARIANTS). A, B: (swizzle, alt)
-    (the major follows the variant's imm-trans); A is ignored with areg."""
+    (the major follows the variant's imm-trans); A is ignored with areg.
+    RAND: the full-mantissa inputs (sums round: the accumulation model
+    decides the low bits) instead of small integers (sums exact)."""
     v = next(x for x in WGMMA_VARIANTS if x["name"] == variant)
     e = 2 if v["ta"] == "bf16" else 1
     kt, n = 2 * v["k"], v["n"]
@@ -424,14 +426,16 @@ def wgmma_case(variant, a, b, scale_d):
         aname = a[0] + ("alt" if a[1] else "")
     lb = wgmma_layout("mn" if v["tb_trans"] else "k", b[0], n, kt, e, b[1])
     assert la[4] <= WGMMA_A_BYTES and lb[4] <= WGMMA_B_BYTES, variant
-    name = "wgmma_%s_a%s_b%s_d%d" % (variant, aname, b[0] + ("alt" if b[1] else ""), scale_d)
+    name = "wgmma_%s_a%s_b%s_d%d%s" % (variant, aname, b[0] + ("alt" if b[1] else ""), scale_d,
+                                       "_rand" if rand else "")
+    r = "_rand" if rand else ""
     return dict(
         name=name, ptx="wgmma.ptx", kernel="wgmma_" + variant,
         grid=1, block=128, cluster=1, smem=0, bufs=[], inputs=("wgmma", 0),
-        wgmma=dict(variant=v, scale_d=scale_d),
-        args=["buf:a:%d:file={in:wgmma.a_%s}" % (64 * 64, v["ta"]),
-              "buf:b:%d:file={in:wgmma.b_%s}" % (256 * 64, v["tb"]),
-              "buf:c:%d:file={in:wgmma.c}" % (128 * 128 * 4),
+        wgmma=dict(variant=v, scale_d=scale_d, rand=rand),
+        args=["buf:a:%d:file={in:wgmma.a_%s%s}" % (64 * 64, v["ta"], r),
+              "buf:b:%d:file={in:wgmma.b_%s%s}" % (256 * 64, v["tb"], r),
+              "buf:c:%d:file={in:wgmma.c%s}" % (128 * 128 * 4, r),
               "buf:out:%d:poison:out={out:d}" % (128 * n // 2 * 4)]
         + ["u32:%d" % x for x in la[:4] + lb[:4]] + ["u32:%d" % scale_d],
         outputs={"d": "bits"})
@@ -460,6 +464,14 @@ def wgmma_cases():
         wgmma_case("e4m3_e5m2_n256_ss_nega", ("64B", True), ("32B", False), 1),
         wgmma_case("e5m2_e4m3_n8_rs", None, ("128B", False), 1),
     ]
+    # Full-mantissa inputs: one case per variant, C added and not.
+    for i, v in enumerate(WGMMA_VARIANTS):
+        sw = ("none", "32B", "64B", "128B")[i % 4]
+        a = None if v["areg"] else (sw, i % 2 == 1)
+        b = ("128B" if v["n"] * (2 if v["ta"] == "bf16" else 1) >= 64 or v["tb_trans"] == 0
+             else "none", False)
+        out.append(wgmma_case(v["name"], a, b, (i + 1) % 2, rand=True))
+        out.append(wgmma_case(v["name"], a, ("none", True), i % 2, rand=True))
     return out
 
 

@@ -840,6 +840,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
     eo.maxWarpInstructions = options.maxWarpInstructions;
     eo.scheduleSeed = firstSeed;
     eo.sanitize = options.sanitize;
+    eo.mmaNumerics = options.mmaNumerics;
     auto emulator = std::make_unique<rt::EmulatorDevice>(eo);
     if (ctaStats.is_open()) {
       rt::EmulatorDevice *e = emulator.get();
@@ -880,6 +881,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
     eo.maxWarpInstructions = options.maxWarpInstructions;
     eo.scheduleSeed = firstSeed + i;
     eo.sanitize = options.sanitize;
+    eo.mmaNumerics = options.mmaNumerics;
     rt::EmulatorDevice emulator(eo);
     std::cout << "nvfp4-run: schedule seed " << eo.scheduleSeed << "\n";
     auto pass = rt::runHarness(spec, *image, emulator, run, std::cout);

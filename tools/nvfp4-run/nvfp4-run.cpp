@@ -50,6 +50,7 @@ int runExternalKernel(const RunOptions &options) {
   emulatorOptions.maxWarpInstructions = options.maxWarpInstructions;
   emulatorOptions.scheduleSeed = options.scheduleSeed;
   emulatorOptions.sanitize = options.sanitize;
+  emulatorOptions.mmaNumerics = options.mmaNumerics;
   auto device = options.backend == BackendKind::Emulator
                     ? createEmulatorDevice(deviceOptions, emulatorOptions)
                     : createDevice(options.backend, deviceOptions);

@@ -55,6 +55,10 @@ struct WgCase {
   bool peek = false;      ///< store D before the wait too
   bool twoGroups = false; ///< commit after each MMA, wait_group 1 then 0
   bool nanA = false;      ///< A[5][3] is a NaN with a payload
+  /// The layouts are checked against exact sums (Exact, tolerance 1e-6 of
+  /// the terms' magnitudes); Auto runs the H200's accumulation model
+  /// (WgmmaNumericsTest pins its bits) within its error bound.
+  MmaNumerics numerics = MmaNumerics::Exact;
 };
 
 const char *typeName(El e) {
@@ -457,6 +461,7 @@ Result runCase(const WgCase &c, const std::string &patch = "",
   cfg.grid = Dim3(1);
   cfg.block = Dim3(block ? block : threads);
   cfg.params = *p.take();
+  cfg.mmaNumerics = c.numerics;
   if (Error e = mach.launch(kern, cfg)) {
     res.error = e.message();
     return res;
@@ -482,7 +487,13 @@ Result runCase(const WgCase &c, const std::string &patch = "",
       double got =
           c.f16Acc ? fp::toDouble(fp::kF16, (bits >> (16 * (i % 2))) & 0xffff)
                    : fp::toDouble(fp::kF32, bits);
-      double tol = c.f16Acc ? 1e-3 * (mag + 1) : 1e-6 * mag;
+      // The model's cuts: each of an instruction's terms loses less than
+      // 2^-25 (8-bit operands: 2^-13) of the largest, the sum as much again.
+      const bool narrow = c.a == El::E4M3 || c.a == El::E5M2;
+      double tol = c.f16Acc ? 1e-3 * (mag + 1)
+                   : c.numerics == MmaNumerics::Exact || c.a == El::TF32
+                       ? 1e-6 * mag
+                       : std::ldexp(mag, narrow ? -7 : -19);
       uint32_t gotBits = c.f16Acc ? (bits >> (16 * (i % 2))) & 0xffff : bits;
       bool okNan =
           std::isnan(ref) && gotBits == (c.f16Acc ? 0x7fffu : 0x7fffffffu);
@@ -588,6 +599,15 @@ TEST(WgmmaTest, F16InputsWithF16AndF32Accumulators) {
   WgCase e = fp8("fp8_f16acc", El::E4M3, El::E4M3, Swizzle::B128);
   e.f16Acc = true;
   EXPECT_EQ(ok(runCase(e)), "");
+}
+
+TEST(WgmmaTest, HardwareNumericsWithinTheirBound) {
+  for (WgCase c : {mk("hw_bf16", Major::K, Major::MN, Swizzle::B128),
+                   fp8("hw_fp8", El::E4M3, El::E5M2, Swizzle::B64)}) {
+    c.numerics = MmaNumerics::Auto;
+    c.initD = true;
+    EXPECT_EQ(ok(runCase(c)), "") << c.name;
+  }
 }
 
 TEST(WgmmaTest, AFromRegisters) {

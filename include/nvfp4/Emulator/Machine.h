@@ -162,6 +162,18 @@ private:
 };
 
 /// Launch parameters.
+/// How MMAs round their dot products (docs/Emulator.md, "MMA accumulation").
+enum class MmaNumerics {
+  /// wgmma as the H200 measures (fused adder with alignment cuts),
+  /// tcgen05.mma exact (products summed exactly, rounded once).
+  Auto,
+  /// Every MMA exact.
+  Exact,
+  /// Every MMA hardware-like: wgmma as measured, tcgen05.mma under the
+  /// assumed model (the Hopper model of the same operand width).
+  Hardware,
+};
+
 struct LaunchConfig {
   Dim3 grid;
   Dim3 block;
@@ -200,6 +212,8 @@ struct LaunchConfig {
   /// that see the state at one moment (an access to bytes a TMA still
   /// writes, a TMEM access racing a pending MMA).
   bool sanitize = true;
+  /// How MMAs round (MmaNumerics).
+  MmaNumerics mmaNumerics = MmaNumerics::Auto;
 };
 
 /// Where and why execution stopped with an error.

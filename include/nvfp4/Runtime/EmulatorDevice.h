@@ -36,6 +36,8 @@ struct EmulatorOptions {
   uint64_t scheduleSeed = 0;
   /// emu::LaunchConfig::sanitize of every launch.
   bool sanitize = true;
+  /// emu::LaunchConfig::mmaNumerics of every launch.
+  emu::MmaNumerics mmaNumerics = emu::MmaNumerics::Auto;
 };
 
 class EmulatorDevice final : public Device {

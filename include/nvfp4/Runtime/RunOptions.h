@@ -11,6 +11,7 @@
 #ifndef NVFP4_RUNTIME_RUNOPTIONS_H
 #define NVFP4_RUNTIME_RUNOPTIONS_H
 
+#include "nvfp4/Emulator/Machine.h"
 #include "nvfp4/Runtime/Device.h"
 #include "nvfp4/Runtime/Error.h"
 #include "nvfp4/Runtime/Fill.h"
@@ -118,6 +119,8 @@ struct RunOptions {
   /// Emulator: the sanitizer (happens-before and tcgen05 fence checks;
   /// --no-sanitize turns it off).
   bool sanitize = true;
+  /// Emulator: how MMAs round (--mma-numerics=auto|exact|hardware).
+  emu::MmaNumerics mmaNumerics = emu::MmaNumerics::Auto;
   /// MLIR-input mode: run this PTX file instead of the compiled one (the
   /// harness still comes from the MLIR), e.g. a mutated copy of the PTX
   /// --emit-ptx wrote.
