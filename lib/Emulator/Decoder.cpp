@@ -3596,8 +3596,15 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
     if (!expectOperands(in, 0, 0))
       return false;
     x.op = XOp::Fence;
-    // 1: fence.mbarrier_init (the sanitizer's init rule).
+    // 1: fence.mbarrier_init (the sanitizer's init rule); 2: a proxy fence
+    // covering shared memory (fence.proxy.async, .async.shared::cta,
+    // .async.shared::cluster; not .async.global), the sanitizer's proxy rule.
     x.sub = in.has(ModId::MbarrierInit) ? 1 : 0;
+    if (in.has(ModId::Proxy) &&
+        (in.has(ModId::Async) || in.has(ModId::AsyncSharedCta) ||
+         in.has(ModId::AsyncSharedCluster)) &&
+        !in.has(ModId::Global) && !in.has(ModId::AsyncGlobal))
+      x.sub = 2;
     return true;
   }
   case Opcode::Setmaxnreg: {

@@ -1255,6 +1255,8 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
       ++stats_.fences;
       if (san_ && I.sub == 1)
         san_->fenceMbarrierInit(sanWarp(w));
+      if (san_ && I.sub == 2)
+        san_->fenceProxyAsync(sanWarp(w));
     }
     break;
   case XOp::Setmaxnreg:

@@ -897,14 +897,14 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
             sanWarp(w), op.parts[q]->rank,
             static_cast<uint32_t>(op.smemLo[q][o]),
             static_cast<uint32_t>(op.smemHi[q][o]), I.line, "tcgen05.mma");
-        // Its read of the operand, ordered after what wrote it.
+        // Its read of the operand through the async proxy, ordered after
+        // (and proxy-fenced from) what wrote it.
         if (e.empty())
-          e = san_->shared(sanWarp(w), op.parts[q]->rank,
-                           static_cast<uint32_t>(op.smemLo[q][o]),
-                           static_cast<uint32_t>(op.smemHi[q][o] -
-                                                 op.smemLo[q][o]),
-                           false, I.line,
-                           o ? "tcgen05.mma's read of B" : "tcgen05.mma's read of A");
+          e = san_->proxyRead(sanWarp(w), op.parts[q]->rank,
+                              static_cast<uint32_t>(op.smemLo[q][o]),
+                              static_cast<uint32_t>(op.smemHi[q][o]), I.line,
+                              o ? "tcgen05.mma's read of B"
+                                : "tcgen05.mma's read of A");
         if (!e.empty())
           return sanFault(w, lane, I, e);
       }

@@ -69,6 +69,7 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   clusterLast_.clear();
   smemWrite_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   smemRead_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
+  proxyDirty_.assign(ctas, std::vector<uint16_t>((sharedBytes + 3) / 4, 0));
   tmemWrite_.assign(ctas, std::vector<Epoch>(4 * 512));
   tmemRead_.assign(ctas, std::vector<Epoch>(4 * 512));
   mmaWrite_.assign(ctas, std::vector<MmaMark>(512));
@@ -195,7 +196,56 @@ void Sanitizer::tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank,
   for (uint32_t i = lo / 4; i <= (hi - 1) / 4 && i < wr.size(); ++i) {
     wr[i] = e;
     rd[i] = Epoch();
+    proxyDirty_[rank][i] = 0; // written through the async proxy now
   }
+}
+
+void Sanitizer::fenceProxyAsync(uint32_t warp) {
+  // The fence covers the warp's own generic writes and (cumulativity, as
+  // for the memory model's other fences) every generic write ordered
+  // before it: a consumer may fence after the barrier that orders the
+  // producers' writes before it.
+  for (uint32_t v = 0; v < numWarps_; ++v) {
+    std::vector<uint64_t> &list = warps_[v].proxyUnfenced;
+    size_t keep = 0;
+    for (uint64_t k : list) {
+      const uint32_t rank = uint32_t(k >> 32), i = uint32_t(k);
+      uint16_t &d = proxyDirty_[rank][i];
+      if (d != v + 1)
+        continue; // superseded
+      if (v == warp || ordered(smemWrite_[rank][i], warp))
+        d = 0;
+      else
+        list[keep++] = k;
+    }
+    list.resize(keep);
+  }
+}
+
+std::string Sanitizer::proxyRead(uint32_t warp, uint32_t rank, uint32_t lo,
+                                 uint32_t hi, uint32_t line,
+                                 const char *what) {
+  if (rank >= proxyDirty_.size() || hi <= lo)
+    return "";
+  const std::vector<uint16_t> &dirty = proxyDirty_[rank];
+  for (uint32_t i = lo / 4; i <= (hi - 1) / 4 && i < dirty.size(); ++i) {
+    if (!dirty[i])
+      continue;
+    const uint32_t writer = dirty[i] - 1u;
+    char where[64];
+    std::snprintf(where, sizeof where, "shared 0x%x of CTA rank %u", i * 4,
+                  rank);
+    return std::string("missing fence.proxy.async: ") +
+           describe_(writer, smemWrite_[rank][i].line) + " writes " + where +
+           " through the generic proxy, and " + what + " " +
+           describe_(warp, line) +
+           " reads it through the async proxy with no fence.proxy.async "
+           "ordered between them (PTX ISA 9.7.13.4, membar/fence: a proxy "
+           "fence makes generic writes visible to the async proxy; put "
+           "fence.proxy.async.shared::cta after the writes, before the "
+           "synchronization that orders them before the read)";
+  }
+  return shared(warp, rank, lo, hi - lo, false, line, what);
 }
 
 void Sanitizer::mbarComplete(uint32_t rank, uint32_t off) {
@@ -360,10 +410,16 @@ std::string Sanitizer::shared(uint32_t warp, uint32_t rank, uint32_t off,
     Epoch e = now(warp, line);
     if (atomic)
       e.by |= kAtomic;
-    if (write)
+    if (write) {
       wr[i] = e;
-    else
+      uint16_t &d = proxyDirty_[rank][i];
+      if (d != warp + 1) {
+        d = static_cast<uint16_t>(warp + 1);
+        warps_[warp].proxyUnfenced.push_back((uint64_t(rank) << 32) | i);
+      }
+    } else {
       rd[i] = e;
+    }
   }
   return "";
 }

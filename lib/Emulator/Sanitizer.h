@@ -20,7 +20,13 @@
 //   thread synchronization needs tcgen05.fence::before_thread_sync between
 //   the first and the release, and tcgen05.fence::after_thread_sync between
 //   the acquire and the second (tcgen05.commit's arrive has the first
-//   built in).
+//   built in);
+// - the proxies (PTX ISA 9.7.13.4, fence.proxy.async): shared memory a
+//   thread wrote through the generic proxy (st, atom, red) and an
+//   asynchronous unit then reads (a TMA or bulk store's source, an MMA's
+//   operands, tcgen05.cp's source) needs a fence.proxy.async between: by
+//   the writing warp after the write, or by a warp the write is ordered
+//   before (the fence is cumulative), itself ordered before the read.
 //
 // Warps are the unit: lanes of one warp are not checked against each
 // other, and global memory is not tracked (docs/Emulator.md says why).
@@ -179,6 +185,15 @@ public:
                       uint32_t col0, uint32_t col1, bool write,
                       uint64_t pipeline, uint32_t line);
   void fenceAfter(uint32_t warp);
+  /// fence.proxy.async by `warp`: its generic writes so far are visible to
+  /// the async proxy.
+  void fenceProxyAsync(uint32_t warp);
+  /// The async proxy reads shared [lo, hi) of CTA `rank` for `what`, issued
+  /// by `warp`: every generic write there must have been proxy-fenced by
+  /// its writer, and (a read) ordered before the issue. Returns an error
+  /// or "".
+  std::string proxyRead(uint32_t warp, uint32_t rank, uint32_t lo,
+                        uint32_t hi, uint32_t line, const char *what);
 
 private:
   /// 12 bytes (two per 4-byte word of shared memory): the clock slot (a
@@ -216,6 +231,9 @@ private:
     };
     std::vector<IncomingSmem> incomingSmem; ///< not yet after-fenced
     std::vector<uint64_t> initsUnfenced;   ///< mbarrier keys it initialized
+    /// (rank << 32 | word) of its generic shared writes since its last
+    /// fence.proxy.async.
+    std::vector<uint64_t> proxyUnfenced;
     uint32_t mmaSeq = 0; ///< MMAs issued
   };
   struct InitInfo {
@@ -253,6 +271,9 @@ private:
   SyncState clusterCurrent_, clusterLast_;
   /// Per CTA, per 4-byte word of shared memory: last write and last read.
   std::vector<std::vector<Epoch>> smemWrite_, smemRead_;
+  /// Per CTA, per word: 1 + the warp whose generic write of it is not yet
+  /// proxy-fenced (0: none).
+  std::vector<std::vector<uint16_t>> proxyDirty_;
   /// Per CTA, per (32-lane quadrant, column): last write and last read.
   std::vector<std::vector<Epoch>> tmemWrite_, tmemRead_;
   /// Per CTA, per column: the last MMA that wrote and that read it.

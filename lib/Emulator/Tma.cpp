@@ -559,6 +559,14 @@ bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
   if (!sp)
     return false;
   const uint64_t srcOff = addrspace::sharedOffset(srcAddr);
+  if (san_) {
+    std::string e = san_->proxyRead(
+        sanWarp(w), w.cta->rank, static_cast<uint32_t>(srcOff),
+        static_cast<uint32_t>(srcOff + box.bytes), I.line,
+        "the TMA store's read of its source");
+    if (!e.empty())
+      return sanFault(w, lane, I, e);
+  }
 
   // One pending bulk store per box row with in-bounds elements: the
   // in-bounds part of a row is contiguous in global memory. The H200 writes
@@ -655,6 +663,15 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
     uint8_t *sp = resolve(w, lane, srcSpace, from, size, false, I, 16);
     if (!sp)
       return false;
+    if (san_ && srcSpace == XSpace::Shared) {
+      const uint32_t off =
+          static_cast<uint32_t>(addrspace::sharedOffset(from));
+      std::string e = san_->proxyRead(sanWarp(w), w.cta->rank, off,
+                                      off + size, I.line,
+                                      "the bulk copy's read of its source");
+      if (!e.empty())
+        return sanFault(w, lane, I, e);
+    }
     std::vector<uint8_t> bytes(sp, sp + size);
     if (I.sub == XB_SharedToGlobal) {
       if (!resolve(w, lane, XSpace::Global, dst, size, true, I, 16))

@@ -445,6 +445,17 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
   for (int q = 0; q < 2; ++q) {
     if (hi[q] == 0)
       continue;
+    if (san_) {
+      // The operands are read through the async proxy (the PTX ISA's
+      // wgmma.fence section asks for fence.proxy.async after generic
+      // writes of them).
+      std::string e = san_->proxyRead(
+          sanWarp(w), cta.rank, static_cast<uint32_t>(lo[q]),
+          static_cast<uint32_t>(hi[q]), I.line,
+          q ? "wgmma.mma_async's read of B" : "wgmma.mma_async's read of A");
+      if (!e.empty())
+        return sanFault(w, 0, I, e);
+    }
     if (tma_ && cfg_.checkTmaRaces)
       if (const std::string *t =
               tmaInFlight(cta, lo[q], static_cast<uint32_t>(hi[q] - lo[q])))

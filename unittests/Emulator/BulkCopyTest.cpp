@@ -128,7 +128,7 @@ TEST(BulkCopyTest, SharedToPeerShared) {
       "  @%p5 bra ARMED;\n"
       "  shl.b32 %r5, %r0, 3;\n  mov.u32 %r6, buf;\n  add.u32 %r6, %r6, %r5;\n"
       "  cvt.u64.u32 %rd8, %r0;\n  add.s64 %rd8, %rd8, 500;\n"
-      "  st.shared.u64 [%r6], %rd8;\n"
+      "  st.shared.u64 [%r6], %rd8;\n  fence.proxy.async.shared::cta;\n"
       "ARMED:\n"
       "  or.b32 %r8, %r0, 0;\n  setp.eq.u32 %p6, %r30, 1;\n"
       "  setp.eq.and.u32 %p6, %r0, 0, %p6;\n  @!%p6 bra SYNC;\n"
@@ -159,7 +159,7 @@ TEST(BulkCopyTest, SharedToGlobalLandsAtWaitGroup) {
   std::string body =
       "  shl.b32 %r5, %r0, 3;\n  mov.u32 %r6, buf;\n  add.u32 %r6, %r6, %r5;\n"
       "  cvt.u64.u32 %rd8, %r0;\n  add.s64 %rd8, %rd8, 900;\n"
-      "  st.shared.u64 [%r6], %rd8;\n  bar.sync 0;\n"
+      "  st.shared.u64 [%r6], %rd8;\n  fence.proxy.async.shared::cta;\n  bar.sync 0;\n"
       "  setp.ne.u32 %p1, %r0, 0;\n  @%p1 bra END;\n"
       "  add.s64 %rd9, %rd1, 64;\n  mov.u32 %r10, buf;\n"
       "  cp.async.bulk.global.shared::cta.bulk_group [%rd9], [%r10], 64;\n"

@@ -135,7 +135,7 @@ std::string kernelText(const MmaCase &c, uint32_t smemBytes, uint32_t nCols,
       "  cvt.u64.u32 %rd4, %r1;\n  add.s64 %rd5, %rd2, %rd4;\n"
       "  ld.global.u32 %r2, [%rd5];\n  add.u32 %r4, %r3, %r1;\n"
       "  st.shared.u32 [%r4], %r2;\n  add.u32 %r1, %r1, 512;\n  bra COPY;\n"
-      "COPIED:\n"
+      "COPIED:\n  fence.proxy.async.shared::cta;\n"
       "  setp.ne.u32 %p2, %r6, 0;\n  @%p2 bra ALLOCATED;\n"
       "  mov.u32 %r7, slot;\n"
       "  tcgen05.alloc.cta_group::" +
@@ -762,7 +762,7 @@ std::string cpKernel(const std::string &before, const std::string &issue) {
          "  cvt.u64.u32 %rd4, %r1;\n  add.s64 %rd5, %rd2, %rd4;\n"
          "  ld.global.u32 %r2, [%rd5];\n  add.u32 %r4, %r3, %r1;\n"
          "  st.shared.u32 [%r4], %r2;\n  add.u32 %r1, %r1, 512;\n  bra COPY;\n"
-         "COPIED:\n  setp.ne.u32 %p2, %r6, 0;\n  @%p2 bra ALLOCATED;\n"
+         "COPIED:\n  fence.proxy.async.shared::cta;\n  setp.ne.u32 %p2, %r6, 0;\n  @%p2 bra ALLOCATED;\n"
          "  mov.u32 %r7, slot;\n"
          "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r7], 32;\n"
          "  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\n"

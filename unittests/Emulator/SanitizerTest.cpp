@@ -268,6 +268,48 @@ TEST(SanitizerTest, AnMbarrierOtherCtasUseNeedsTheInitFence) {
   EXPECT_TRUE(has(e, "mbarrier.arrive.release.cluster")) << e;
 }
 
+// Warp 1 writes 16 bytes of buf through the generic proxy; thread 0 copies
+// them to global memory with a bulk copy (the async proxy reads them).
+std::string proxyKernel(const std::string &writerFence,
+                        const std::string &consumerFenceBefore,
+                        const std::string &consumerFenceAfter) {
+  return kernel("  setp.eq.u32 %p4, %r0, 32;\n"
+                "  @%p4 st.shared.v4.u32 [buf], {%r0, %r0, %r0, %r0};\n" +
+                writerFence + consumerFenceBefore + "  bar.sync 0;\n" +
+                consumerFenceAfter +
+                "  @!%p1 bra DONE;\n"
+                "  mov.u32 %r6, buf;\n"
+                "  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r6], "
+                "16;\n"
+                "  cp.async.bulk.commit_group;\n"
+                "  cp.async.bulk.wait_group 0;\n"
+                "DONE:\n");
+}
+
+TEST(SanitizerTest, GenericWritesNeedAProxyFenceBeforeTheAsyncProxy) {
+  const std::string fence = "  fence.proxy.async.shared::cta;\n";
+  const std::string consumer = "  @!%p1 bra SKIPC;\n" + fence + "SKIPC:\n";
+  // The writer fences after its write, before the barrier.
+  EXPECT_EQ(run(proxyKernel("  @!%p4 bra SKIPF;\n" + fence + "SKIPF:\n", "",
+                            ""),
+                64),
+            "");
+  // The consumer fences after the barrier (the fence is cumulative).
+  EXPECT_EQ(run(proxyKernel("", "", consumer), 64), "");
+  // No fence.
+  std::string e = run(proxyKernel("", "", ""), 64);
+  EXPECT_TRUE(has(e, "missing fence.proxy.async")) << e;
+  EXPECT_TRUE(has(e, "st.shared.v4.u32 [buf]")) << e;
+  EXPECT_TRUE(has(e, "cp.async.bulk.global.shared::cta.bulk_group")) << e;
+  EXPECT_TRUE(has(e, "PTX ISA 9.7.13.4")) << e;
+  // The consumer's fence before the barrier does not cover the write.
+  e = run(proxyKernel("", consumer, ""), 64);
+  EXPECT_TRUE(has(e, "missing fence.proxy.async")) << e;
+  // A fence of global memory only does not cover shared memory.
+  e = run(proxyKernel("  fence.proxy.async.global;\n", "", ""), 64);
+  EXPECT_TRUE(has(e, "missing fence.proxy.async")) << e;
+}
+
 TEST(SanitizerTest, TheCheckCanBeTurnedOff) {
   Machine m;
   auto mod = m.loadPTX(kernel(std::string(kStore) + kLoad), "s.ptx");
