@@ -69,6 +69,7 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   clusterLast_.clear();
   smemWrite_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   smemRead_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
+  byteShadow_.clear();
   proxyDirty_.assign(ctas, std::vector<uint16_t>((sharedBytes + 3) / 4, 0));
   tmemWrite_.assign(ctas, std::vector<Epoch>(4 * 512));
   tmemRead_.assign(ctas, std::vector<Epoch>(4 * 512));
@@ -197,6 +198,8 @@ void Sanitizer::tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank,
     wr[i] = e;
     rd[i] = Epoch();
     proxyDirty_[rank][i] = 0; // written through the async proxy now
+    if (!byteShadow_.empty())
+      byteShadow_.erase((uint64_t(rank) << 32) | i);
   }
 }
 
@@ -397,19 +400,46 @@ std::string Sanitizer::shared(uint32_t warp, uint32_t rank, uint32_t off,
   if (last >= wr.size())
     return "";
   for (uint32_t i = first; i <= last; ++i) {
-    auto where = [&] {
+    auto where = [&](uint32_t byte) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, "of shared 0x%x of CTA rank %u", i * 4,
-                    rank);
+      std::snprintf(buf, sizeof buf, "of shared 0x%x of CTA rank %u",
+                    i * 4 + byte, rank);
       return std::string(buf);
     };
-    if (!ordered(wr[i], warp, atomic))
-      return raceText(what, where(), warp, line, wr[i], true);
-    if (write && !ordered(rd[i], warp))
-      return raceText(what, where(), warp, line, rd[i], false);
     Epoch e = now(warp, line);
     if (atomic)
       e.by |= kAtomic;
+    // The bytes of word i this access touches.
+    const uint32_t b0 = i == first ? off % 4 : 0;
+    const uint32_t b1 = i == last ? (off + bytes - 1) % 4 + 1 : 4;
+    const uint64_t k = (uint64_t(rank) << 32) | i;
+    auto bs = byteShadow_.find(k);
+    if (bs == byteShadow_.end() && (b0 != 0 || b1 != 4)) {
+      std::array<Epoch, 8> init;
+      for (int b = 0; b < 4; ++b) {
+        init[b] = wr[i];
+        init[4 + b] = rd[i];
+      }
+      bs = byteShadow_.emplace(k, init).first;
+    }
+    if (bs != byteShadow_.end()) {
+      std::array<Epoch, 8> &sh = bs->second;
+      for (uint32_t b = b0; b < b1; ++b) {
+        if (!ordered(sh[b], warp, atomic))
+          return raceText(what, where(b), warp, line, sh[b], true);
+        if (write && !ordered(sh[4 + b], warp))
+          return raceText(what, where(b), warp, line, sh[4 + b], false);
+      }
+      for (uint32_t b = b0; b < b1; ++b)
+        sh[(write ? 0 : 4) + b] = e;
+      if (write && b0 == 0 && b1 == 4)
+        byteShadow_.erase(bs); // the whole word again
+    } else {
+      if (!ordered(wr[i], warp, atomic))
+        return raceText(what, where(0), warp, line, wr[i], true);
+      if (write && !ordered(rd[i], warp))
+        return raceText(what, where(0), warp, line, rd[i], false);
+    }
     if (write) {
       wr[i] = e;
       uint16_t &d = proxyDirty_[rank][i];

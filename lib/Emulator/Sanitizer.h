@@ -36,6 +36,7 @@
 #ifndef NVFP4_LIB_EMULATOR_SANITIZER_H
 #define NVFP4_LIB_EMULATOR_SANITIZER_H
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -271,6 +272,12 @@ private:
   SyncState clusterCurrent_, clusterLast_;
   /// Per CTA, per 4-byte word of shared memory: last write and last read.
   std::vector<std::vector<Epoch>> smemWrite_, smemRead_;
+  /// Words some access touched only partly (a byte or half store, say):
+  /// per byte the last write ([0, 4)) and read ([4, 8)), so that two warps
+  /// storing different bytes of one word do not race. Key: rank << 32 |
+  /// word. A whole-word store, or a TMA write, returns the word to the
+  /// per-word shadow.
+  std::unordered_map<uint64_t, std::array<Epoch, 8>> byteShadow_;
   /// Per CTA, per word: 1 + the warp whose generic write of it is not yet
   /// proxy-fenced (0: none).
   std::vector<std::vector<uint16_t>> proxyDirty_;

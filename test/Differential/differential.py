@@ -539,12 +539,6 @@ def run_cases(nvfp4_run, backend, outdir, only=None, timeout=120, verbose=False)
                "--smem=%d" % case["smem"]]
         cmd += ["--buf=" + expand(b, inputs_dir, outdir, case) for b in case["bufs"]]
         cmd += ["--arg=" + expand(a, inputs_dir, outdir, case) for a in case["args"]]
-        if backend == "emulator" and "wgmma" in case:
-            # wgmma.cu's staging loops let two warps store the same shared
-            # bytes for some layouts (the sanitizer reports it as a race;
-            # docs/Emulator.md, "The sanitizer"): these cases test the MMA,
-            # so they replay without the sanitizer.
-            cmd.append("--no-sanitize")
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                timeout=timeout, universal_newlines=True)

@@ -80,6 +80,30 @@ TEST(SanitizerTest, SharedMemoryNeedsABarrier) {
   EXPECT_TRUE(has(e, "not ordered by any synchronization")) << e;
 }
 
+TEST(SanitizerTest, StoresToDifferentBytesOfOneWordDoNotRace) {
+  // Thread 0 (warp 0) stores byte 0 of buf, thread 32 (warp 1) byte 1 (or
+  // byte 0 too), with no synchronization between them.
+  const std::string w0 = "  @%p1 st.shared.u8 [buf], 7;\n";
+  auto w1 = [](int byte) {
+    return "  setp.eq.u32 %p4, %r0, 32;\n  @%p4 st.shared.u8 [buf+" +
+           std::to_string(byte) + "], 9;\n";
+  };
+  EXPECT_EQ(run(kernel(w0 + w1(1)), 64), "");
+  std::string e = run(kernel(w0 + w1(0)), 64);
+  EXPECT_TRUE(has(e, "race: st of shared 0x")) << e;
+  // A whole-word read after a barrier is ordered after both bytes; one
+  // that only warp 1 ordered itself after (no barrier) races with byte 0.
+  EXPECT_EQ(run(kernel(w0 + w1(1) + "  bar.sync 0;\n" +
+                       "  ld.shared.u32 %r5, [buf];\n"),
+                64),
+            "");
+  e = run(kernel(w0 + w1(1) +
+                 "  @%p4 ld.shared.u32 %r5, [buf];\n"),
+          64);
+  EXPECT_TRUE(has(e, "race: ld of shared 0x")) << e;
+  EXPECT_TRUE(has(e, "st.shared.u8 [buf], 7")) << e;
+}
+
 TEST(SanitizerTest, AnMbarrierPhaseOrdersProducerAndConsumer) {
   // Thread 0 initializes the barrier for one arrival; after a bar.sync,
   // thread 0 stores and arrives, warp 1 waits and loads.
