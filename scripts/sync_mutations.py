@@ -18,15 +18,29 @@ such as examples/gemm.mlir):
               the mutant run through --replace-ptx.
 
 A site is "caught" when the run fails (a race or fence error, a deadlock, a
-fault, a numerical FAIL) and "silent" when it still PASSes; --schedules=N
+fault, a numerical FAIL) and "silent" when it still PASSes; a silent site
+whose mutant executes exactly the instructions the unmutated kernel does
+(the same warp- and thread-instruction, barrier, mbarrier-phase and MMA
+counts per launch) is "unexecuted": the deleted op never ran at these
+sizes, so its deletion could not change anything (a try_wait the PTX level
+replaces instead of deleting is never classed so); --schedules=N
 also runs each silent mutant under N explored schedules
 (nvfp4-run --schedules). A mutant that does not compile is "invalid" (the
 deletion broke the IR, e.g. a used result), not counted either way.
 
   scripts/sync_mutations.py [--build DIR] [--level mlir|ptx|both]
       [--schedules N] [--jobs N] [--timeout S] [--num-sms N]
-      [--only-op SUBSTR]
-      [--limit N] [--markdown] INPUT.mlir...
+      [--only-op SUBSTR] [--matrix SUBSTR]
+      [--limit N] [--markdown] [INPUT.mlir...]
+
+--union REPORT... merges reports of the same kernels under different plans
+(e.g. the matrix at its own SM counts and at --num-sms=2): a site (the
+n-th op of its name in its kernel) is caught when any report caught it,
+silent when some report ran it and none caught it.
+
+--matrix SUBSTR adds the CI attention matrix's cases whose names contain
+SUBSTR (scripts/attention_matrix.py --set=ci; "" for all 33), each with
+the SM count its case plans for (--num-sms overrides it).
 
 Exit status: 0 when every countable site was caught, 1 when some site was
 silent, 2 on a usage or setup error.
@@ -76,6 +90,16 @@ def run(cmd, timeout):
         return None, out
 
 
+STATS = re.compile(r"emulator: (\d+) warp instructions, (\d+) thread "
+                   r"instructions, (\d+) barriers, (\d+) mbarrier phases, "
+                   r"(\d+) MMAs")
+
+
+def signature(out):
+    """The executed-instruction counts of every launch of a run."""
+    return STATS.findall(out)
+
+
 def verdict(rc, out):
     """(kind, reason): kind caught / silent / invalid."""
     if rc is None:
@@ -100,15 +124,17 @@ def verdict(rc, out):
 
 
 class Kernel:
-    def __init__(self, args, path, tmp):
+    def __init__(self, args, path, tmp, num_sms=0):
         self.args, self.path, self.tmp = args, path, tmp
         self.name = os.path.splitext(os.path.basename(path))[0]
+        # --num-sms overrides the matrix case's own SM count.
+        self.num_sms = args.num_sms or num_sms
 
     def lower(self):
         out = os.path.join(self.tmp, self.name + ".sm100.mlir")
         opt = "stop-after=attention"
-        if self.args.num_sms:
-            opt += " num-sms=%d" % self.args.num_sms
+        if self.num_sms:
+            opt += " num-sms=%d" % self.num_sms
         rc, text = run([self.args.nvfp4_opt, self.path,
                         "--nvfp4-sm100-to-cubin=" + opt, "-o", out], 600)
         if rc != 0:
@@ -191,9 +217,56 @@ def ptx_mutant(lines, i):
     return "\n".join(lines[:i] + lines[i + 1:])
 
 
+LINE = re.compile(r"^(\S+) (mlir|ptx):(\d+) (.+?)\s+(caught|silent|"
+                  r"unexecuted|invalid)\s")
+
+
+def union(reports):
+    """Merges text reports: per kernel and level, a site is keyed by its op
+    and its ordinal among that op's sites."""
+    best = {}
+    rank = {"caught": 3, "silent": 2, "unexecuted": 1, "invalid": 0}
+    for path in reports:
+        seen = {}
+        with open(path) as f:
+            rows = [m.groups() for m in map(LINE.match, f) if m]
+        for name, level, line, op, kind in sorted(
+                rows, key=lambda r: (r[0], r[1], int(r[2]))):
+            op = op.strip()
+            n = seen.setdefault((name, level, op), 0)
+            seen[(name, level, op)] = n + 1
+            key = (name, level, op, n)
+            if key not in best or rank[kind] > rank[best[key]]:
+                best[key] = kind
+    totals = {}
+    for (name, level, op, n), kind in sorted(best.items()):
+        t = totals.setdefault((name, level), {"caught": 0, "silent": 0,
+                                              "unexecuted": 0, "invalid": 0})
+        t[kind] += 1
+        if kind == "silent":
+            print("%s %s: silent in every plan: %s #%d" % (name, level, op,
+                                                          n + 1))
+    all_c = all_s = 0
+    print("\nunion of %d reports:" % len(reports))
+    for (name, level), t in totals.items():
+        all_c += t["caught"]
+        all_s += t["silent"]
+        print("  %s %s: caught %d of %d executed, silent %d, unexecuted %d, "
+              "invalid %d" % (name, level, t["caught"], t["caught"] +
+                              t["silent"], t["silent"], t["unexecuted"],
+                              t["invalid"]))
+    print("  all: caught %d of %d executed sites" % (all_c, all_c + all_s))
+    return 1 if all_s else 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--union":
+        return union(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("inputs", nargs="*")
+    ap.add_argument("--matrix", default=None, metavar="SUBSTR",
+                    help="add the CI attention matrix's cases whose names "
+                    "contain SUBSTR")
     ap.add_argument("--build", default=os.environ.get(
         "NVFP4_BUILD_DIR", os.path.join(ROOT, "build")))
     ap.add_argument("--level", choices=("mlir", "ptx", "both"),
@@ -228,14 +301,27 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tmp = args.keep or tmp
         os.makedirs(tmp, exist_ok=True)
-        for path in args.inputs:
-            k = Kernel(args, path, tmp)
+        inputs = [(p, 0) for p in args.inputs]
+        if args.matrix is not None:
+            sys.path.insert(0, os.path.join(ROOT, "scripts"))
+            import attention_matrix
+            for c in attention_matrix.ci_cases():
+                if args.matrix in c["name"]:
+                    p = os.path.join(tmp, c["name"] + ".mlir")
+                    with open(p, "w") as f:
+                        f.write(attention_matrix.op_text(c))
+                    inputs.append((p, c.get("sms") or 0))
+        if not inputs:
+            sys.exit("sync_mutations: no input (INPUT.mlir or --matrix)")
+        for path, sms in inputs:
+            k = Kernel(args, path, tmp, sms)
             lowered = k.lower()
             lowered_path = os.path.join(tmp, k.name + ".sm100.mlir")
             rc, out = run(k.base_cmd(lowered_path), args.timeout)
             if rc != 0:
                 sys.exit("sync_mutations: the unmutated %s does not PASS:\n%s"
                          % (path, out[-2000:]))
+            base_sig = signature(out)
             jobs = []
             levels = ["mlir", "ptx"] if args.level == "both" else [args.level]
             for level in levels:
@@ -275,6 +361,10 @@ def main():
                     return job, "invalid", why
                 rc, out = run(cmd, args.timeout)
                 kind, reason = verdict(rc, out)
+                replaced = level == "ptx" and "_wait" in op
+                if (kind == "silent" and not replaced and base_sig
+                        and signature(out) == base_sig):
+                    return job, "unexecuted", "never ran: " + reason
                 if kind == "silent" and args.schedules:
                     rc, out = run(cmd + ["--schedules=%d" % args.schedules],
                                   args.timeout * args.schedules)
@@ -291,8 +381,9 @@ def main():
                 print("|---|---|---|---|---|")
             for (level, i, op, _, _), kind, reason in results:
                 key = (path, level)
-                t = totals.setdefault(key, [0, 0, 0])
-                t[{"caught": 0, "silent": 1, "invalid": 2}[kind]] += 1
+                t = totals.setdefault(key, [0, 0, 0, 0])
+                t[{"caught": 0, "silent": 1, "invalid": 2,
+                   "unexecuted": 3}[kind]] += 1
                 silent_any |= kind == "silent"
                 reason = reason.replace("|", "\\|")
                 if args.markdown:
@@ -303,17 +394,18 @@ def main():
                         k.name, level, i + 1, op, kind, reason))
                 sys.stdout.flush()
     print()
-    print("| kernel | level | caught | silent | invalid |" if args.markdown
-          else "summary:")
+    print("| kernel | level | caught | silent | unexecuted | invalid |"
+          if args.markdown else "summary:")
     if args.markdown:
-        print("|---|---|---|---|---|")
-    for (path, level), (c, s, inv) in totals.items():
+        print("|---|---|---|---|---|---|")
+    for (path, level), (c, s, inv, un) in totals.items():
+        name = os.path.splitext(os.path.basename(path))[0]
         if args.markdown:
-            print("| %s | %s | %d of %d | %d | %d |" % (
-                path, level, c, c + s, s, inv))
+            print("| %s | %s | %d of %d | %d | %d | %d |" % (
+                name, level, c, c + s, s, un, inv))
         else:
-            print("  %s %s: caught %d of %d, silent %d, invalid %d" % (
-                path, level, c, c + s, s, inv))
+            print("  %s %s: caught %d of %d executed, silent %d, unexecuted "
+                  "%d, invalid %d" % (name, level, c, c + s, s, un, inv))
     return 1 if silent_any else 0
 
 
