@@ -299,9 +299,11 @@ private:
   const std::string *mmaReadsShared(const Cta &cta, uint64_t off,
                                     uint32_t bytes) const;
   /// The origin of a pending tcgen05.mma that writes tensor-memory columns
-  /// [col, col + n) of `cta` (or, when `write`, also reads them), or nullptr.
+  /// [col, col + n) of `cta` (or, when `write`, also reads them) in lanes
+  /// [lane0, lane1), or nullptr.
   const std::string *mmaTouchesTmem(const Cta &cta, uint32_t col, uint32_t n,
-                                    bool write) const;
+                                    bool write, uint32_t lane0 = 0,
+                                    uint32_t lane1 = 128) const;
   /// Whether a warp made progress in the current scheduler round (the
   /// tensor unit runs MMAs late, when none did).
   bool roundProgress_ = true;

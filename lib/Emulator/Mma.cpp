@@ -25,8 +25,10 @@
 //      MN-major, swizzled:   ((T,w,m),(8,k)):((1,T,LBO),(wT,SBO))
 //    then the swizzle (bits [4, 4+B) ^= bits [7, 7+B) of the address,
 //    B = 1, 2, 3 for 32, 64, 128 bytes) on the absolute shared address.
-//  - D: M = 128 row m at lane m; M = 64 row m at lane 32(m/16) + m%16
-//    (layout F); cta_group::2 with M = 256: rows 128r.. of CTA r of the
+//  - D: M = 128 row m at lane m; M = 64 row m at lane 32(m/16) + m%16 + a
+//    (layout F, half the data path: a = the D address's lane, 0 or 16, so
+//    two M = 64 accumulators can share columns); cta_group::2 with M = 256:
+//    rows 128r.. of CTA r of the
 //    pair. Column n at the D address's column + n. f32 cells, or f16 in the
 //    low half of a cell. .ws (layouts G, E, D: 1x4, 2x2, 4x1): row m,
 //    column n at lane m + M (n / (N M / 128)), column n % (N M / 128).
@@ -37,9 +39,11 @@
 //  - cta_group::2: each CTA of the pair supplies its half of A (its 128
 //    rows) and half of B (N/2 rows: CTA r holds B rows rN/2..) from the
 //    same shared-memory offsets; the leader (even rank) issues.
-//  - A from tensor memory (`ts`): A[m, k] at lane m, 32/bits elements per
-//    column; .ws reads A in the lane of each D cell (A is duplicated per
-//    lane group when M < 128).
+//  - A from tensor memory (`ts`): A[m, k] in the lane of D's row m (lane m;
+//    M = 64: 32(m/16) + m%16 + a, with A's address at the same lane a as
+//    D's, PTX ISA 9.7.16.10.5), column k / (32/bits) from A's column, 32/bits
+//    elements per column; .ws reads A in the lane of each D cell (A is
+//    duplicated per lane group when M < 128).
 //  - .ws zero-column mask (umma::zeroColumnMask): a masked D column n
 //    multiplies zeros; the column shift s makes it use B column n + s.
 //
@@ -242,6 +246,20 @@ static bool insideAllocation(const Executor::Cta &cta, uint32_t col,
   return false;
 }
 
+/// Whether an MMA uses data path layout F (PTX ISA 9.7.16.10.5, "Data Path
+/// Layout Organization": M = 64, cta_group::1, not .ws; "4x1, 1/2 datapath
+/// utilized", lane alignment 0 or 16): D row m (and A row m in TMEM) at
+/// lane 32 (m / 16) + m % 16 + the address's lane.
+static bool layoutF(const umma::InstrDescFields &f, bool ws, bool ctaGroup2) {
+  return !ws && !ctaGroup2 && f.m == 64;
+}
+
+/// The TMEM lane of row m of an M = 64 (layout F) operand whose address
+/// names lane `align` (0 or 16).
+static uint32_t layoutFLane(uint32_t m, uint32_t align) {
+  return 32 * (m / 16) + m % 16 + align;
+}
+
 /// One queued tensor-core operation.
 struct MmaOp {
   bool isCommit = false;
@@ -263,6 +281,20 @@ struct MmaOp {
   bool aTmem = false;
   uint64_t aDesc = 0, bDesc = 0;
   uint32_t aAddr = 0, dAddr = 0;
+  /// The lane of the D (and TMEM A) address: 0, or 16 for layout F.
+  uint32_t laneAlign = 0;
+  /// The TMEM lanes its D and TMEM A use (bit L of word L / 64): all 128,
+  /// or layout F's 16 of each quadrant.
+  uint64_t lanes[2] = {~uint64_t(0), ~uint64_t(0)};
+  bool usesLanes(uint32_t lane0, uint32_t lane1) const {
+    for (uint32_t l = lane0; l < lane1 && l < 128; ++l)
+      if ((lanes[l / 64] >> (l % 64)) & 1)
+        return true;
+    return false;
+  }
+  bool sharesLanes(const MmaOp &o) const {
+    return (lanes[0] & o.lanes[0]) || (lanes[1] & o.lanes[1]);
+  }
   // Which CTAs it reads and writes: parts[p] supplies rows of A, B and D.
   Executor::Cta *parts[2] = {nullptr, nullptr};
   // Shared-memory ranges it reads, per part and operand (0: A, or the
@@ -347,6 +379,9 @@ public:
       if (q.ctaGroup2 == op.ctaGroup2 && q.dAddr == op.dAddr &&
           q.f.m == op.f.m && q.f.n == op.f.n && q.f.kind == op.f.kind)
         continue; // one pipeline: in order
+      // Layout F accumulators at lanes 0 and 16 share columns, not lanes.
+      if (!q.sharesLanes(op))
+        continue;
       for (int p = 0; p < 2; ++p) {
         if (!op.parts[p] || q.parts[p] != op.parts[p])
           continue;
@@ -359,12 +394,15 @@ public:
     }
     return nullptr;
   }
-  /// The pending MMA whose tensor-memory columns [col, col + n) of `cta`
-  /// overlap: written (D) or, when `write`, also read (A, accumulated D).
-  const MmaOp *touchesTmem(const Cta &cta, uint32_t col, uint32_t n,
-                           bool write) const {
+  /// The pending MMA whose tensor-memory lanes [lane0, lane1) and columns
+  /// [col, col + n) of `cta` overlap: written (D) or, when `write`, also
+  /// read (A, accumulated D).
+  const MmaOp *touchesTmem(const Cta &cta, uint32_t col, uint32_t n, bool write,
+                           uint32_t lane0, uint32_t lane1) const {
     for (const MmaOp &op : queue_) {
       if (op.isCommit)
+        continue;
+      if (!op.usesLanes(lane0, lane1))
         continue;
       for (int p = 0; p < 2; ++p) {
         if (op.parts[p] != &cta)
@@ -399,10 +437,12 @@ const std::string *Executor::mmaReadsShared(const Cta &cta, uint64_t off,
 }
 
 const std::string *Executor::mmaTouchesTmem(const Cta &cta, uint32_t col,
-                                            uint32_t n, bool write) const {
+                                            uint32_t n, bool write,
+                                            uint32_t lane0,
+                                            uint32_t lane1) const {
   if (!tensor_)
     return nullptr;
-  const MmaOp *op = tensor_->touchesTmem(cta, col, n, write);
+  const MmaOp *op = tensor_->touchesTmem(cta, col, n, write, lane0, lane1);
   return op ? &op->origin : nullptr;
 }
 
@@ -708,11 +748,30 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
     op.parts[1] = ctas_[cta.rank + 1].get();
   }
 
-  // Tensor-memory operands.
-  if (tmem::addressLane(op.dAddr) != 0)
-    return bad("the D address " + hexStr(op.dAddr) +
-               " must start at lane 0 (it names lane " +
-               std::to_string(tmem::addressLane(op.dAddr)) + ")");
+  // Tensor-memory operands. Lane alignment (PTX ISA 9.7.16.10.5, "Data
+  // Path Layout Organization"): 0, or 0 or 16 for the half-data-path layout
+  // F (M = 64), where A in TMEM must use D's alignment.
+  const bool halfPath = layoutF(op.f, op.ws, op.ctaGroup2);
+  const std::string shapeName = "an M = " + std::to_string(op.f.m) +
+                                (op.ws          ? " .ws"
+                                 : op.ctaGroup2 ? " cta_group::2"
+                                                : "") +
+                                " MMA";
+  const std::string alignRule =
+      halfPath ? shapeName + " (data path layout F, half the data path) must "
+                             "start at lane 0 or 16"
+               : shapeName + " must start at lane 0 (lane alignment 0; only "
+                             "M = 64 without .ws, layout F, also allows 16)";
+  const std::string isaRef =
+      " (PTX ISA 9.7.16.10.5, Data Path Layout Organization)";
+  op.laneAlign = tmem::addressLane(op.dAddr);
+  if (op.laneAlign != 0 && !(halfPath && op.laneAlign == 16))
+    return bad("the D address " + hexStr(op.dAddr) + " names lane " +
+               std::to_string(op.laneAlign) + ", but the D operand of " +
+               alignRule + isaRef);
+  if (halfPath)
+    for (uint64_t &word : op.lanes)
+      word = (uint64_t(0xffff) << op.laneAlign) * (1 + (uint64_t(1) << 32));
   op.dCol0 = tmem::addressColumn(op.dAddr);
   // .ws with M < 128 folds N into 128 / M lane groups of N M / 128 columns.
   op.dCols = op.ws ? op.f.n * op.f.m / 128 : op.f.n;
@@ -721,9 +780,17 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   // take an 8-bit container (PTX 9.7.16.10.4.3).
   const unsigned aTmemBits = afmt.storage == Storage::Padded ? 8 : afmt.bits;
   if (op.aTmem) {
-    if (tmem::addressLane(op.aAddr) != 0)
-      return bad("the A address " + hexStr(op.aAddr) +
-                 " must start at lane 0");
+    const uint32_t aLane = tmem::addressLane(op.aAddr);
+    if (aLane != op.laneAlign)
+      return bad("the A address " + hexStr(op.aAddr) + " names lane " +
+                 std::to_string(aLane) + ", but " +
+                 (halfPath ? "the A operand in tensor memory of " + shapeName +
+                                 " (data path layout F) must use the D "
+                                 "address's lane alignment, lane " +
+                                 std::to_string(op.laneAlign) +
+                                 " (the D address " + hexStr(op.dAddr) + ")"
+                           : "the A operand in tensor memory of " + alignRule) +
+                 isaRef);
     op.aCol0 = tmem::addressColumn(op.aAddr);
     op.aCols = K * aTmemBits / 32;
   }
@@ -750,12 +817,12 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
                  ") are not inside a live allocation of CTA rank " +
                  std::to_string(c.rank));
   }
-  if (op.aTmem && !op.ws && op.f.m != 128)
-    return fault(
-        Fault::Kind::NotImplemented, w, lane, I,
-        "not implemented yet: '" + mnem +
-            "' with A in tensor memory and M = " + std::to_string(op.f.m) +
-            " (implemented: M = 128, and every M with .ws)");
+  if (op.aTmem && op.ctaGroup2)
+    return fault(Fault::Kind::NotImplemented, w, lane, I,
+                 "not implemented yet: '" + mnem +
+                     "' with A in tensor memory and cta_group::2 "
+                     "(implemented: cta_group::1 with M = 64 and 128, and "
+                     ".ws)");
 
   // Shared-memory operands: decode, and record the byte ranges read.
   auto decode = [&](uint64_t desc, const char *which,
@@ -876,22 +943,32 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   if (san_) {
     // D (and A in tensor memory) at issue: the MMA runs after everything
     // its issuing warp was ordered after, and before its commit's arrive.
-    const uint32_t rows = op.ws ? 128 : mPart;
+    // The lanes: all 128 (M = 128 and 256, .ws) or layout F's 16 of each
+    // quadrant, as one band per quadrant.
+    std::vector<std::pair<uint32_t, uint32_t>> bands;
+    if (halfPath)
+      for (uint32_t sp = 0; sp < 4; ++sp)
+        bands.push_back({32 * sp + op.laneAlign, 32 * sp + op.laneAlign + 16});
+    else
+      bands.push_back({0, tmem::kLanes});
     const uint32_t seq = san_->nextMma(sanWarp(w));
     const uint64_t pipeline = (uint64_t(op.dAddr) << 32) ^
                               (uint64_t(op.f.m) << 16) ^ op.f.n ^
                               (op.ctaGroup2 ? 1ull << 31 : 0);
     for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q) {
-      std::string pe =
-          op.aTmem ? san_->mmaTmem(sanWarp(w), seq, op.parts[q]->rank,
-                                   op.aCol0, op.aCol0 + op.aCols, false,
-                                   pipeline, I.line)
-                   : std::string();
-      if (pe.empty())
-        pe = san_->mmaTmem(sanWarp(w), seq, op.parts[q]->rank, op.dCol0,
-                           op.dCol0 + op.dCols, true, pipeline, I.line);
-      if (!pe.empty())
-        return sanFault(w, lane, I, pe);
+      for (auto [l0, l1] : bands) {
+        std::string pe =
+            op.aTmem ? san_->mmaTmem(sanWarp(w), seq, op.parts[q]->rank, l0, l1,
+                                     op.aCol0, op.aCol0 + op.aCols, false,
+                                     pipeline, I.line)
+                     : std::string();
+        if (pe.empty())
+          pe = san_->mmaTmem(sanWarp(w), seq, op.parts[q]->rank, l0, l1,
+                             op.dCol0, op.dCol0 + op.dCols, true, pipeline,
+                             I.line);
+        if (!pe.empty())
+          return sanFault(w, lane, I, pe);
+      }
       for (int o = op.aTmem ? 1 : 0; o < 2; ++o) {
         std::string e = san_->asyncRead(
             sanWarp(w), op.parts[q]->rank,
@@ -908,13 +985,15 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
         if (!e.empty())
           return sanFault(w, lane, I, e);
       }
-      if (op.aTmem &&
-          !sanTmem(w, lane, I, op.parts[q]->rank, 0, rows, op.aCol0,
-                   op.aCol0 + op.aCols, false, "tcgen05.mma (A)"))
-        return false;
-      if (!sanTmem(w, lane, I, op.parts[q]->rank, 0, rows, op.dCol0,
-                   op.dCol0 + op.dCols, true, "tcgen05.mma (D)"))
-        return false;
+      for (auto [l0, l1] : bands) {
+        if (op.aTmem &&
+            !sanTmem(w, lane, I, op.parts[q]->rank, l0, l1, op.aCol0,
+                     op.aCol0 + op.aCols, false, "tcgen05.mma (A)"))
+          return false;
+        if (!sanTmem(w, lane, I, op.parts[q]->rank, l0, l1, op.dCol0,
+                     op.dCol0 + op.dCols, true, "tcgen05.mma (D)"))
+          return false;
+      }
     }
   }
   LaunchStats::Cta &counters = stats_.perCta[w.cta->linear];
@@ -1055,6 +1134,8 @@ std::string Executor::runMma(const MmaOp &op) {
   auto zeroCol = [&](uint32_t n) {
     return (op.zeroCols[n / 64] >> (n % 64)) & 1;
   };
+  // Layout F (M = 64): row m's lane, from the D (and A) address's lane.
+  const bool halfPath = layoutF(f, op.ws, op.ctaGroup2);
   // A per lane group (only .ws with A in TMEM reads each group's own copy:
   // every data path lane uses the A row in its own lane).
   const uint32_t aGroups = op.aTmem ? groups : 1;
@@ -1074,7 +1155,10 @@ std::string Executor::runMma(const MmaOp &op) {
         for (uint32_t k = 0; k < K; ++k) {
           uint32_t bits;
           if (op.aTmem) {
-            const uint32_t lane = g * f.m + m;
+            // A row m sits in the lane of D's row m (PTX ISA 9.7.16.10.5:
+            // layout F needs A and D at the same lane alignment).
+            const uint32_t lane =
+                halfPath ? layoutFLane(m, op.laneAlign) : g * f.m + m;
             unsigned per = 32 / aTmemBits;
             size_t cell = size_t(lane) * tmem::kColumns + op.aCol0 + k / per;
             if (!c.tmemWritten[cell])
@@ -1088,7 +1172,13 @@ std::string Executor::runMma(const MmaOp &op) {
                               "duplicated into lanes " +
                               std::to_string(g * f.m) + ".." +
                               std::to_string(g * f.m + f.m - 1) + ")"
-                        : std::string());
+                      : halfPath ? " (M = 64, data path layout F: row " +
+                                       std::to_string(m) +
+                                       " of A is read from lane "
+                                       "32 (m / 16) + m % 16 + " +
+                                       std::to_string(op.laneAlign) +
+                                       ", the lanes of D's row)"
+                                 : std::string());
             if (c.tmemStPending[cell])
               return "race: the tcgen05.mma issued in " + op.origin +
                      " reads its A operand from TMEM lane " +
@@ -1129,7 +1219,7 @@ std::string Executor::runMma(const MmaOp &op) {
     // D rows of this part.
     for (uint32_t m = 0; m < mPart; ++m) {
       // disable-output-lane (not with .ws): the row keeps its contents.
-      const uint32_t rowLane = f.m == 64 ? 32 * (m / 16) + m % 16 : m;
+      const uint32_t rowLane = halfPath ? layoutFLane(m, op.laneAlign) : m;
       if (!op.ws && ((op.disable[q * 4 + rowLane / 32] >> (rowLane % 32)) & 1))
         continue;
       for (uint32_t n = 0; n < f.n; ++n) {

@@ -71,10 +71,10 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   smemRead_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   byteShadow_.clear();
   proxyDirty_.assign(ctas, std::vector<uint16_t>((sharedBytes + 3) / 4, 0));
-  tmemWrite_.assign(ctas, std::vector<Epoch>(4 * 512));
-  tmemRead_.assign(ctas, std::vector<Epoch>(4 * 512));
-  mmaWrite_.assign(ctas, std::vector<MmaMark>(512));
-  mmaRead_.assign(ctas, std::vector<MmaMark>(512));
+  tmemWrite_.assign(ctas, std::vector<Epoch>(kTmemBands * 512));
+  tmemRead_.assign(ctas, std::vector<Epoch>(kTmemBands * 512));
+  mmaWrite_.assign(ctas, std::vector<MmaMark>(kTmemBands * 512));
+  mmaRead_.assign(ctas, std::vector<MmaMark>(kTmemBands * 512));
   describe_ = std::move(describe);
 }
 
@@ -275,29 +275,37 @@ void Sanitizer::mbarAcquire(uint32_t warp, uint32_t rank, uint32_t off,
 }
 
 std::string Sanitizer::mmaTmem(uint32_t warp, uint32_t seq, uint32_t rank,
-                               uint32_t col0, uint32_t col1, bool write,
-                               uint64_t pipeline, uint32_t line) {
+                               uint32_t lane0, uint32_t lane1, uint32_t col0,
+                               uint32_t col1, bool write, uint64_t pipeline,
+                               uint32_t line) {
   if (rank >= mmaWrite_.size())
     return "";
   const WarpState &w = warps_[warp];
   std::vector<MmaMark> &wr = mmaWrite_[rank], &rd = mmaRead_[rank];
-  for (uint32_t c = col0; c < std::min(col1, 512u); ++c) {
-    for (const MmaMark *m : {&wr[c], write ? &rd[c] : nullptr}) {
-      if (!m || m->warp != warp || m->seq == seq ||
-          m->seq <= w.clock[pipeSlot(warp)] || m->pipeline == pipeline)
-        continue;
-      return "race: " + describe_(warp, line) + " and the tcgen05.mma " +
-             describe_(warp, m->line) + " of the same warp both use TMEM "
-             "column " + std::to_string(c) + " of CTA rank " +
-             std::to_string(rank) + " (one writing it) but are not in one "
-             "pipeline (another accumulator or shape), so they may run in "
-             "either order: wait on an mbarrier that a tcgen05.commit after "
-             "the first signals before issuing the second (PTX ISA "
-             "9.7.16.6.2, pipelined tcgen05 instructions)";
+  lane1 = std::min(lane1, 128u);
+  for (uint32_t b = lane0 / kBandLanes;
+       b < (lane1 + kBandLanes - 1) / kBandLanes && b < kTmemBands; ++b)
+    for (uint32_t c = col0; c < std::min(col1, 512u); ++c) {
+      const size_t i = size_t(b) * 512 + c;
+      for (const MmaMark *m : {&wr[i], write ? &rd[i] : nullptr}) {
+        if (!m || m->warp != warp || m->seq == seq ||
+            m->seq <= w.clock[pipeSlot(warp)] || m->pipeline == pipeline)
+          continue;
+        return "race: " + describe_(warp, line) + " and the tcgen05.mma " +
+               describe_(warp, m->line) + " of the same warp both use TMEM " +
+               "column " + std::to_string(c) + " (lanes " +
+               std::to_string(b * kBandLanes) + ".." +
+               std::to_string(b * kBandLanes + kBandLanes - 1) +
+               ") of CTA rank " + std::to_string(rank) +
+               " (one writing it) but are not in one pipeline (another "
+               "accumulator or shape), so they may run in either order: "
+               "wait on an mbarrier that a tcgen05.commit after the first "
+               "signals before issuing the second (PTX ISA 9.7.16.6.2, "
+               "pipelined tcgen05 instructions)";
+      }
+      MmaMark &slot = write ? wr[i] : rd[i];
+      slot = {warp, seq, line, pipeline};
     }
-    MmaMark &slot = write ? wr[c] : rd[c];
-    slot = {warp, seq, line, pipeline};
-  }
   return "";
 }
 
@@ -494,18 +502,24 @@ std::string Sanitizer::tmem(uint32_t warp, uint32_t rank, uint32_t lane0,
              ", with no tcgen05.fence::after_thread_sync in between (" +
              kFenceRule + ")";
   }
-  // Happens-before per quadrant and column.
+  // Happens-before per 16-lane band and column (half a quadrant: the
+  // granularity of the M = 64 data path layout F, whose two accumulators
+  // at lane 0 and lane 16 share columns but not lanes).
   uint32_t rank0 = rank;
   if (rank0 < tmemWrite_.size()) {
     std::vector<Epoch> &wr = tmemWrite_[rank0], &rd = tmemRead_[rank0];
-    for (uint32_t q = lane0 / 32; q < (lane1 + 31) / 32 && q < 4; ++q)
+    for (uint32_t b = lane0 / kBandLanes;
+         b < (lane1 + kBandLanes - 1) / kBandLanes && b < kTmemBands; ++b)
       for (uint32_t c = col0; c < col1; ++c) {
-        Epoch &ew = wr[q * 512 + c], &er = rd[q * 512 + c];
+        Epoch &ew = wr[b * 512 + c], &er = rd[b * 512 + c];
         auto where = [&] {
+          // The lanes of this access in the band's quadrant.
+          const uint32_t q = b * kBandLanes / 32;
           char buf[96];
           std::snprintf(buf, sizeof buf,
                         "of TMEM lanes %u..%u, column %u of CTA rank %u",
-                        q * 32, q * 32 + 31, c, rank0);
+                        std::max(lane0, q * 32),
+                        std::min(lane1, q * 32 + 32) - 1, c, rank0);
           return std::string(buf);
         };
         if (!ordered(ew, warp))

@@ -179,12 +179,14 @@ public:
   /// Two tcgen05.mma of one warp are ordered only within a pipeline (same
   /// cta_group, accumulator and shape; PTX ISA 9.7.16.6.2); otherwise the
   /// second must follow a wait on a commit after the first. `nextMma`
-  /// numbers the warp's MMAs; `mmaTmem` reports one's TMEM access
-  /// (`pipeline` identifies its pipeline) and returns an error or "".
+  /// numbers the warp's MMAs; `mmaTmem` reports one's TMEM access of
+  /// lanes [lane0, lane1) and columns [col0, col1) (`pipeline` identifies
+  /// its pipeline) and returns an error or "".
   uint32_t nextMma(uint32_t warp) { return ++warps_[warp].mmaSeq; }
   std::string mmaTmem(uint32_t warp, uint32_t seq, uint32_t rank,
-                      uint32_t col0, uint32_t col1, bool write,
-                      uint64_t pipeline, uint32_t line);
+                      uint32_t lane0, uint32_t lane1, uint32_t col0,
+                      uint32_t col1, bool write, uint64_t pipeline,
+                      uint32_t line);
   void fenceAfter(uint32_t warp);
   /// fence.proxy.async by `warp`: its generic writes so far are visible to
   /// the async proxy.
@@ -281,9 +283,13 @@ private:
   /// Per CTA, per word: 1 + the warp whose generic write of it is not yet
   /// proxy-fenced (0: none).
   std::vector<std::vector<uint16_t>> proxyDirty_;
-  /// Per CTA, per (32-lane quadrant, column): last write and last read.
+  /// Tensor memory is tracked per band of 16 lanes (half a 32-lane
+  /// quadrant: an M = 64 MMA's data path layout F uses lanes 0-15 or 16-31
+  /// of each quadrant) and column.
+  static constexpr uint32_t kBandLanes = 16, kTmemBands = 128 / kBandLanes;
+  /// Per CTA, per (band, column): last write and last read.
   std::vector<std::vector<Epoch>> tmemWrite_, tmemRead_;
-  /// Per CTA, per column: the last MMA that wrote and that read it.
+  /// Per CTA, per (band, column): the last MMA that wrote and that read it.
   struct MmaMark {
     uint32_t warp = kNone, seq = 0, line = 0;
     uint64_t pipeline = 0;

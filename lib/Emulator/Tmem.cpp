@@ -12,7 +12,9 @@
 
 #include "nvfp4/Support/TensorMemory.h"
 
+#include <algorithm>
 #include <bitset>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -202,8 +204,10 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
   unsigned split = list[I.listCount];
   unsigned qBase = tmem::laneQuadrantBase(w.id);
   const uint64_t *ta = src(w, I.src[0]);
-  // The columns the shape spans from the first active lane's address.
-  uint32_t c0 = 0, span = 0;
+  // The columns the shape spans from the first active lane's address, and
+  // the lanes it spans from the active lanes' addresses (within the warp's
+  // quadrant; lanes outside it are the error below).
+  uint32_t c0 = 0, span = 0, l0 = qBase, l1 = qBase + tmem::kLanesPerWarp;
   if (mask) {
     uint32_t taddr = static_cast<uint32_t>(ta[__builtin_ctz(mask)] +
                                            static_cast<uint64_t>(I.imm));
@@ -212,11 +216,24 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
                                                 : tmem::shapeColumns(shape, num);
     if (pack)
       span *= 2;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      uint32_t bl = tmem::addressLane(static_cast<uint32_t>(
+          ta[__builtin_ctz(m)] + static_cast<uint64_t>(I.imm)));
+      lo = std::min(lo, bl);
+      hi = std::max(hi, bl + tmem::shapeLanes(shape));
+    }
+    l0 = std::clamp(lo, qBase, qBase + tmem::kLanesPerWarp);
+    l1 = std::clamp(hi, l0, qBase + tmem::kLanesPerWarp);
+    if (l0 == l1) { // every lane outside the quadrant: faults below
+      l0 = qBase;
+      l1 = qBase + tmem::kLanesPerWarp;
+    }
   }
   if (tensor_ && mask) {
     // A pending tcgen05.mma must not be raced (docs/Emulator.md).
     if (const std::string *origin =
-            mmaTouchesTmem(cta, c0, span, /*write=*/!isLd))
+            mmaTouchesTmem(cta, c0, span, /*write=*/!isLd, l0, l1))
       return fault(Fault::Kind::Invalid, w, __builtin_ctz(mask), I,
                    std::string("race: ") + what + " of TMEM columns " +
                        std::to_string(c0) + ".." +
@@ -226,10 +243,10 @@ bool Executor::tmemLdSt(Warp &w, const XInst &I, uint32_t mask) {
                        " them; wait on the mbarrier of its tcgen05.commit "
                        "first");
   }
-  // The sanitizer: the warp's lane quadrant over those columns.
+  // The sanitizer: the lanes of the access over those columns.
   if (san_ && mask &&
-      !sanTmem(w, __builtin_ctz(mask), I, cta.rank, qBase,
-               qBase + tmem::kLanesPerWarp, c0, c0 + span, !isLd, what))
+      !sanTmem(w, __builtin_ctz(mask), I, cta.rank, l0, l1, c0, c0 + span,
+               !isLd, what))
     return false;
   for (uint32_t t = 0; t < 32; ++t) {
     if (!((mask >> t) & 1))
