@@ -164,11 +164,14 @@ struct SerializeGpuModulesPass
     bool several = names.size() > 1;
 
     SmallVector<std::string> ptx;
+    // TargetOptions keeps a function_ref to the callback: the lambda must
+    // outlive `options`, so it is a named local, not a temporary.
+    auto collectPtx = [&](StringRef isa) { ptx.push_back(isa.str()); };
     gpu::TargetOptions options(
         toolkit, /*librariesToLink=*/{}, ptxasOptions, /*elfSection=*/{},
         *target, /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{},
         /*linkedLlvmIRCallback=*/{}, /*optimizedLlvmIRCallback=*/{},
-        /*isaCallback=*/[&](StringRef isa) { ptx.push_back(isa.str()); });
+        /*isaCallback=*/collectPtx);
     if (failed(gpu::transformGpuModulesToBinaries(module, nullptr, options)))
       return signalPassFailure();
 
