@@ -13,8 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../../lib/Emulator/MmaNumerics.h"
-#include "nvfp4/Emulator/FloatFormats.h"
-#include "wgmma_numerics_gen.h"
+#include "WgmmaNumericsValues.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,17 +29,6 @@ namespace num = nvfp4::emu::numerics;
 
 namespace {
 
-double value(Format f, uint32_t bits) {
-  namespace fp = nvfp4::emu::fp;
-  switch (f) {
-  case Format::BF16: return fp::toDouble(fp::kBF16, bits);
-  case Format::F16: return fp::toDouble(fp::kF16, bits);
-  case Format::E4M3: return fp::toDouble(fp::kE4M3, bits);
-  case Format::E5M2: return fp::toDouble(fp::kE5M2, bits);
-  }
-  return 0;
-}
-
 std::vector<uint32_t> readWords(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> raw((std::istreambuf_iterator<char>(in)),
@@ -50,17 +38,8 @@ std::vector<uint32_t> readWords(const std::string &path) {
   return out;
 }
 
-float f32(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, 4);
-  return x;
-}
-uint32_t bits(double d) {
-  float f = static_cast<float>(d);
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
+float f32(uint32_t b) { return static_cast<float>(f32Value(b)); }
+uint32_t bits(double d) { return f32BitsOf(d); }
 
 struct Problem {
   double c;
