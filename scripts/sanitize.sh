@@ -12,8 +12,9 @@
 #   (no argument)  the whole suite: builds everything into build-asan/ and
 #                  runs scripts/test.sh there (ctest: the GoogleTest unit
 #                  tests and the lit suite), ending with test.sh's
-#                  `N passed, M failed` line. Takes about 40 minutes on two
-#                  cores (docs/Robustness.md has the figures).
+#                  `N passed, M failed` line. From an empty directory
+#                  about 45 minutes on two shared cores (build about 25,
+#                  ctest 18 to 23); docs/Robustness.md has the figures.
 #   --ci           the short subset CI runs (.ci/run): builds only the plain
 #                  C++ libraries (lib/Support, lib/Emulator, lib/Runtime) and
 #                  their unit tests SupportTests and RuntimeTests into
@@ -83,9 +84,8 @@ jobs="${NVFP4_JOBS:-$(nproc)}"
 [[ "$build" != *[[:space:]]* ]] ||
   nvfp4_die "'$build' contains whitespace, which the LLVM build cannot handle"
 
-sanitize=(-fsanitize=address,undefined -fno-sanitize-recover=all
-  -fno-omit-frame-pointer)
-cflags="${sanitize[*]} -g1"
+cflags="-fsanitize=address,undefined -fno-sanitize-recover=all"
+cflags+=" -fno-omit-frame-pointer -g1"
 ldflags="-fsanitize=address,undefined"
 
 nvfp4_install_packages
