@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/InitAll.h"
+#include "nvfp4/Support/InputNesting.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -44,6 +45,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -70,6 +72,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::MLIRContext context(*registry, mlir::MLIRContext::Threading::DISABLED);
   mlir::ScopedDiagnosticHandler drop(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
+
+  // nvfp4-opt and nvfp4-run reject what MLIR's recursive parser cannot
+  // take (nvfp4/Support/InputNesting.h); so does the fuzzer.
+  if (nvfp4::findExcessiveNesting(
+          std::string_view(reinterpret_cast<const char *>(data), size)))
+    return 0;
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(

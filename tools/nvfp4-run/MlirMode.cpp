@@ -39,6 +39,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 #include "nvfp4/InitAll.h"
 #include "nvfp4/Pipelines/Pipelines.h"
+#include "nvfp4/Support/InputNesting.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -51,6 +52,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -680,8 +682,17 @@ int run::runMlirMode(const rt::RunOptions &options) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, llvm::errs());
   std::string error;
+  auto file = llvm::MemoryBuffer::getFileOrSTDIN(options.input);
+  if (!file)
+    return usageError("cannot read " + options.input + ": " +
+                      file.getError().message());
+  // MLIR's recursive parser would overflow the stack on deeper input.
+  if (auto deep = nvfp4::findExcessiveNesting((*file)->getBuffer()))
+    return usageError(options.input + ":" + std::to_string(deep->line) + ":" +
+                      std::to_string(deep->column) + ": " + deep->message());
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(options.input, sourceMgr, ParserConfig(&context));
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module) {
     llvm::errs().flush();
     return usageError("cannot parse " + options.input);
