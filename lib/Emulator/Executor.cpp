@@ -162,6 +162,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   w.wait = Warp::Wait::None;
   w.barLanes = 0;
   w.clusterArrived = false;
+  w.starved = false;
   w.clusterPhase = 0;
   w.mbBlocked = 0;
   w.preds[prog_.predTrue] = 0xffffffffu;
@@ -318,6 +319,19 @@ Error Executor::runCluster(const Dim3 &clusterId) {
       warps.push_back(&cta.warps[wi]);
     }
   }
+  // Schedule exploration: in half of the clusters one CTA (of a cluster of
+  // several) or one warp is starved, so that the others run far ahead of
+  // it, as a fixed mix of short slices never lets them (a CTA that exits
+  // while its peer still uses its shared memory, a producer that laps its
+  // consumer).
+  if (explore_ && randomBelow(2)) {
+    bool wholeCta = clusterSize_ > 1 && randomBelow(2);
+    uint32_t victim =
+        randomBelow(wholeCta ? clusterSize_ : uint32_t(warps.size()));
+    for (size_t i = 0; i < warps.size(); ++i)
+      warps[i]->starved =
+          wholeCta ? warps[i]->cta->rank == victim : i == victim;
+  }
   clusterArrived_ = 0;
   clusterPhase_ = 0;
   if (cfg_.sanitize) {
@@ -334,8 +348,9 @@ Error Executor::runCluster(const Dim3 &clusterId) {
                 });
   }
 
+  bool lastProgress = true;
   while (true) {
-    bool anyLive = false, progress = false;
+    bool anyLive = false, progress = false, skipped = false;
     if (explore_) // a new warp order every round
       for (size_t i = warps.size(); i > 1; --i)
         std::swap(warps[i - 1], warps[randomBelow(static_cast<uint32_t>(i))]);
@@ -343,6 +358,10 @@ Error Executor::runCluster(const Dim3 &clusterId) {
       if (w->done())
         continue;
       anyLive = true;
+      if (w->starved && lastProgress && randomBelow(kStarveRounds) != 0) {
+        skipped = true;
+        continue;
+      }
       if (w->active == 0 && !selectGroup(*w))
         continue;
       bool failed = false;
@@ -381,6 +400,9 @@ Error Executor::runCluster(const Dim3 &clusterId) {
     bool asyncBusy = false;
     for (auto &u : async_)
       asyncBusy |= !u->idle();
+    lastProgress = progress;
+    if (!progress && !asyncBusy && skipped)
+      continue; // the starved warps run next round
     if (!progress && !asyncBusy) {
       fault_ = Fault();
       fault_.kind = Fault::Kind::Deadlock;

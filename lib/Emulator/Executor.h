@@ -208,7 +208,12 @@ public:
     bool wgmmaFenced = false;  ///< a wgmma.fence was executed
     bool done() const { return (exited & valid) == valid; }
     uint32_t live() const { return valid & ~exited; }
+    /// Schedule exploration: the warp runs in one round of kStarveRounds
+    /// (or when no warp made progress in the previous round).
+    bool starved = false;
   };
+  /// How rarely a starved warp runs.
+  static constexpr uint32_t kStarveRounds = 16;
 
   /// Flags of mbarrierUpdate().
   enum MbarFlags : uint8_t {

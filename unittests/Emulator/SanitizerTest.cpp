@@ -292,6 +292,75 @@ TEST(SanitizerTest, AnMbarrierOtherCtasUseNeedsTheInitFence) {
   EXPECT_TRUE(has(e, "mbarrier.arrive.release.cluster")) << e;
 }
 
+TEST(SanitizerTest, StarvedSchedulesShowAnExitBeforeThePeersLastArrive) {
+  // Each CTA of a pair signals the peer's `full`, waits for its own, then
+  // signals the peer's `empty` (which nobody waits for) and works on for
+  // 600 instructions. Without a cluster barrier before the exit a CTA may
+  // be gone when the peer's `empty` arrive reaches it: the peer must lag
+  // by 600 instructions at that point, which slices of at most 128 never
+  // produce and a starved CTA does.
+  auto text = [](bool clusterBarrier) {
+    return std::string(
+               ".version 8.8\n.target sm_100a\n.address_size 64\n"
+               ".visible .entry k(.param .u64 out)\n{\n"
+               "  .reg .pred %p<4>;\n  .reg .b32 %r<8>;\n"
+               "  .shared .align 8 .b64 bar[2];\n"
+               "  mov.u32 %r1, bar;\n  add.u32 %r4, %r1, 8;\n"
+               "  mbarrier.init.shared.b64 [%r1], 1;\n"
+               "  mbarrier.init.shared.b64 [%r4], 1;\n"
+               "  fence.mbarrier_init.release.cluster;\n"
+               "  barrier.cluster.arrive.release.aligned;\n"
+               "  barrier.cluster.wait.acquire.aligned;\n"
+               "  mov.u32 %r2, %cluster_ctarank;\n  xor.b32 %r3, %r2, 1;\n"
+               "  mapa.shared::cluster.u32 %r5, %r1, %r3;\n"
+               "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+               "[%r5];\n"
+               "WAIT:\n"
+               "  mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+               "%p2, [%r1], 0;\n"
+               "  @!%p2 bra WAIT;\n"
+               "  mapa.shared::cluster.u32 %r6, %r4, %r3;\n"
+               "  mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+               "[%r6];\n"
+               "  mov.u32 %r7, 0;\n"
+               "LOOP:\n  add.u32 %r7, %r7, 1;\n"
+               "  setp.lt.u32 %p3, %r7, 200;\n  @%p3 bra LOOP;\n") +
+           (clusterBarrier ? "  barrier.cluster.arrive.release.aligned;\n"
+                             "  barrier.cluster.wait.acquire.aligned;\n"
+                           : "") +
+           "  ret;\n}\n";
+  };
+  auto go = [](const std::string &t, uint64_t seed) {
+    Machine m;
+    auto mod = m.loadPTX(t, "exit.ptx");
+    if (!mod)
+      return mod.message();
+    const Kernel *k = *(*mod)->kernel("k");
+    uint64_t out = *m.allocate(64);
+    ParamBuilder pb(*k);
+    (void)pb.addU64(out);
+    LaunchConfig cfg;
+    cfg.grid = Dim3(2);
+    cfg.block = Dim3(1);
+    cfg.cluster = Dim3(2);
+    cfg.params = *pb.take();
+    cfg.scheduleSeed = seed;
+    Error e = m.launch(*k, cfg);
+    return e ? e.message() : std::string();
+  };
+  EXPECT_EQ(go(text(false), 0), ""); // the fixed order hides it
+  unsigned caught = 0;
+  for (uint64_t seed = 1; seed <= 32; ++seed) {
+    EXPECT_EQ(go(text(true), seed), "") << seed;
+    std::string e = go(text(false), seed);
+    if (e.empty())
+      continue;
+    ++caught;
+    EXPECT_TRUE(has(e, "which has exited")) << e;
+  }
+  EXPECT_GT(caught, 0u);
+}
+
 // Warp 1 writes 16 bytes of buf through the generic proxy; thread 0 copies
 // them to global memory with a bulk copy (the async proxy reads them).
 std::string proxyKernel(const std::string &writerFence,

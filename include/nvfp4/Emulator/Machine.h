@@ -203,8 +203,9 @@ struct LaunchConfig {
   /// as the warps allow). Any other value seeds a generator that shuffles
   /// the warp order every round, draws each warp's slice length, gives
   /// each TMA copy its own latency (so copies complete out of issue order,
-  /// some only when no warp can run) and runs queued MMAs at random
-  /// points; the same seed gives the same schedule.
+  /// some only when no warp can run), runs queued MMAs at random points
+  /// and in half of the clusters starves one CTA or warp (it runs in one
+  /// round of 16); the same seed gives the same schedule.
   uint64_t scheduleSeed = 0;
   /// The synchronization checks of docs/Emulator.md "The sanitizer":
   /// happens-before races on shared and tensor memory and the tcgen05
