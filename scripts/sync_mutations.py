@@ -19,18 +19,16 @@ such as examples/gemm.mlir):
 
 A site is "caught" when the run fails (a race or fence error, a deadlock, a
 fault, a numerical FAIL) and "silent" when it still PASSes; a silent site
-whose mutant executes exactly the instructions the unmutated kernel does
-(the same warp- and thread-instruction, barrier, mbarrier-phase and MMA
-counts per launch) is "unexecuted": the deleted op never ran at these
-sizes, so its deletion could not change anything (a try_wait the PTX level
-replaces instead of deleting is never classed so); --schedules=N
+is "unexecuted" when the kernel with a trap in its place (PTX `trap;`)
+still passes: the op never ran at these sizes, so its deletion could not
+change anything; --schedules=N
 also runs each silent mutant under N explored schedules
 (nvfp4-run --schedules). A mutant that does not compile is "invalid" (the
 deletion broke the IR, e.g. a used result), not counted either way.
 
   scripts/sync_mutations.py [--build DIR] [--level mlir|ptx|both]
       [--schedules N] [--jobs N] [--timeout S] [--num-sms N]
-      [--only-op SUBSTR] [--matrix SUBSTR]
+      [--only-op REGEX] [--matrix SUBSTR]
       [--limit N] [--markdown] [INPUT.mlir...]
 
 --union REPORT... merges reports of the same kernels under different plans
@@ -90,16 +88,6 @@ def run(cmd, timeout):
         return None, out
 
 
-STATS = re.compile(r"emulator: (\d+) warp instructions, (\d+) thread "
-                   r"instructions, (\d+) barriers, (\d+) mbarrier phases, "
-                   r"(\d+) MMAs")
-
-
-def signature(out):
-    """The executed-instruction counts of every launch of a run."""
-    return STATS.findall(out)
-
-
 def verdict(rc, out):
     """(kind, reason): kind caught / silent / invalid."""
     if rc is None:
@@ -135,8 +123,12 @@ class Kernel:
         opt = "stop-after=attention"
         if self.num_sms:
             opt += " num-sms=%d" % self.num_sms
+        # With its locations: the attention lowering names every
+        # synchronization op by its role (loc("mma: wait kv_full"(...))).
         rc, text = run([self.args.nvfp4_opt, self.path,
-                        "--nvfp4-sm100-to-cubin=" + opt, "-o", out], 600)
+                        "--nvfp4-sm100-to-cubin=" + opt,
+                        "--mlir-print-debuginfo", "--mlir-print-local-scope",
+                        "-o", out], 600)
         if rc != 0:
             sys.exit("sync_mutations: cannot lower %s:\n%s" % (self.path,
                                                                text[-2000:]))
@@ -159,9 +151,14 @@ class Kernel:
         return cmd + list(self.args.run_arg)
 
 
+# The role the attention lowering gives a synchronization op, printed as
+# loc("role"(...)) at the end of its line.
+ROLE = re.compile(r'loc\("([^"]+)"\(')
+
+
 def mlir_sites(text):
     """(line index, op name) of each deletable synchronization op inside a
-    gpu.module."""
+    gpu.module; the name ends with " [role]" when the op has one."""
     sites, depth_module = [], False
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -169,15 +166,17 @@ def mlir_sites(text):
             depth_module = True
         if not depth_module:
             continue
+        r = ROLE.search(line)
+        role = " [%s]" % r.group(1) if r else ""
         m = MLIR_SYNC.match(line)
         if m:
-            sites.append((i, m.group(1)))
+            sites.append((i, m.group(1) + role))
             continue
         if "nvvm.inline_ptx" in line or "llvm.inline_asm" in line:
             q = re.search(r'"([^"]*)"', line)
             if q and INLINE_SYNC.search(q.group(1)):
                 sites.append((i, "inline: " + INLINE_SYNC.search(
-                    q.group(1)).group(1)))
+                    q.group(1)).group(1) + role))
     return sites
 
 
@@ -194,6 +193,14 @@ def mlir_mutant(lines, i):
             if re.search(re.escape(n) + r"\b", rest):
                 return None
     return "\n".join(lines[:i] + lines[i + 1:])
+
+
+def probe(lines, i, level):
+    """The text with line i replaced by a trap: a run that does not trap
+    never reached the site."""
+    indent = re.match(r"^\s*", lines[i]).group(0)
+    trap = 'nvvm.inline_ptx "trap;"' if level == "mlir" else "trap;"
+    return "\n".join(lines[:i] + [indent + trap] + lines[i + 1:])
 
 
 def ptx_sites(text):
@@ -256,6 +263,24 @@ def union(reports):
                               t["silent"], t["silent"], t["unexecuted"],
                               t["invalid"]))
     print("  all: caught %d of %d executed sites" % (all_c, all_c + all_s))
+    # By role (the attention lowering's names; mlir level): in how many
+    # kernels each site is caught, silent, unexecuted.
+    roles = {}
+    for (name, level, op, n), kind in best.items():
+        if level != "mlir" or "[" not in op:
+            continue
+        r = roles.setdefault("%s #%d" % (op, n + 1), {
+            "caught": [], "silent": [], "unexecuted": [], "invalid": []})
+        r[kind].append(name)
+    if roles:
+        print("\nby role (kernels caught / silent / unexecuted / invalid; "
+              "the silent ones named):")
+        for role in sorted(roles, key=lambda x: x[x.index("["):]):
+            r = roles[role]
+            print("  %-75s %3d %3d %3d %3d  %s" % (
+                role, len(r["caught"]), len(r["silent"]),
+                len(r["unexecuted"]), len(r["invalid"]),
+                " ".join(sorted(r["silent"]))))
     return 1 if all_s else 0
 
 
@@ -281,7 +306,8 @@ def main():
                     "num-sms; few SMs give each CTA several KV tiles and "
                     "pieces, which the ring waits need to matter)")
     ap.add_argument("--only-op", default="",
-                    help="only sites whose op contains this text")
+                    help="only sites whose op (and role) this regular "
+                    "expression matches")
     ap.add_argument("--limit", type=int, default=0,
                     help="at most N sites per kernel and level (a smoke "
                     "subset: every k-th site)")
@@ -321,7 +347,6 @@ def main():
             if rc != 0:
                 sys.exit("sync_mutations: the unmutated %s does not PASS:\n%s"
                          % (path, out[-2000:]))
-            base_sig = signature(out)
             jobs = []
             levels = ["mlir", "ptx"] if args.level == "both" else [args.level]
             for level in levels:
@@ -331,7 +356,7 @@ def main():
                 else:
                     text = k.ptx(lowered_path)
                     sites = ptx_sites(text)
-                sites = [s for s in sites if args.only_op in s[1]]
+                sites = [s for s in sites if re.search(args.only_op, s[1])]
                 if args.limit and len(sites) > args.limit:
                     step = len(sites) / args.limit
                     sites = [sites[int(j * step)] for j in range(args.limit)]
@@ -346,25 +371,35 @@ def main():
                         mpath = os.path.join(tmp, "%s.ptx.%d.ptx" % (
                             k.name, n))
                     if mtext is None:
-                        jobs.append((level, i, op, None, "result used"))
+                        jobs.append((level, i, op, None, "result used", None))
                         continue
+                    ppath = mpath + ".probe" + os.path.splitext(mpath)[1]
                     with open(mpath, "w") as f:
                         f.write(mtext)
-                    cmd = (k.base_cmd(mpath) if level == "mlir" else
-                           k.base_cmd(lowered_path) +
-                           ["--replace-ptx=" + mpath])
-                    jobs.append((level, i, op, cmd, None))
+                    with open(ppath, "w") as f:
+                        f.write(probe(lines, i, level))
+
+                    def command(path):
+                        return (k.base_cmd(path) if level == "mlir" else
+                                k.base_cmd(lowered_path) +
+                                ["--replace-ptx=" + path])
+                    jobs.append((level, i, op, command(mpath), None,
+                                 command(ppath)))
 
             def work(job):
-                level, i, op, cmd, why = job
+                level, i, op, cmd, why, probe_cmd = job
                 if cmd is None:
                     return job, "invalid", why
                 rc, out = run(cmd, args.timeout)
                 kind, reason = verdict(rc, out)
-                replaced = level == "ptx" and "_wait" in op
-                if (kind == "silent" and not replaced and base_sig
-                        and signature(out) == base_sig):
-                    return job, "unexecuted", "never ran: " + reason
+                # Did the site run at all? The kernel with a trap in its
+                # place tells (instruction counts cannot: LLVM hoists what
+                # computes a guarded op's operands out of its branch).
+                if kind == "silent":
+                    prc, pout = run(probe_cmd, args.timeout)
+                    if "trap instruction executed" not in pout:
+                        return job, "unexecuted", "never ran (a trap " \
+                            "in its place is not reached): " + reason
                 if kind == "silent" and args.schedules:
                     rc, out = run(cmd + ["--schedules=%d" % args.schedules],
                                   args.timeout * args.schedules)
@@ -379,7 +414,7 @@ def main():
                 print("\n#### %s\n" % path)
                 print("| level | line | op | verdict | what reported it |")
                 print("|---|---|---|---|---|")
-            for (level, i, op, _, _), kind, reason in results:
+            for (level, i, op, _, _, _), kind, reason in results:
                 key = (path, level)
                 t = totals.setdefault(key, [0, 0, 0, 0])
                 t[{"caught": 0, "silent": 1, "invalid": 2,

@@ -76,8 +76,10 @@ void Epilogue::readO(const Piece &piece, Value oAcc, Value oDone,
   ir.ifThenElse(
       piece.any,
       [&] {
-        ir.wait(oDone, ir.idx(0), ir.parityOf(lastPhase));
-        sm100::FenceOp::create(b, sm100::FenceKind::after_thread_sync);
+        ir.wait(oDone, ir.idx(0), ir.parityOf(lastPhase),
+                "epilogue: wait o_done");
+        ir.named(sm100::FenceOp::create(b, sm100::FenceKind::after_thread_sync),
+                 "epilogue: fence after o_done");
         ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32),
                    [&](Value oc) {
                      Value ov = sm100::TmemLoadOp::create(

@@ -91,9 +91,13 @@ public:
   /// it.
   mlir::ResultRange inlinePtx(llvm::StringRef code, mlir::TypeRange results,
                               mlir::ValueRange ins) {
+    return inlinePtxOp(code, results, ins).getResults();
+  }
+  mlir::NVVM::InlinePtxOp inlinePtxOp(llvm::StringRef code,
+                                      mlir::TypeRange results,
+                                      mlir::ValueRange ins) {
     return mlir::NVVM::InlinePtxOp::create(b, results, ins, mlir::ValueRange{},
-                                           b.getStringAttr(code), Value())
-        .getResults();
+                                           b.getStringAttr(code), Value());
   }
   Value ptxF32(llvm::StringRef code, Value x) {
     return inlinePtx(code, b.getF32Type(), x)[0];
@@ -150,10 +154,21 @@ public:
                                  workgroup());
   }
 
-  /// try_wait.parity on barrier `index` of `group`.
-  void wait(Value group, Value index, Value parity) {
-    mlir::nvgpu::MBarrierTryWaitParityOp::create(b, group, parity,
-                                                 idx(kWaitTicks), index);
+  /// Names `op` by its role: its location becomes NameLoc(`role`, its
+  /// location). Every synchronization op of the attention kernels is named
+  /// ("mma: wait kv_full"), so that scripts/sync_mutations.py keys a site by
+  /// its role across lowerings of different shapes and plans
+  /// (docs/SyncMutations.md), and `--mlir-print-debuginfo` shows it.
+  template <typename OpT> OpT named(OpT op, const llvm::Twine &role) {
+    op->setLoc(mlir::NameLoc::get(b.getStringAttr(role), op->getLoc()));
+    return op;
+  }
+
+  /// try_wait.parity on barrier `index` of `group`, named `role`.
+  void wait(Value group, Value index, Value parity, const llvm::Twine &role) {
+    named(mlir::nvgpu::MBarrierTryWaitParityOp::create(b, group, parity,
+                                                       idx(kWaitTicks), index),
+          role);
   }
 
   mlir::ImplicitLocOpBuilder &b;

@@ -201,7 +201,7 @@ void WorkPlan::computePartition() {
   Value inclTiles = scan(mine[0], kWordWarps);
   Value inclBlocks = scan(mine[1], kWordWarpsFine);
   Value inclEmpty = scan(mine[2], kWordWarpsEmpty);
-  gpu::BarrierOp::create(b);
+  ir.named(gpu::BarrierOp::create(b), "plan: barrier after the warp sums");
   auto finish = [&](Value incl, Value v, int64_t word, Value &before,
                     Value &total) {
     Value warpBase = ir.i32(0), sum = ir.i32(0);
@@ -275,7 +275,7 @@ void WorkPlan::computePartition() {
                                   ValueRange{ir.idx(kWordULast)});
     });
   });
-  gpu::BarrierOp::create(b);
+  ir.named(gpu::BarrierOp::create(b), "plan: barrier after the unit range");
   Value first = ir.toIndex(
       memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordUFirst)}));
   Value last = ir.toIndex(
@@ -293,7 +293,7 @@ void WorkPlan::computePartition() {
           ValueRange{ir.idx(kWordT1)});
     });
   });
-  gpu::BarrierOp::create(b);
+  ir.named(gpu::BarrierOp::create(b), "plan: barrier after the tile bounds");
   uFirst = first;
   uLast = last;
   b0First = ir.toIndex(

@@ -65,8 +65,8 @@ private:
   Value f32(double v) { return ir.f32(v); }
   Value i1(bool v) { return ir.i1(v); }
   Value parityOf(Value v) { return ir.parityOf(v); }
-  void wait(Value group, Value index, Value parity) {
-    ir.wait(group, index, parity);
+  void wait(Value group, Value index, Value parity, const Twine &role) {
+    ir.wait(group, index, parity, role);
   }
   template <typename F> void ifThen(Value cond, F f) { ir.ifThen(cond, f); }
   template <typename F> void forLoop(Value lb, Value ub, Value step, F f) {
@@ -80,16 +80,20 @@ private:
     Value m = ir.inlinePtx("mov.b32 $0, $1;", b.getI32Type(), ir.toI32(v))[0];
     return ir.toIndex(m);
   }
-  void fence(sm100::FenceKind k) { sm100::FenceOp::create(b, k); }
+  void fence(sm100::FenceKind k, const Twine &role) {
+    ir.named(sm100::FenceOp::create(b, k), role);
+  }
   /// The CTAs of a Dv split form a cluster.
   bool clustered() const { return s.dvSplit > 1; }
   /// Both CTAs of the pair compute S from the same Q and K tiles, each
   /// loading half of the boxes and multicasting them (no D split).
   bool multicastQK() const { return clustered() && !s.exchangeS; }
   /// Both CTAs of the cluster reach this point before either goes on.
-  void clusterSync() {
-    NVVM::ClusterArriveOp::create(b, b.getUnitAttr());
-    NVVM::ClusterWaitOp::create(b, b.getUnitAttr());
+  void clusterSync(StringRef when) {
+    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
+             when + ": cluster arrive");
+    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
+             when + ": cluster wait");
   }
   /// The multicast mask naming both CTAs of the cluster.
   Value bothCtas() {
@@ -178,10 +182,10 @@ private:
   Value barrierAddress(Value group);
   /// Arrive (release at cluster scope) on the peer's copy of the barrier at
   /// shared address `addr`.
-  void remoteArrive(Value addr);
+  void remoteArrive(Value addr, const Twine &role);
   /// Wait (acquire at cluster scope) for phase `parity` of the barrier at
   /// `addr`.
-  void clusterWait(Value addr, Value parity);
+  void clusterWait(Value addr, Value parity, const Twine &role);
   /// sAcc: all S buffers (the softmax addresses buffer n mod sBuffers by a
   /// column offset, bufferColumn(n)); sBuf: one slice per buffer (the MMA's
   /// D); pTm: P over the same columns, in the ts A-operand layout.
@@ -263,11 +267,11 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   // Teardown: everyone is done with TMEM before warp 0 frees it; in a
   // cluster, neither CTA exits while the peer may still signal its
   // barriers.
-  fence(sm100::FenceKind::before_thread_sync);
-  gpu::BarrierOp::create(b);
-  fence(sm100::FenceKind::after_thread_sync);
+  fence(sm100::FenceKind::before_thread_sync, "end: fence before barrier");
+  ir.named(gpu::BarrierOp::create(b), "end: barrier");
+  fence(sm100::FenceKind::after_thread_sync, "end: fence after barrier");
   if (clustered())
-    clusterSync();
+    clusterSync("end");
   ifThen(ir.eq(warp, idx(0)), [&] {
     sm100::TmemDeallocOp::create(b, all, uint32_t(s.tmemColumns));
   });
@@ -326,33 +330,37 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   // loads write here too.
   Value releasers = idx(multicastQK() ? 2 : 1);
   ifThen(ir.eq(tid, idx(0)), [&] {
-    Value c0 = idx(0), c1 = idx(1);
-    nvgpu::MBarrierInitOp::create(b, qFull, c1, c0, Value());
-    nvgpu::MBarrierInitOp::create(b, qEmpty, releasers, c0, Value());
+    Value c1 = idx(1);
+    auto init = [&](Value group, Value count, int64_t i, StringRef name) {
+      ir.named(nvgpu::MBarrierInitOp::create(b, group, count, idx(i), Value()),
+               "init " + name + "[" + Twine(i) + "]");
+    };
+    init(qFull, c1, 0, "q_full");
+    init(qEmpty, releasers, 0, "q_empty");
     for (int64_t st = 0; st < s.stages; ++st) {
-      nvgpu::MBarrierInitOp::create(b, kvFull, c1, idx(st), Value());
-      nvgpu::MBarrierInitOp::create(b, kvEmpty, releasers, idx(st), Value());
+      init(kvFull, c1, st, "kv_full");
+      init(kvEmpty, releasers, st, "kv_empty");
     }
     for (int64_t i = 0; i < s.sBuffers; ++i)
-      nvgpu::MBarrierInitOp::create(b, sFull, c1, idx(i), Value());
-    nvgpu::MBarrierInitOp::create(b, pFull, idx(128), c0, Value());
-    nvgpu::MBarrierInitOp::create(b, oDone, c1, c0, Value());
+      init(sFull, c1, i, "s_full");
+    init(pFull, idx(128), 0, "p_full");
+    init(oDone, c1, 0, "o_done");
     if (s.exchangeS) {
-      nvgpu::MBarrierInitOp::create(b, xFull, idx(128), c0, Value());
-      nvgpu::MBarrierInitOp::create(b, xEmpty, idx(128), c0, Value());
+      init(xFull, idx(128), 0, "x_full");
+      init(xEmpty, idx(128), 0, "x_empty");
     }
   });
   work.initShared();
   ifThen(ir.eq(warp, idx(0)),
          [&] { sm100::TmemAllocOp::create(b, slot, uint32_t(s.tmemColumns)); });
-  fence(sm100::FenceKind::before_thread_sync);
-  gpu::BarrierOp::create(b);
-  fence(sm100::FenceKind::after_thread_sync);
+  fence(sm100::FenceKind::before_thread_sync, "alloc: fence before barrier");
+  ir.named(gpu::BarrierOp::create(b), "alloc: barrier");
+  fence(sm100::FenceKind::after_thread_sync, "alloc: fence after barrier");
   // The peer multicasts into our barriers: they must be initialised (and
   // the initialisation visible to the cluster) first.
   if (clustered()) {
-    NVVM::FenceMbarrierInitOp::create(b);
-    clusterSync();
+    ir.named(NVVM::FenceMbarrierInitOp::create(b), "start: fence.mbarrier_init");
+    clusterSync("start");
   }
   // The pieces this CTA processes (both CTAs of a pair compute the same).
   work.computePartition();
@@ -435,23 +443,27 @@ Value KernelBuilder::barrierAddress(Value group) {
   return nvgpu::MBarrierGetOp::create(b, b.getI32Type(), group, idx(0));
 }
 
-void KernelBuilder::remoteArrive(Value addr) {
-  ir.inlinePtx("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+void KernelBuilder::remoteArrive(Value addr, const Twine &role) {
+  ir.named(ir.inlinePtxOp("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
                "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }",
-               TypeRange{}, ValueRange{addr, peer});
+                          TypeRange{}, ValueRange{addr, peer}),
+           role);
 }
 
-void KernelBuilder::clusterWait(Value addr, Value parity) {
+void KernelBuilder::clusterWait(Value addr, Value parity, const Twine &role) {
   Value par = arith::ExtUIOp::create(b, b.getI32Type(), parity);
   auto loop = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
   OpBuilder::InsertionGuard g(b);
   Block *before = b.createBlock(&loop.getBefore());
   b.setInsertionPointToStart(before);
   Value done =
-      ir.inlinePtx("{ .reg .pred P; "
+      ir.named(ir.inlinePtxOp(
+                   "{ .reg .pred P; "
                    "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
                    "P, [$1], $2; selp.u32 $0, 1, 0, P; }",
-                   b.getI32Type(), ValueRange{addr, par})[0];
+                   b.getI32Type(), ValueRange{addr, par}),
+               role)
+          .getResult(0);
   scf::ConditionOp::create(b, ir.eq(done, i32(0)), ValueRange{});
   Block *after = b.createBlock(&loop.getAfter());
   b.setInsertionPointToStart(after);
@@ -484,7 +496,8 @@ void KernelBuilder::exchangePartialS(Value n) {
     Value phase = ir.add(phase0, idx(h));
     // Our buffer still holds the previous round until the peer has read it.
     auto waitEmpty = [&] {
-      clusterWait(emptyAddr, parityOf(ir.sub(phase, idx(1))));
+      clusterWait(emptyAddr, parityOf(ir.sub(phase, idx(1))),
+                  "exchange: wait x_empty");
     };
     if (h == 0)
       ifThen(ir.ne(n, idx(0)), waitEmpty);
@@ -497,8 +510,8 @@ void KernelBuilder::exchangePartialS(Value n) {
           IntegerAttr());
       vector::StoreOp::create(b, sv, xbuf, ValueRange{idx(c), tid, idx(0)});
     }
-    remoteArrive(fullAddr);
-    clusterWait(fullAddr, parityOf(phase));
+    remoteArrive(fullAddr, "exchange: arrive x_full");
+    clusterWait(fullAddr, parityOf(phase), "exchange: wait x_full");
     for (int64_t c = 0; c < perRound; ++c) {
       SmallVector<Value> parts;
       for (int64_t q = 0; q < 8; ++q) {
@@ -518,9 +531,10 @@ void KernelBuilder::exchangePartialS(Value n) {
                                  sm100::LdStShape::shape_32x32b, 32, false,
                                  IntegerAttr(), IntegerAttr());
     }
-    remoteArrive(emptyAddr);
+    remoteArrive(emptyAddr, "exchange: arrive x_empty");
   }
-  sm100::WaitOp::create(b, sm100::WaitKind::store);
+  ir.named(sm100::WaitOp::create(b, sm100::WaitKind::store),
+           "exchange: wait::st");
 }
 
 void KernelBuilder::softmaxRole() {
@@ -573,8 +587,10 @@ void KernelBuilder::softmaxRole() {
               Value g = ir.add(g0, n);
               Value t = ir.add(piece.tLo, n);
               wait(sFull, ir.remu(g, idx(s.sBuffers)),
-                   parityOf(ir.divu(g, idx(s.sBuffers))));
-              fence(sm100::FenceKind::after_thread_sync);
+                   parityOf(ir.divu(g, idx(s.sBuffers))),
+                   "softmax: wait s_full");
+              fence(sm100::FenceKind::after_thread_sync,
+                    "softmax: fence after s_full");
               if (s.exchangeS)
                 exchangePartialS(g);
               Value key0 = ir.mul(t, idx(tile));
@@ -648,8 +664,10 @@ void KernelBuilder::softmaxRole() {
               // two behind; the first tile of a piece has no previous P V, its
               // last phase was waited by the previous piece's epilogue).
               ifThen(ir.ne(first, i1(true)), [&] {
-                wait(oDone, idx(0), parityOf(ir.sub(g, idx(1))));
-                fence(sm100::FenceKind::after_thread_sync);
+                wait(oDone, idx(0), parityOf(ir.sub(g, idx(1))),
+                     "softmax: wait o_done (rescale)");
+                fence(sm100::FenceKind::after_thread_sync,
+                      "softmax: fence after o_done (rescale)");
                 // Rescale O only when the running max of a row of this warp
                 // grew (alpha < 1); the vote keeps the TMEM accesses, which are
                 // warp-collective, uniform across the warp.
@@ -670,10 +688,13 @@ void KernelBuilder::softmaxRole() {
                   });
                 });
               });
-              sm100::WaitOp::create(b, sm100::WaitKind::store);
-              fence(sm100::FenceKind::before_thread_sync);
-              nvgpu::MBarrierArriveOp::create(
-                  b, nvgpu::MBarrierTokenType::get(ctx), pFull, idx(0));
+              ir.named(sm100::WaitOp::create(b, sm100::WaitKind::store),
+                       "softmax: wait::st before p_full");
+              fence(sm100::FenceKind::before_thread_sync,
+                    "softmax: fence before p_full");
+              ir.named(nvgpu::MBarrierArriveOp::create(
+                           b, nvgpu::MBarrierTokenType::get(ctx), pFull, idx(0)),
+                       "softmax: arrive p_full");
               Value lNew = arith::AddFOp::create(
                   b, arith::MulFOp::create(b, l, alpha), rowSum);
               return {mNew, lNew};
@@ -716,11 +737,12 @@ void KernelBuilder::loadRole() {
     // Q of the unit: D / 64 boxes of (64, G, queriesPerCta), each into
     // its own 16 KiB column of the K-major tile, once the MMAs of the
     // previous piece have read the last one (a fresh barrier passes).
-    wait(qEmpty, idx(0), ir.xori1(parityOf(qLoads)));
+    wait(qEmpty, idx(0), ir.xori1(parityOf(qLoads)), "load: wait q_empty");
     Value qBoxes = ir.select(ir.eq(split, idx(0)), idx(s.dBoxes[0].size()),
                              idx(s.dBoxes[1].size()));
-    nvgpu::MBarrierArriveExpectTxOp::create(
-        b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value());
+    ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
+                 b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value()),
+             "load: expect_tx q_full");
     Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)),
                         ir.mul(u.rowBlock, idx(s.queriesPerCta)));
     Value qHead = ir.mul(u.kvHead, idx(s.group));
@@ -740,7 +762,7 @@ void KernelBuilder::loadRole() {
       Value gt = ir.add(g0, n);
       Value stage = ir.remu(gt, idx(s.stages));
       Value round = ir.divu(gt, idx(s.stages));
-      wait(kvEmpty, stage, ir.xori1(parityOf(round)));
+      wait(kvEmpty, stage, ir.xori1(parityOf(round)), "load: wait kv_empty");
       Value t = ir.add(piece.tLo, n);
       Value key0 = ir.mul(t, idx(tile));
       // Only the chunks with a visible key: a whole tile is one box per
@@ -755,8 +777,10 @@ void KernelBuilder::loadRole() {
       Value perChunk =
           ir.select(ir.eq(split, idx(0)), idx(chunkBytes(s.dBoxes[0].size())),
                     idx(chunkBytes(s.dBoxes[1].size())));
-      nvgpu::MBarrierArriveExpectTxOp::create(
-          b, kvFull, ir.mul(ir.sub(cEnd, cFirst), perChunk), stage, Value());
+      ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
+                   b, kvFull, ir.mul(ir.sub(cEnd, cFirst), perChunk), stage,
+                   Value()),
+               "load: expect_tx kv_full");
       Value kOff = kOffset(stage);
       Value vOff = vOffset(kOff);
       // A box of `box` keys at key offset `off` of the tile, through maps
@@ -851,8 +875,9 @@ void KernelBuilder::mmaRole() {
                            ir.cmp(arith::CmpIPredicate::uge, g, idx(sb)));
     Value phase =
         ir.select(atStart, ir.sub(g, idx(1)), ir.sub(g, idx(sb)));
-    ifThen(need, [&] { wait(oDone, c0, parityOf(phase)); });
-    fence(sm100::FenceKind::after_thread_sync);
+    ifThen(need,
+           [&] { wait(oDone, c0, parityOf(phase), "mma: wait o_done before S"); });
+    fence(sm100::FenceKind::after_thread_sync, "mma: fence before S");
     Value qTile = view(opaque(qOff), qTileTy);
     Value kTile = view(opaque(kOffset(stage)), kTileTy);
     // K slices past the boxes of the pair's second CTA: CTA 0's only.
@@ -872,7 +897,8 @@ void KernelBuilder::mmaRole() {
         else
           ifThen(ir.eq(split, idx(0)), one);
       }
-      sm100::CommitOp::create(b, sFull, idx(buf), Value(), 1u);
+      ir.named(sm100::CommitOp::create(b, sFull, idx(buf), Value(), 1u),
+               "mma: commit s_full[" + Twine(buf) + "]");
     });
   };
   // O += P V of CTA-wide tile g (local tile n, the j-th of its piece) once
@@ -880,8 +906,8 @@ void KernelBuilder::mmaRole() {
   // o_done completes phase g.
   auto issuePV = [&](const Piece &piece, Value g, Value t, Value j) {
     Value stage = ir.remu(g, idx(s.stages));
-    wait(pFull, c0, parityOf(g));
-    fence(sm100::FenceKind::after_thread_sync);
+    wait(pFull, c0, parityOf(g), "mma: wait p_full");
+    fence(sm100::FenceKind::after_thread_sync, "mma: fence before P V");
     Value notFirst = ir.ne(j, idx(0));
     Value kOff = opaque(kOffset(stage));
     Value vOff = vOffset(kOff);
@@ -911,8 +937,10 @@ void KernelBuilder::mmaRole() {
         });
       }
     });
-    sm100::CommitOp::create(b, kvEmpty, stage, releaseMask, 1u);
-    sm100::CommitOp::create(b, oDone, c0, Value(), 1u);
+    ir.named(sm100::CommitOp::create(b, kvEmpty, stage, releaseMask, 1u),
+             "mma: commit kv_empty");
+    ir.named(sm100::CommitOp::create(b, oDone, c0, Value(), 1u),
+             "mma: commit o_done");
   };
 
   // With two S buffers the MMA warp runs a tile ahead within a piece: S(n)
@@ -924,16 +952,18 @@ void KernelBuilder::mmaRole() {
   const int64_t ahead = sb - 1;
   forEachPieceWithTiles([&](const Piece &piece, Value g0, Value qLoads) {
     Value tiles = piece.tiles;
-    wait(qFull, c0, parityOf(qLoads));
+    wait(qFull, c0, parityOf(qLoads), "mma: wait q_full");
     Value steps = ir.add(tiles, idx(ahead));
     forLoop(idx(0), steps, idx(1), [&](Value n) {
       auto stepS = [&] {
         Value g = ir.add(g0, n);
         Value stage = ir.remu(g, idx(s.stages));
-        wait(kvFull, stage, parityOf(ir.divu(g, idx(s.stages))));
+        wait(kvFull, stage, parityOf(ir.divu(g, idx(s.stages))),
+             "mma: wait kv_full");
         issueS(g, stage, g0);
         ifThen(ir.eq(n, ir.sub(tiles, idx(1))), [&] {
-          sm100::CommitOp::create(b, qEmpty, c0, releaseMask, 1u);
+          ir.named(sm100::CommitOp::create(b, qEmpty, c0, releaseMask, 1u),
+                   "mma: commit q_empty");
         });
       };
       auto stepPV = [&] {
