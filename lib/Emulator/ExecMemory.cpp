@@ -18,6 +18,7 @@ using ptx::Type;
 uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
                            uint32_t bytes, bool write, const XInst &I,
                            uint32_t align) {
+  resolvedGlobal_ = false;
   if (align == 0)
     align = bytes;
   const char *kind = write ? "store" : "load";
@@ -63,6 +64,8 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
                   mem_.describe(addr, bytes) + ")");
     if (!write && I.op == XOp::Ld)
       globalLoadAddrs_.push_back(addr);
+    resolvedGlobal_ = true;
+    lastGlobalAddr_ = addr;
     return p;
   }
   case XSpace::Shared:

@@ -622,7 +622,11 @@ bool Executor::sanShared(Warp &w, uint32_t lane, const XInst &I,
       return e.empty() || sanFault(w, lane, I, e);
     }
   }
-  return true;
+  if (!resolvedGlobal_)
+    return true;
+  std::string e = san_->global(sanWarp(w), lastGlobalAddr_, bytes, write,
+                               I.line, what, std::string_view(what) == "atom");
+  return e.empty() || sanFault(w, lane, I, e);
 }
 
 bool Executor::sanTmem(Warp &w, uint32_t lane, const XInst &I, uint32_t rank,

@@ -394,6 +394,10 @@ private:
   /// Global addresses the lanes of the ld being executed read (resolve()
   /// collects them; execMemory counts the distinct ones).
   std::vector<uint64_t> globalLoadAddrs_;
+  /// The last resolve() was of global memory, at this device address (for
+  /// the sanitizer, which sanShared() asks right after resolving).
+  bool resolvedGlobal_ = false;
+  uint64_t lastGlobalAddr_ = 0;
   std::vector<std::unique_ptr<AsyncUnit>> async_;
   class TmaUnit;
   TmaUnit *tma_ = nullptr; ///< owned by async_, created by the first TMA op

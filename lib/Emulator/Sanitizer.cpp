@@ -70,6 +70,7 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   smemWrite_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   smemRead_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   byteShadow_.clear();
+  global_.clear();
   proxyDirty_.assign(ctas, std::vector<uint16_t>((sharedBytes + 3) / 4, 0));
   tmemWrite_.assign(ctas, std::vector<Epoch>(kTmemBands * 512));
   tmemRead_.assign(ctas, std::vector<Epoch>(kTmemBands * 512));
@@ -458,6 +459,36 @@ std::string Sanitizer::shared(uint32_t warp, uint32_t rank, uint32_t off,
     } else {
       rd[i] = e;
     }
+  }
+  return "";
+}
+
+std::string Sanitizer::global(uint32_t warp, uint64_t addr, uint32_t bytes,
+                              bool write, uint32_t line, const char *what,
+                              bool atomic) {
+  if (bytes == 0)
+    return "";
+  Epoch e = now(warp, line);
+  if (atomic)
+    e.by |= kAtomic;
+  for (uint64_t i = addr / 4, last = (addr + bytes - 1) / 4; i <= last; ++i) {
+    const uint32_t b0 = i == addr / 4 ? addr % 4 : 0;
+    const uint32_t b1 = i == last ? (addr + bytes - 1) % 4 + 1 : 4;
+    std::array<Epoch, 8> &sh = global_[i];
+    for (uint32_t b = b0; b < b1; ++b) {
+      auto where = [&] {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "of global 0x%llx",
+                      static_cast<unsigned long long>(i * 4 + b));
+        return std::string(buf);
+      };
+      if (!ordered(sh[b], warp, atomic))
+        return raceText(what, where(), warp, line, sh[b], true);
+      if (write && !ordered(sh[4 + b], warp, atomic))
+        return raceText(what, where(), warp, line, sh[4 + b], false);
+    }
+    for (uint32_t b = b0; b < b1; ++b)
+      sh[(write ? 0 : 4) + b] = e;
   }
   return "";
 }

@@ -28,8 +28,12 @@
 //   the writing warp after the write, or by a warp the write is ordered
 //   before (the fence is cumulative), itself ordered before the read.
 //
+// - global memory: ordinary loads, stores and atomics between the warps
+//   of one cluster, per byte, by the same clocks (TMA and bulk copies,
+//   the async proxy, are not tracked there).
+//
 // Warps are the unit: lanes of one warp are not checked against each
-// other, and global memory is not tracked (docs/Emulator.md says why).
+// other, and different clusters are not checked against each other.
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,6 +169,13 @@ public:
   std::string shared(uint32_t warp, uint32_t rank, uint32_t off,
                      uint32_t bytes, bool write, uint32_t line,
                      const char *what, bool atomic = false);
+  /// An ordinary access of global memory [addr, addr + bytes) (a device
+  /// address) by `warp` of the running cluster, per byte (CTAs of a
+  /// cluster often write neighbouring 16-bit elements). Warps of other
+  /// clusters are not seen: clusters run one after another and global
+  /// memory is forgotten between them.
+  std::string global(uint32_t warp, uint64_t addr, uint32_t bytes, bool write,
+                     uint32_t line, const char *what, bool atomic = false);
   /// A tcgen05 operation `what` of `warp` touching lanes [lane0, lane1) and
   /// columns [col0, col1) of CTA `rank`'s tensor memory. `async`: mma, cp,
   /// shift, ld, st, which the fence discipline covers; alloc and dealloc
@@ -280,6 +291,9 @@ private:
   /// word. A whole-word store, or a TMA write, returns the word to the
   /// per-word shadow.
   std::unordered_map<uint64_t, std::array<Epoch, 8>> byteShadow_;
+  /// Global memory the running cluster touched, per 4-byte word (device
+  /// address / 4): per byte the last write ([0, 4)) and read ([4, 8)).
+  std::unordered_map<uint64_t, std::array<Epoch, 8>> global_;
   /// Per CTA, per word: 1 + the warp whose generic write of it is not yet
   /// proxy-fenced (0: none).
   std::vector<std::vector<uint16_t>> proxyDirty_;

@@ -239,15 +239,19 @@ TEST(HardwareRulesTest, IsExplicitClusterAsPredicate) {
   std::string body =
       "  { .reg .pred q; mov.pred q, %is_explicit_cluster;\n"
       "    selp.u64 %rd2, 1, 0, q; }\n"
+      // Each CTA its own word (one word from both would race).
+      "  { .reg .b32 c; .reg .b64 o; mov.u32 c, %ctaid.x;\n"
+      "    mul.wide.u32 o, c, 8; add.u64 %rd1, %rd1, o; }\n"
       "  st.global.u64 [%rd1], %rd2;\n  ret;";
   for (unsigned cluster : {2u}) {
-    std::vector<uint64_t> out(1);
+    std::vector<uint64_t> out(cluster);
     KernelOptions o;
     o.block = Dim3(1);
     o.grid = Dim3(cluster);
     o.cluster = Dim3(cluster);
     ASSERT_EQ(runKernel(kern(body), "k", o, out), "");
-    EXPECT_EQ(out[0], 1u) << cluster;
+    for (uint64_t v : out)
+      EXPECT_EQ(v, 1u) << cluster;
   }
 }
 

@@ -80,6 +80,32 @@ TEST(SanitizerTest, SharedMemoryNeedsABarrier) {
   EXPECT_TRUE(has(e, "not ordered by any synchronization")) << e;
 }
 
+TEST(SanitizerTest, GlobalMemoryNeedsASynchronizationToo) {
+  // Thread 0 stores out[1]; thread 32 (warp 1) loads it and stores it to
+  // out[0]. Ordered by bar.sync, or not at all.
+  const std::string st = "  @%p1 st.global.u32 [%rd1+4], 7;\n";
+  const std::string ld = "  setp.eq.u32 %p4, %r0, 32;\n"
+                         "  @%p4 ld.global.u32 %r5, [%rd1+4];\n"
+                         "  @%p4 st.global.u32 [%rd1], %r5;\n";
+  EXPECT_EQ(run(kernel(st + "  bar.sync 0;\n" + ld), 64), "");
+  std::string e = run(kernel(st + ld), 64);
+  EXPECT_TRUE(has(e, "race: ld of global 0x")) << e;
+  EXPECT_TRUE(has(e, "st.global.u32 [%rd1+4], 7")) << e;
+  // Two warps' stores to different 16-bit halves of one word do not race;
+  // atomics do not race with each other.
+  EXPECT_EQ(run(kernel("  @%p1 st.global.u16 [%rd1], 1;\n"
+                       "  setp.eq.u32 %p4, %r0, 32;\n"
+                       "  @%p4 st.global.u16 [%rd1+2], 2;\n"),
+                64),
+            "");
+  EXPECT_EQ(run(kernel("  red.global.add.u32 [%rd1], 1;\n"), 64), "");
+  e = run(kernel("  @%p1 st.global.u32 [%rd1], 1;\n"
+                 "  setp.eq.u32 %p4, %r0, 32;\n"
+                 "  @%p4 red.global.add.u32 [%rd1], 1;\n"),
+          64);
+  EXPECT_TRUE(has(e, "race: atom of global")) << e;
+}
+
 TEST(SanitizerTest, StoresToDifferentBytesOfOneWordDoNotRace) {
   // Thread 0 (warp 0) stores byte 0 of buf, thread 32 (warp 1) byte 1 (or
   // byte 0 too), with no synchronization between them.
