@@ -265,6 +265,26 @@ TEST(SanitizerTest, ExploredSchedulesKeepCorrectKernelsCorrect) {
   }
 }
 
+// Runs kernel `k` of `text` on a cluster of two CTAs of one thread each.
+std::string runPair(const std::string &text, uint64_t seed = 0) {
+  Machine m;
+  auto mod = m.loadPTX(text, "pair.ptx");
+  if (!mod)
+    return mod.message();
+  const Kernel *k = *(*mod)->kernel("k");
+  uint64_t out = *m.allocate(64);
+  ParamBuilder pb(*k);
+  (void)pb.addU64(out);
+  LaunchConfig cfg;
+  cfg.grid = Dim3(2);
+  cfg.block = Dim3(1);
+  cfg.cluster = Dim3(2);
+  cfg.params = *pb.take();
+  cfg.scheduleSeed = seed;
+  Error e = m.launch(*k, cfg);
+  return e ? e.message() : std::string();
+}
+
 TEST(SanitizerTest, AnMbarrierOtherCtasUseNeedsTheInitFence) {
   // CTA 0 initializes its barrier; CTA 1 arrives on it remotely after a
   // cluster barrier. Without fence.mbarrier_init the init is not released
@@ -294,25 +314,8 @@ TEST(SanitizerTest, AnMbarrierOtherCtasUseNeedsTheInitFence) {
            "  @!%p2 bra WAIT;\n"
            "  ret;\n}\n";
   };
-  auto go = [](const std::string &t) {
-    Machine m;
-    auto mod = m.loadPTX(t, "init.ptx");
-    if (!mod)
-      return mod.message();
-    const Kernel *k = *(*mod)->kernel("k");
-    uint64_t out = *m.allocate(64);
-    ParamBuilder pb(*k);
-    (void)pb.addU64(out);
-    LaunchConfig cfg;
-    cfg.grid = Dim3(2);
-    cfg.block = Dim3(1); // one arrival
-    cfg.cluster = Dim3(2);
-    cfg.params = *pb.take();
-    Error e = m.launch(*k, cfg);
-    return e ? e.message() : std::string();
-  };
-  EXPECT_EQ(go(text(true)), "");
-  std::string e = go(text(false));
+  EXPECT_EQ(runPair(text(true)), "");
+  std::string e = runPair(text(false));
   EXPECT_TRUE(has(e, "missing fence.mbarrier_init")) << e;
   EXPECT_TRUE(has(e, "mbarrier.init.shared.b64 [%r1], 1")) << e;
   EXPECT_TRUE(has(e, "mbarrier.arrive.release.cluster")) << e;
@@ -356,29 +359,11 @@ TEST(SanitizerTest, StarvedSchedulesShowAnExitBeforeThePeersLastArrive) {
                            : "") +
            "  ret;\n}\n";
   };
-  auto go = [](const std::string &t, uint64_t seed) {
-    Machine m;
-    auto mod = m.loadPTX(t, "exit.ptx");
-    if (!mod)
-      return mod.message();
-    const Kernel *k = *(*mod)->kernel("k");
-    uint64_t out = *m.allocate(64);
-    ParamBuilder pb(*k);
-    (void)pb.addU64(out);
-    LaunchConfig cfg;
-    cfg.grid = Dim3(2);
-    cfg.block = Dim3(1);
-    cfg.cluster = Dim3(2);
-    cfg.params = *pb.take();
-    cfg.scheduleSeed = seed;
-    Error e = m.launch(*k, cfg);
-    return e ? e.message() : std::string();
-  };
-  EXPECT_EQ(go(text(false), 0), ""); // the fixed order hides it
+  EXPECT_EQ(runPair(text(false), 0), ""); // the fixed order hides it
   unsigned caught = 0;
   for (uint64_t seed = 1; seed <= 32; ++seed) {
-    EXPECT_EQ(go(text(true), seed), "") << seed;
-    std::string e = go(text(false), seed);
+    EXPECT_EQ(runPair(text(true), seed), "") << seed;
+    std::string e = runPair(text(false), seed);
     if (e.empty())
       continue;
     ++caught;
