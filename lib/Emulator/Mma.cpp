@@ -1052,6 +1052,7 @@ bool Executor::commitLane(Warp &w, uint32_t lane, const XInst &I) {
     op.arrivals.push_back({&c, off});
   }
   op.origin = location(w, lane, I.line);
+  op.parts[0] = w.cta; // the issuer
   if (san_)
     op.sync = san_->snapshot(sanWarp(w), I.line, /*commit=*/true);
   tensorUnit().push(std::move(op));
@@ -1064,6 +1065,13 @@ bool Executor::commitLane(Warp &w, uint32_t lane, const XInst &I) {
 
 std::string Executor::runCommit(const MmaOp &op) {
   for (const auto &a : op.arrivals) {
+    if (a.first != op.parts[0] && a.first->liveWarps == 0)
+      return "the arrive-on of the tcgen05.commit issued in " + op.origin +
+             " reaches the mbarrier at shared " + hexStr(a.second) +
+             " of CTA rank " + std::to_string(a.first->rank) +
+             ", which has exited (its shared memory is gone; a cluster "
+             "barrier before the exit keeps a CTA alive while its peers' "
+             "MMAs still signal it)";
     if (san_)
       san_->releaseState(op.sync, san_->mbarCurrent(a.first->rank, a.second));
     std::string e = mbarrierUpdate(*a.first, a.second, 1, 0, 0);

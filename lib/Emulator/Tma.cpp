@@ -169,6 +169,21 @@ public:
         pending_.clear();
         return true;
       }
+      // A peer's copy into a CTA that exited (the issuer's own late copies
+      // are the older in-flight checks' concern).
+      const uint32_t issuer = c.warp / ex.warpsPerCta_;
+      if ((c.cta->rank != issuer && c.cta->liveWarps == 0) ||
+          (c.mbCta->rank != issuer && c.mbCta->liveWarps == 0)) {
+        err = Error::failure(
+            "the TMA load issued in " + c.origin + " lands in CTA rank " +
+            std::to_string(c.cta->liveWarps == 0 ? c.cta->rank
+                                                 : c.mbCta->rank) +
+            ", which has exited (its shared memory is gone; a cluster "
+            "barrier before the exit keeps a CTA alive while its peers' "
+            "copies still target it)");
+        pending_.clear();
+        return true;
+      }
       if (c.written.empty()) {
         std::memcpy(c.cta->shared.data() + c.off, c.image.data(),
                     c.image.size());
