@@ -70,7 +70,8 @@ void Sanitizer::begin(uint32_t ctas, uint32_t warpsPerCta,
   smemWrite_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   smemRead_.assign(ctas, std::vector<Epoch>((sharedBytes + 3) / 4));
   byteShadow_.clear();
-  global_.clear();
+  globalPages_.clear();
+  globalBytes_.clear();
   proxyDirty_.assign(ctas, std::vector<uint16_t>((sharedBytes + 3) / 4, 0));
   tmemWrite_.assign(ctas, std::vector<Epoch>(kTmemBands * 512));
   tmemRead_.assign(ctas, std::vector<Epoch>(kTmemBands * 512));
@@ -474,21 +475,53 @@ std::string Sanitizer::global(uint32_t warp, uint64_t addr, uint32_t bytes,
   for (uint64_t i = addr / 4, last = (addr + bytes - 1) / 4; i <= last; ++i) {
     const uint32_t b0 = i == addr / 4 ? addr % 4 : 0;
     const uint32_t b1 = i == last ? (addr + bytes - 1) % 4 + 1 : 4;
-    std::array<Epoch, 8> &sh = global_[i];
-    for (uint32_t b = b0; b < b1; ++b) {
-      auto where = [&] {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "of global 0x%llx",
-                      static_cast<unsigned long long>(i * 4 + b));
-        return std::string(buf);
-      };
-      if (!ordered(sh[b], warp, atomic))
-        return raceText(what, where(), warp, line, sh[b], true);
-      if (write && !ordered(sh[4 + b], warp, atomic))
-        return raceText(what, where(), warp, line, sh[4 + b], false);
+    auto where = [&](uint32_t b) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "of global 0x%llx",
+                    static_cast<unsigned long long>(i * 4 + b));
+      return std::string(buf);
+    };
+    // The page's shadow, its arrays made on first use (a kernel that only
+    // writes a region pays for the writes' array only).
+    GlobalPage &page = globalPages_[i / kGlobalPageWords];
+    std::vector<Epoch> &wr = page.write, &rd = page.read;
+    const uint32_t w = static_cast<uint32_t>(i % kGlobalPageWords);
+    if (wr.empty())
+      wr.resize(kGlobalPageWords);
+    if (rd.empty() && !write) // never read: no read to check a write against
+      rd.resize(kGlobalPageWords);
+    const Epoch none;
+    const Epoch &lastRead = rd.empty() ? none : rd[w];
+    auto bs = globalBytes_.find(i);
+    if (bs == globalBytes_.end() && (b0 != 0 || b1 != 4)) {
+      std::array<Epoch, 8> init;
+      for (int b = 0; b < 4; ++b) {
+        init[b] = wr[w];
+        init[4 + b] = lastRead;
+      }
+      bs = globalBytes_.emplace(i, init).first;
     }
-    for (uint32_t b = b0; b < b1; ++b)
-      sh[(write ? 0 : 4) + b] = e;
+    if (bs != globalBytes_.end()) {
+      std::array<Epoch, 8> &sh = bs->second;
+      for (uint32_t b = b0; b < b1; ++b) {
+        if (!ordered(sh[b], warp, atomic))
+          return raceText(what, where(b), warp, line, sh[b], true);
+        if (write && !ordered(sh[4 + b], warp, atomic))
+          return raceText(what, where(b), warp, line, sh[4 + b], false);
+      }
+      for (uint32_t b = b0; b < b1; ++b)
+        sh[(write ? 0 : 4) + b] = e;
+      if (write && b0 == 0 && b1 == 4)
+        globalBytes_.erase(bs); // the whole word again
+      else
+        continue;
+    } else {
+      if (!ordered(wr[w], warp, atomic))
+        return raceText(what, where(0), warp, line, wr[w], true);
+      if (write && !ordered(lastRead, warp, atomic))
+        return raceText(what, where(0), warp, line, lastRead, false);
+    }
+    (write ? wr : rd)[w] = e;
   }
   return "";
 }

@@ -291,9 +291,16 @@ private:
   /// word. A whole-word store, or a TMA write, returns the word to the
   /// per-word shadow.
   std::unordered_map<uint64_t, std::array<Epoch, 8>> byteShadow_;
-  /// Global memory the running cluster touched, per 4-byte word (device
-  /// address / 4): per byte the last write ([0, 4)) and read ([4, 8)).
-  std::unordered_map<uint64_t, std::array<Epoch, 8>> global_;
+  /// Global memory the running cluster touched: per page of 1024 words
+  /// (device address / 4096), per word the last write and read (an array
+  /// made on first use); words accessed in part get a shadow per byte as
+  /// shared memory does (key: device address / 4).
+  static constexpr uint64_t kGlobalPageWords = 1024;
+  struct GlobalPage {
+    std::vector<Epoch> write, read;
+  };
+  std::unordered_map<uint64_t, GlobalPage> globalPages_;
+  std::unordered_map<uint64_t, std::array<Epoch, 8>> globalBytes_;
   /// Per CTA, per word: 1 + the warp whose generic write of it is not yet
   /// proxy-fenced (0: none).
   std::vector<std::vector<uint16_t>> proxyDirty_;
