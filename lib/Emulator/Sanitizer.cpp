@@ -400,6 +400,51 @@ std::string Sanitizer::raceText(const char *what, const std::string &where,
          describe_(warp, line);
 }
 
+template <typename Where>
+std::string Sanitizer::accessWord(ByteShadow &bytes, uint64_t key, Epoch &wr,
+                                  Epoch *rd, uint32_t b0, uint32_t b1,
+                                  bool write, bool atomic, uint32_t warp,
+                                  uint32_t line, const char *what,
+                                  Where where) {
+  Epoch e = now(warp, line);
+  if (atomic)
+    e.by |= kAtomic;
+  const Epoch none;
+  const Epoch &lastRead = rd ? *rd : none;
+  auto bs = bytes.find(key);
+  if (bs == bytes.end() && (b0 != 0 || b1 != 4)) {
+    std::array<Epoch, 8> init;
+    for (int b = 0; b < 4; ++b) {
+      init[b] = wr;
+      init[4 + b] = lastRead;
+    }
+    bs = bytes.emplace(key, init).first;
+  }
+  if (bs != bytes.end()) {
+    std::array<Epoch, 8> &sh = bs->second;
+    for (uint32_t b = b0; b < b1; ++b) {
+      if (!ordered(sh[b], warp, atomic))
+        return raceText(what, where(b), warp, line, sh[b], true);
+      if (write && !ordered(sh[4 + b], warp))
+        return raceText(what, where(b), warp, line, sh[4 + b], false);
+    }
+    for (uint32_t b = b0; b < b1; ++b)
+      sh[(write ? 0 : 4) + b] = e;
+    if (write && b0 == 0 && b1 == 4)
+      bytes.erase(bs); // the whole word again
+  } else {
+    if (!ordered(wr, warp, atomic))
+      return raceText(what, where(0), warp, line, wr, true);
+    if (write && !ordered(lastRead, warp))
+      return raceText(what, where(0), warp, line, lastRead, false);
+  }
+  if (write)
+    wr = e;
+  else
+    *rd = e;
+  return "";
+}
+
 std::string Sanitizer::shared(uint32_t warp, uint32_t rank, uint32_t off,
                               uint32_t bytes, bool write, uint32_t line,
                               const char *what, bool atomic) {
@@ -416,49 +461,20 @@ std::string Sanitizer::shared(uint32_t warp, uint32_t rank, uint32_t off,
                     i * 4 + byte, rank);
       return std::string(buf);
     };
-    Epoch e = now(warp, line);
-    if (atomic)
-      e.by |= kAtomic;
     // The bytes of word i this access touches.
     const uint32_t b0 = i == first ? off % 4 : 0;
     const uint32_t b1 = i == last ? (off + bytes - 1) % 4 + 1 : 4;
-    const uint64_t k = (uint64_t(rank) << 32) | i;
-    auto bs = byteShadow_.find(k);
-    if (bs == byteShadow_.end() && (b0 != 0 || b1 != 4)) {
-      std::array<Epoch, 8> init;
-      for (int b = 0; b < 4; ++b) {
-        init[b] = wr[i];
-        init[4 + b] = rd[i];
-      }
-      bs = byteShadow_.emplace(k, init).first;
-    }
-    if (bs != byteShadow_.end()) {
-      std::array<Epoch, 8> &sh = bs->second;
-      for (uint32_t b = b0; b < b1; ++b) {
-        if (!ordered(sh[b], warp, atomic))
-          return raceText(what, where(b), warp, line, sh[b], true);
-        if (write && !ordered(sh[4 + b], warp))
-          return raceText(what, where(b), warp, line, sh[4 + b], false);
-      }
-      for (uint32_t b = b0; b < b1; ++b)
-        sh[(write ? 0 : 4) + b] = e;
-      if (write && b0 == 0 && b1 == 4)
-        byteShadow_.erase(bs); // the whole word again
-    } else {
-      if (!ordered(wr[i], warp, atomic))
-        return raceText(what, where(0), warp, line, wr[i], true);
-      if (write && !ordered(rd[i], warp))
-        return raceText(what, where(0), warp, line, rd[i], false);
-    }
+    std::string err =
+        accessWord(byteShadow_, (uint64_t(rank) << 32) | i, wr[i], &rd[i], b0,
+                   b1, write, atomic, warp, line, what, where);
+    if (!err.empty())
+      return err;
     if (write) {
-      wr[i] = e;
       uint16_t &d = proxyDirty_[rank][i];
       if (d != warp + 1) {
         d = static_cast<uint16_t>(warp + 1);
         warps_[warp].proxyUnfenced.push_back((uint64_t(rank) << 32) | i);
       }
-    } else {
-      rd[i] = e;
     }
   }
   return "";
@@ -469,59 +485,29 @@ std::string Sanitizer::global(uint32_t warp, uint64_t addr, uint32_t bytes,
                               bool atomic) {
   if (bytes == 0)
     return "";
-  Epoch e = now(warp, line);
-  if (atomic)
-    e.by |= kAtomic;
   for (uint64_t i = addr / 4, last = (addr + bytes - 1) / 4; i <= last; ++i) {
-    const uint32_t b0 = i == addr / 4 ? addr % 4 : 0;
-    const uint32_t b1 = i == last ? (addr + bytes - 1) % 4 + 1 : 4;
     auto where = [&](uint32_t b) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "of global 0x%llx",
                     static_cast<unsigned long long>(i * 4 + b));
       return std::string(buf);
     };
+    const uint32_t b0 = i == addr / 4 ? addr % 4 : 0;
+    const uint32_t b1 = i == last ? (addr + bytes - 1) % 4 + 1 : 4;
     // The page's shadow, its arrays made on first use (a kernel that only
     // writes a region pays for the writes' array only).
     GlobalPage &page = globalPages_[i / kGlobalPageWords];
-    std::vector<Epoch> &wr = page.write, &rd = page.read;
     const uint32_t w = static_cast<uint32_t>(i % kGlobalPageWords);
-    if (wr.empty())
-      wr.resize(kGlobalPageWords);
-    if (rd.empty() && !write) // never read: no read to check a write against
-      rd.resize(kGlobalPageWords);
-    const Epoch none;
-    const Epoch &lastRead = rd.empty() ? none : rd[w];
-    auto bs = globalBytes_.find(i);
-    if (bs == globalBytes_.end() && (b0 != 0 || b1 != 4)) {
-      std::array<Epoch, 8> init;
-      for (int b = 0; b < 4; ++b) {
-        init[b] = wr[w];
-        init[4 + b] = lastRead;
-      }
-      bs = globalBytes_.emplace(i, init).first;
-    }
-    if (bs != globalBytes_.end()) {
-      std::array<Epoch, 8> &sh = bs->second;
-      for (uint32_t b = b0; b < b1; ++b) {
-        if (!ordered(sh[b], warp, atomic))
-          return raceText(what, where(b), warp, line, sh[b], true);
-        if (write && !ordered(sh[4 + b], warp, atomic))
-          return raceText(what, where(b), warp, line, sh[4 + b], false);
-      }
-      for (uint32_t b = b0; b < b1; ++b)
-        sh[(write ? 0 : 4) + b] = e;
-      if (write && b0 == 0 && b1 == 4)
-        globalBytes_.erase(bs); // the whole word again
-      else
-        continue;
-    } else {
-      if (!ordered(wr[w], warp, atomic))
-        return raceText(what, where(0), warp, line, wr[w], true);
-      if (write && !ordered(lastRead, warp, atomic))
-        return raceText(what, where(0), warp, line, lastRead, false);
-    }
-    (write ? wr : rd)[w] = e;
+    if (page.write.empty())
+      page.write.resize(kGlobalPageWords);
+    if (page.read.empty() && !write)
+      page.read.resize(kGlobalPageWords);
+    std::string err = accessWord(
+        globalBytes_, i, page.write[w],
+        page.read.empty() ? nullptr : &page.read[w], b0, b1, write, atomic,
+        warp, line, what, where);
+    if (!err.empty())
+      return err;
   }
   return "";
 }

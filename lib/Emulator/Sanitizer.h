@@ -218,6 +218,9 @@ private:
     uint16_t warp = kNo16, by = kNoBy;
   };
   static constexpr uint16_t kNo16 = 0xffff, kNoBy = 0x7fff, kAtomic = 0x8000;
+  /// Per-byte shadows of words accessed in part: per byte the last write
+  /// ([0, 4)) and read ([4, 8)).
+  using ByteShadow = std::unordered_map<uint64_t, std::array<Epoch, 8>>;
   /// Clock slots after the warps' for mbarriers that TMA loads signal.
   static constexpr uint32_t kAgents = 64;
   uint32_t agentOf(uint32_t rank, uint32_t off);
@@ -274,6 +277,16 @@ private:
   }
   static void join(std::vector<uint32_t> &into,
                    const std::vector<uint32_t> &from);
+  /// One word of a shadow (shared or global memory): checks an access of
+  /// its bytes [b0, b1) against the last write `wr` and read `rd` (null:
+  /// never read, and the access is a write) — per byte, in `bytes` under
+  /// `key`, once some access touched part of the word — and records it.
+  /// `where(byte)` names the byte for the message. Returns the race or "".
+  template <typename Where>
+  std::string accessWord(ByteShadow &bytes, uint64_t key, Epoch &wr, Epoch *rd,
+                         uint32_t b0, uint32_t b1, bool write, bool atomic,
+                         uint32_t warp, uint32_t line, const char *what,
+                         Where where);
   std::string raceText(const char *what, const std::string &where,
                        uint32_t warp, uint32_t line, const Epoch &other,
                        bool otherWrote) const;
@@ -290,7 +303,7 @@ private:
   /// storing different bytes of one word do not race. Key: rank << 32 |
   /// word. A whole-word store, or a TMA write, returns the word to the
   /// per-word shadow.
-  std::unordered_map<uint64_t, std::array<Epoch, 8>> byteShadow_;
+  ByteShadow byteShadow_;
   /// Global memory the running cluster touched: per page of 1024 words
   /// (device address / 4096), per word the last write and read (an array
   /// made on first use); words accessed in part get a shadow per byte as
@@ -300,7 +313,7 @@ private:
     std::vector<Epoch> write, read;
   };
   std::unordered_map<uint64_t, GlobalPage> globalPages_;
-  std::unordered_map<uint64_t, std::array<Epoch, 8>> globalBytes_;
+  ByteShadow globalBytes_;
   /// Per CTA, per word: 1 + the warp whose generic write of it is not yet
   /// proxy-fenced (0: none).
   std::vector<std::vector<uint16_t>> proxyDirty_;
