@@ -763,11 +763,16 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
   for (const Modifier &m : in.mods)
     if (m.id == ModId::Im2col || m.id == ModId::Im2colW ||
         m.id == ModId::Im2colW128 || m.id == ModId::Im2colNoOffs ||
-        m.id == ModId::TileGather4 || m.id == ModId::TileScatter4) {
+        m.id == ModId::TileScatter4 ||
+        (m.id == ModId::TileGather4 && (prefetch || store))) {
       x.op = XOp::NotImplemented;
       return fail("not implemented yet: '" + in.mnemonic +
-                  "' (only the .tile mode of TMA is implemented)");
+                  "' (the .tile mode of TMA and the .tile::gather4 load are "
+                  "implemented)");
     }
+  // tile::gather4 (PTX ISA 5.5.3.4): a .2d load of four rows, coordinates
+  // {column, row0, row1, row2, row3}.
+  const bool gather4 = in.has(ModId::TileGather4);
   if (prefetch) {
     if (!checkMods(in, {ModId::Dim, ModId::L2, ModId::Global, ModId::Tile,
                         ModId::L2CacheHint}))
@@ -781,7 +786,8 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
                   "' (a tensor store) needs the source space .shared::cta "
                   "and .bulk_group");
   } else if (!checkMods(in, {ModId::Dim, ModId::SharedCluster, ModId::Global,
-                             ModId::Tile, ModId::MbarrierCompleteTxBytes,
+                             ModId::Tile, ModId::TileGather4,
+                             ModId::MbarrierCompleteTxBytes,
                              ModId::MulticastCluster, ModId::CtaGroup,
                              ModId::L2CacheHint})) {
     return false;
@@ -789,6 +795,10 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
   int dims = in.value(ModId::Dim, 0);
   if (dims < 1 || dims > 5)
     return fail("'" + in.mnemonic + "' needs a dimension .1d ... .5d");
+  if (gather4 && dims != 2)
+    return fail("'" + in.mnemonic + "': .tile::gather4 needs .2d");
+  // The coordinates the tensor operand lists.
+  const int coords = gather4 ? 5 : dims;
   if (!prefetch && !store && !in.has(ModId::MbarrierCompleteTxBytes)) {
     x.op = XOp::NotImplemented;
     return fail("not implemented yet: '" + in.mnemonic +
@@ -805,15 +815,17 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
     return fail("'" + in.mnemonic + "': .cta_group must be ::1 or ::2");
   x.op = prefetch ? XOp::TmaPrefetch : store ? XOp::TmaStore : XOp::TmaLoad;
   x.sub = static_cast<uint8_t>((multicast ? XT_Multicast : 0) |
-                               (cg == 2 ? XT_CtaGroup2 : 0));
+                               (cg == 2 ? XT_CtaGroup2 : 0) |
+                               (gather4 ? XT_Gather4 : 0));
   x.vec = static_cast<uint8_t>(dims);
   const Operand &t = in.operands[tOp];
   if (t.kind != Operand::Kind::Address || t.elems.size() != 2 ||
       t.elems[1].kind != Operand::Kind::Vector ||
-      t.elems[1].elems.size() != static_cast<size_t>(dims))
+      t.elems[1].elems.size() != static_cast<size_t>(coords))
     return fail("'" + in.mnemonic + "' needs the tensor operand [tmap, {c0" +
-                (dims > 1 ? std::string(", ...") : std::string()) + "}] with " +
-                std::to_string(dims) + " coordinate" + (dims > 1 ? "s" : ""));
+                (coords > 1 ? std::string(", ...") : std::string()) +
+                "}] with " + std::to_string(coords) + " coordinate" +
+                (coords > 1 ? "s" : ""));
   const Operand &base = t.elems[0];
   if (base.kind == Operand::Kind::Register) {
     const RegSlot *r = regOf(base);
@@ -838,7 +850,7 @@ bool Decoder::decodeTma(const Instruction &in, XInst &x) {
     return fail("unsupported tensor-map operand of '" + in.mnemonic + "'");
   }
   x.listBegin = static_cast<uint32_t>(p_.lists.size());
-  x.listCount = static_cast<uint32_t>(dims);
+  x.listCount = static_cast<uint32_t>(coords);
   for (const Operand &c : t.elems[1].elems) {
     if (c.kind == Operand::Kind::Imm) {
       p_.lists.push_back(constRow(static_cast<uint64_t>(c.imm)));

@@ -259,6 +259,9 @@ enum XTmaSub : uint8_t {
   XM_ATmem = 1 << 3,       ///< tcgen05.mma: A is in tensor memory
   XM_Ws = 1 << 4,          ///< tcgen05.mma.ws
   XM_ZeroColMask = 1 << 5, ///< tcgen05.mma.ws with a zero-column mask
+  /// TmaLoad .tile::gather4: vec is 2, listCount 5 coordinates {column,
+  /// row0 .. row3}.
+  XT_Gather4 = 1 << 6,
 };
 
 /// XInst::sub bits of MbarArrive; XInst::sub of the waits (parity form).

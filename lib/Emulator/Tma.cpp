@@ -1,6 +1,7 @@
 //===- Tma.cpp - TMA tensor copies (cp.async.bulk.tensor) -----------------===//
 //
-// cp.async.bulk.tensor loads (global -> shared::cluster, .tile mode), stores
+// cp.async.bulk.tensor loads (global -> shared::cluster, .tile mode and
+// .tile::gather4: four rows of a 2-D map stacked as a four-row box), stores
 // (shared::cta -> global, .tile mode, bulk-group completion) and the
 // tensor-map prefetches. The tensor map is read from memory at the operand's
 // address and decoded with the portable decoder (nvfp4/Support/TensorMap.h).
@@ -266,6 +267,9 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
       I.inst ? I.inst->mnemonic : std::string("cp.async.bulk.tensor");
   const unsigned dims = I.vec;
   const uint32_t *list = prog_.lists.data() + I.listBegin;
+  // tile::gather4: five coordinates {column, row0 .. row3} of a 2-D map.
+  const bool gather4 = I.op == XOp::TmaLoad && (I.sub & XT_Gather4);
+  const unsigned coords = gather4 ? 5 : dims;
   // The tensor map: 128 bytes, 64-byte aligned, at a generic address.
   const bool mapOnly = I.op == XOp::TmaPrefetch && I.src[1] == kNone;
   uint64_t tmapAddr = 0;
@@ -275,7 +279,7 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     tmapAddr = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
     tmapSpace = I.space;
   } else {
-    tmapAddr = src(w, I.src[1])[lane] + src(w, list[dims])[lane];
+    tmapAddr = src(w, I.src[1])[lane] + src(w, list[coords])[lane];
   }
   if (tmapAddr % rt::kTensorMapAlign != 0)
     return fault(Fault::Kind::Memory, w, lane, I,
@@ -338,6 +342,18 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
   int64_t coord[rt::kTmaMaxRank] = {};
   for (unsigned i = 0; i < dims; ++i)
     coord[i] = static_cast<int32_t>(src(w, list[i])[lane]);
+  // gather4's rows (PTX ISA 5.5.3.4: the box's dimension 1 must be 1).
+  int64_t rows4[4] = {};
+  if (gather4) {
+    if (d.boxDims[1] != 1)
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "'" + mnem + "' reads four rows of one element each, but "
+                   "the tensor map's box has " +
+                       std::to_string(d.boxDims[1]) +
+                       " rows in dimension 1 (tile::gather4 needs 1)");
+    for (unsigned r = 0; r < 4; ++r)
+      rows4[r] = static_cast<int32_t>(src(w, list[1 + r])[lane]);
+  }
   if (I.op == XOp::TmaStore)
     return tmaStoreLane(w, lane, I, d, coord, swz);
   // Measured on the H200 (corpus cases tmaalign_*): a tensor load whose box
@@ -379,26 +395,27 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
                      "' is not 128-byte aligned");
   XInst mb = I;
   mb.src[0] = I.src[2];
-  mb.imm = static_cast<int64_t>(src(w, list[dims + 1])[lane]);
+  mb.imm = static_cast<int64_t>(src(w, list[coords + 1])[lane]);
   mb.space = XSpace::SharedCluster;
   Cta *mbCta = nullptr;
   uint32_t mbOff = 0;
   if (!mbarAddress(w, lane, mb, /*ownCtaOnly=*/false, mbCta, mbOff))
     return false;
 
-  // Gather the box.
-  uint64_t boxElems = 1;
+  // Gather the box (gather4: four boxes of one row, stacked).
+  uint64_t boxElems = gather4 ? 4 : 1;
   for (unsigned i = 0; i < dims; ++i)
     boxElems *= d.boxDims[i];
   const uint64_t total = boxElems * eb;
   std::vector<uint8_t> dense(total);
   uint64_t fill = d.oobFill == rt::TmaOobFill::NaN ? kNanFill : 0;
   uint32_t idx[rt::kTmaMaxRank] = {};
+  uint32_t row4 = 0; // gather4: which of the four rows
   for (uint64_t e = 0; e < boxElems; ++e) {
     bool inside = true;
     uint64_t addr = d.globalAddress;
     for (unsigned i = 0; i < dims; ++i) {
-      int64_t c = coord[i] + idx[i];
+      int64_t c = gather4 && i == 1 ? rows4[row4] : coord[i] + idx[i];
       if (c < 0 || static_cast<uint64_t>(c) >= d.globalDims[i]) {
         inside = false;
         break;
@@ -416,11 +433,16 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     } else {
       std::memcpy(out, &fill, eb);
     }
+    bool wrapped = true;
     for (unsigned i = 0; i < dims; ++i) {
-      if (++idx[i] < d.boxDims[i])
+      if (++idx[i] < d.boxDims[i]) {
+        wrapped = false;
         break;
+      }
       idx[i] = 0;
     }
+    if (gather4 && wrapped)
+      ++row4;
   }
   // Swizzle into the image (relative to dstOff, 128-aligned; SmemBox).
   // The bytes after a box row narrower than the swizzle span are left

@@ -29,9 +29,9 @@ constexpr uint32_t kTile = 16384;
 /// the barrier; then the threads copy the first `pcopy` bytes of the tile to
 /// out + rank * (kTile + 16), followed by the mbarrier word and the tile's
 /// shared address.
-std::string kernel(unsigned dims, bool multicast) {
+std::string kernel(unsigned dims, bool multicast, bool gather4 = false) {
   std::string coords;
-  for (unsigned i = 0; i < dims; ++i)
+  for (unsigned i = 0; i < (gather4 ? 5 : dims); ++i)
     coords += std::string(i ? ", " : "") + "%r" + std::to_string(20 + i);
   std::string s =
       ".version 8.8\n.target sm_100a\n.address_size 64\n"
@@ -72,9 +72,9 @@ std::string kernel(unsigned dims, bool multicast) {
          coords + "}], [%r4], %h1;\n";
   else
     s += "  cp.async.bulk.tensor." + std::to_string(dims) +
-         "d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], "
-         "[%rd1, {" +
-         coords + "}], [%r4];\n";
+         "d.shared::cluster.global.tile" + (gather4 ? "::gather4" : "") +
+         ".mbarrier::complete_tx::bytes [%r3], [%rd1, {" + coords +
+         "}], [%r4];\n";
   s += "ISSUED:\n"
        "  setp.eq.u32 %p1, %r2, 0;\n"
        "  @%p1 bra COPY;\n"
@@ -120,10 +120,11 @@ uint64_t boxBytes(const rt::TensorMapDesc &d) {
 Result run(rt::TensorMapDesc &d, std::vector<uint8_t> &global,
            const std::vector<int32_t> &coords, bool wait, bool multicast,
            const rt::TensorMapBlob *blob = nullptr, uint32_t copy = kTile,
-           bool checkRaces = true, bool sanitize = true) {
+           bool checkRaces = true, bool sanitize = true,
+           bool gather4 = false) {
   Result r;
   Machine m;
-  auto mod = m.loadPTX(kernel(d.rank, multicast), "tma.ptx");
+  auto mod = m.loadPTX(kernel(d.rank, multicast, gather4), "tma.ptx");
   if (!mod) {
     r.error = mod.message();
     return r;
@@ -150,7 +151,7 @@ Result run(rt::TensorMapDesc &d, std::vector<uint8_t> &global,
   ParamBuilder pb(**k);
   (void)pb.addU64(tmap);
   (void)pb.addU64(out);
-  (void)pb.addU32(static_cast<uint32_t>(boxBytes(d)));
+  (void)pb.addU32(static_cast<uint32_t>(boxBytes(d) * (gather4 ? 4 : 1)));
   (void)pb.addU32(wait ? 1 : 0);
   (void)pb.addU32(copy);
   for (unsigned i = 0; i < 5; ++i)
@@ -288,6 +289,45 @@ TEST(TmaTest, PartlyOutOfBoundsWithNegativeCoordinates) {
     EXPECT_NE(r.error.find("not a multiple of 16 bytes"), std::string::npos)
         << r.error;
   }
+}
+
+/// tile::gather4 (PTX ISA 5.5.3.4): rows r0..r3 of a 2-D map, each a box
+/// of box0 x 1 from column c, stacked as a four-row box in shared memory
+/// (swizzled as one), a row outside the map zero-filled.
+TEST(TmaTest, Gather4StacksFourRows) {
+  for (rt::TmaSwizzle sw : {rt::TmaSwizzle::None, rt::TmaSwizzle::B128}) {
+    SCOPED_TRACE(rt::stringify(sw));
+    rt::TensorMapDesc d = desc2d(sw, 64);
+    d.globalDims = {64, 70, 1, 1, 1};
+    d.globalStrides = {128, 0, 0, 0};
+    d.boxDims = {64, 1, 0, 0, 0};
+    std::vector<uint8_t> g;
+    // Rows in any order, repeated, and outside the map (-1, 70).
+    std::vector<int32_t> c = {0, 37, -1, 37, 70};
+    Result r = run(d, g, c, true, false, nullptr, kTile, true, true,
+                   /*gather4=*/true);
+    ASSERT_EQ(r.error, "");
+    std::vector<uint8_t> want(4 * 128);
+    for (unsigned row = 0; row < 4; ++row) {
+      rt::TensorMapDesc one = d;
+      std::vector<int32_t> rc = {c[0], c[1 + row]};
+      std::vector<uint8_t> part = reference(one, g, rc, r.base[0] + row * 128);
+      std::copy_n(part.begin(), 128, want.begin() + row * 128);
+    }
+    for (unsigned i = 0; i < 4 * 128; ++i)
+      ASSERT_EQ(r.tiles[0][i], want[i]) << "byte " << i;
+    EXPECT_EQ(r.tiles[0][128], 0u); // row -1: zero fill
+    EXPECT_EQ(std::count(r.tiles[0].begin() + 384, r.tiles[0].begin() + 512,
+                         0),
+              128); // row 70: zero fill
+  }
+  // A box taller than one row is not a gather4 map.
+  rt::TensorMapDesc d = desc2d(rt::TmaSwizzle::B128, 64);
+  std::vector<uint8_t> g;
+  Result r = run(d, g, {0, 1, 2, 3, 4}, true, false, nullptr, kTile, true,
+                 true, /*gather4=*/true);
+  EXPECT_NE(r.error.find("tile::gather4 needs 1"), std::string::npos)
+      << r.error;
 }
 
 TEST(TmaTest, ThreeDimensional) {
