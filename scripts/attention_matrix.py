@@ -44,6 +44,14 @@ def op_text(c):
         npages = B * mp + 3
         k = f"tensor<{npages}x{ps}x{Hkv}x{D}x{T}>"
         v = f"tensor<{npages}x{ps}x{Hkv}x{Dv}x{T}>"
+    topk = c.get("topk")
+    if topk:
+        # Sparse top-k: Skv is TopK; the cache holds `slots` rows in pages
+        # of `cache_page` (64 unless given), and the indices span them all.
+        cp = c.get("cache_page", 64)
+        npages = -(-c.get("slots", 1000) // cp)
+        k = f"tensor<{npages}x{cp}x{Hkv}x{D}x{T}>"
+        v = f"tensor<{npages}x{cp}x{Hkv}x{Dv}x{T}>"
     o = f"tensor<{B}x{Sq}x{Hq}x{Dv}x{To}>"
     lse = f"tensor<{B}x{Hq}x{Sq}xf32>"
     same = c.get("same", False)
@@ -72,6 +80,10 @@ def op_text(c):
         args.append(f"%bt: tensor<{B}x{mp}xi32>")
         types.append(f"tensor<{B}x{mp}xi32>")
         opt += " block_table(%bt)"
+    if topk:
+        args.append(f"%ix: tensor<{B}x{Sq}x{topk}xi32>")
+        types.append(f"tensor<{B}x{Sq}x{topk}xi32>")
+        opt += " indices(%ix)"
     opt += " softmax_scale(%.9g)" % (1.0 / D ** 0.5)
     if c.get("causal"):
         opt += " causal"
@@ -89,6 +101,8 @@ def op_text(c):
 def case(name, **kw):
     kw["name"] = name
     kw.setdefault("dv", kw["d"])
+    if "topk" in kw:
+        kw["skv"] = kw["topk"]
     return kw
 
 
@@ -188,6 +202,23 @@ def ci_cases():
              dv=512, vslice=True, causal=True, lens=True),
         case("mla192_prefill_causal", b=1, sq=260, hq=4, hkv=4, skv=300,
              d=192, dv=128, causal=True, lens=True),
+        # Sparse top-k (indices: slots of a cache of pages spanning all of
+        # it, -1 entries, repeats, a row of -1 only; kv_lens = top-k
+        # lengths): MTP decodes at DeepSeek's head dims, top-k not a
+        # multiple of 64, split-KV balanced, uniform and whole.
+        case("sparse_mqa_d128_mtp", b=3, sq=2, hq=64, hkv=1, topk=200,
+             d=128, slots=1000, sink=True, lens=True),
+        case("sparse_v4_d512_kv_same", b=2, sq=2, hq=128, hkv=1, topk=300,
+             d=512, same=True, slots=2000, cache_page=256, sink=True,
+             lens=True, sms=16),
+        case("sparse_v32_mla576", b=2, sq=1, hq=128, hkv=1, topk=640,
+             d=576, dv=512, vslice=True, slots=3000, sink=True, sms=10),
+        case("sparse_gqa_separate_v", b=2, sq=1, hq=16, hkv=2, topk=100,
+             d=128, dv=64, slots=500, lens=True, splits=3),
+        case("sparse_topk2048", b=1, sq=1, hq=64, hkv=1, topk=2048, d=64,
+             slots=5000, sink=True),
+        case("sparse_topk64_whole", b=2, sq=2, hq=32, hkv=1, topk=64,
+             d=256, same=True, slots=300, lens=True, splits=1),
     ]
 
 

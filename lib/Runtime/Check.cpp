@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 using namespace nvfp4::rt;
 
@@ -209,6 +210,11 @@ Error pagedValidate(const std::map<std::string, uint64_t> &sizes,
 Error mergeCompute(const std::map<std::string, uint64_t> &sizes,
                    const ReferenceOptions &options,
                    std::vector<std::vector<double>> &ops);
+Error sparseCompute(const std::map<std::string, uint64_t> &sizes,
+                    const ReferenceOptions &options,
+                    std::vector<std::vector<double>> &ops);
+Error sparseValidate(const std::map<std::string, uint64_t> &sizes,
+                     const std::vector<std::vector<double>> &ops);
 
 /// The thresholds of a bf16/f16 attention output and of its f32 LSE
 /// (shared/DESIGN.md, "Numerics acceptance"; docs/Attention.md).
@@ -264,6 +270,28 @@ const std::vector<Reference> &nvfp4::rt::references() {
         {"causal", false, "0 or 1 (false/true), default 0"},
         {"window", false, "an integer >= 1, default none"}},
        pagedValidate},
+      {"attention_sparse",
+       "nvfp4.attention with sparse top-k indices into a cache of slots, "
+       "docs/Attention.md",
+       {{"q", {"b", "sq", "hq", "d"}, false},
+        {"k", {"np", "ps", "hkv", "d"}, false},
+        {"v", {"np", "ps", "hkv", "dv"}, false},
+        {"sink", {"hq"}, false, "", std::nullopt, /*optional=*/true},
+        {"kv_lens", {"b"}, false, "topk", std::nullopt, /*optional=*/true},
+        {"indices",
+         {"b", "sq", "topk"},
+         false,
+         "",
+         std::nullopt,
+         false,
+         "",
+         false,
+         {"np", "ps"}},
+        {"o", {"b", "sq", "hq", "dv"}, true, "", attentionOTolerance()},
+        {"lse", {"b", "hq", "sq"}, true, "", attentionLseTolerance()}},
+       sparseCompute,
+       {{"softmax_scale", true, "finite and > 0"}},
+       sparseValidate},
       {"attention_merge",
        "nvfp4.attention_merge: two results merged by their LSE, "
        "docs/Attention.md",
@@ -309,12 +337,20 @@ Error checkAttention(const AttentionProblem &p) {
   return Error::success();
 }
 
+/// Where key j of query i of sequence b is: its row of k and v (arrays of
+/// rows of Hkv x D and Hkv x Dv values), or -1 when the query does not see
+/// it.
+using KeyRowFn =
+    std::function<int64_t(uint64_t b, uint64_t i, int64_t pos, int64_t j)>;
+
 /// The formulas of docs/Attention.md on the exact input values (p.q, p.k
-/// and p.v are not read).
+/// and p.v are not read), key j < L_b of query i at row keyRow(b, i, pos,
+/// j) (pos: the query's position L_b - Sq + i).
 AttentionResult attentionF64(const AttentionProblem &p,
                              const std::vector<double> &q,
                              const std::vector<double> &k,
-                             const std::vector<double> &v) {
+                             const std::vector<double> &v,
+                             const KeyRowFn &keyRow) {
   const uint64_t B = p.batch, Sq = p.seqQ, Skv = p.seqKv, Hq = p.headsQ,
                  Hkv = p.headsKv, D = p.headDim, Dv = p.headDimV;
   AttentionResult r;
@@ -322,7 +358,7 @@ AttentionResult attentionF64(const AttentionProblem &p,
   r.lse.assign(B * Hq * Sq, 0.0);
   const uint64_t group = Hq / Hkv;
   std::vector<double> s(Skv);
-  std::vector<char> visible(Skv);
+  std::vector<int64_t> rowOf(Skv);
   for (uint64_t b = 0; b < B; ++b) {
     // L_b: the valid keys of sequence b.
     const int64_t L = p.kvLens ? p.kvLens[b] : int64_t(Skv);
@@ -338,11 +374,10 @@ AttentionResult attentionF64(const AttentionProblem &p,
           m = p.sink[h];
         bool any = false;
         for (int64_t j = 0; j < L; ++j) {
-          visible[j] =
-              (!p.causal || j <= pos) && (!p.window || pos - j < *p.window);
-          if (!visible[j])
+          rowOf[j] = keyRow(b, i, pos, j);
+          if (rowOf[j] < 0)
             continue;
-          const double *kj = &k[((b * Skv + j) * Hkv + hk) * D];
+          const double *kj = &k[(uint64_t(rowOf[j]) * Hkv + hk) * D];
           double dot = 0;
           for (uint64_t d = 0; d < D; ++d)
             dot += qi[d] * kj[d];
@@ -360,11 +395,11 @@ AttentionResult attentionF64(const AttentionProblem &p,
         // Z = sum over visible j of exp(s_ij - m) [+ exp(sink_h - m)].
         double z = p.sink ? std::exp(p.sink[h] - m) : 0.0;
         for (int64_t j = 0; any && j < L; ++j) {
-          if (!visible[j])
+          if (rowOf[j] < 0)
             continue;
           const double w = std::exp(s[j] - m);
           z += w;
-          const double *vj = &v[((b * Skv + j) * Hkv + hk) * Dv];
+          const double *vj = &v[(uint64_t(rowOf[j]) * Hkv + hk) * Dv];
           for (uint64_t d = 0; d < Dv; ++d)
             oi[d] += w * vj[d];
         }
@@ -375,6 +410,20 @@ AttentionResult attentionF64(const AttentionProblem &p,
     }
   }
   return r;
+}
+
+/// The dense key rows: key j of sequence b is row b * Skv + j, visible
+/// under the causal and window masks.
+AttentionResult attentionDenseF64(const AttentionProblem &p,
+                                  const std::vector<double> &q,
+                                  const std::vector<double> &k,
+                                  const std::vector<double> &v) {
+  return attentionF64(
+      p, q, k, v, [&](uint64_t b, uint64_t, int64_t pos, int64_t j) {
+        bool visible =
+            (!p.causal || j <= pos) && (!p.window || pos - j < *p.window);
+        return visible ? int64_t(b * p.seqKv) + j : int64_t(-1);
+      });
 }
 
 } // namespace
@@ -390,7 +439,7 @@ nvfp4::rt::attentionReference(const AttentionProblem &p) {
     return std::move(e);
   const uint64_t B = p.batch, Sq = p.seqQ, Skv = p.seqKv, Hq = p.headsQ,
                  Hkv = p.headsKv, D = p.headDim, Dv = p.headDimV;
-  return attentionF64(p, decode(p.q, B * Sq * Hq * D, p.type),
+  return attentionDenseF64(p, decode(p.q, B * Sq * Hq * D, p.type),
                       decode(p.k, B * Skv * Hkv * D, p.type),
                       decode(p.v, B * Skv * Hkv * Dv, p.type));
 }
@@ -453,7 +502,7 @@ Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
     return e;
   if (Error e = checkAttention(p))
     return std::move(e).withContext("attention");
-  AttentionResult r = attentionF64(p, ops[0], ops[1], ops[2]);
+  AttentionResult r = attentionDenseF64(p, ops[0], ops[1], ops[2]);
   ops[5] = std::move(r.o);
   ops[6] = std::move(r.lse);
   return Error::success();
@@ -521,8 +570,52 @@ Error pagedCompute(const std::map<std::string, uint64_t> &sizes,
     }
     return out;
   };
-  AttentionResult r = attentionF64(p, ops[0], gather(ops[1], p.headDim),
-                                   gather(ops[2], p.headDimV));
+  AttentionResult r = attentionDenseF64(p, ops[0], gather(ops[1], p.headDim),
+                                        gather(ops[2], p.headDimV));
+  ops[6] = std::move(r.o);
+  ops[7] = std::move(r.lse);
+  return Error::success();
+}
+
+/// "attention_sparse" operands: q, k, v, sink, kv_lens, indices, o, lse.
+Error sparseValidate(const std::map<std::string, uint64_t> &sizes,
+                     const std::vector<std::vector<double>> &ops) {
+  std::vector<int32_t> lens = lensOf(ops[4]), idx = tableOf(ops[5]);
+  // tableOf maps a non-integer to -1, a valid index: name it here.
+  for (size_t e = 0; e < ops[5].size(); ++e)
+    if (ops[5][e] != std::floor(ops[5][e]))
+      return makeError("indices[", e, "] = ", ops[5][e],
+                       " is not an integer");
+  return checkSparseInputs(sizes.at("b"), sizes.at("sq"), sizes.at("topk"),
+                           sizes.at("np") * sizes.at("ps"),
+                           lens.empty() ? nullptr : lens.data(), idx.data());
+}
+
+/// The sparse entry: key t of query i of sequence b is slot
+/// indices[b, i, t] of the cache (k and v as [NumPages x PageSize] rows),
+/// unseen when -1 or t >= kv_lens[b].
+Error sparseCompute(const std::map<std::string, uint64_t> &sizes,
+                    const ReferenceOptions &options,
+                    std::vector<std::vector<double>> &ops) {
+  if (Error e = sparseValidate(sizes, ops))
+    return std::move(e).withContext("attention_sparse");
+  AttentionProblem p;
+  std::vector<float> sink;
+  std::vector<int32_t> lens;
+  if (Error e = attentionProblem(sizes, options, ops, 3, 4, p, sink, lens))
+    return std::move(e).withContext("attention_sparse");
+  p.seqKv = sizes.at("topk");
+  if (p.causal || p.window)
+    return makeError("attention_sparse: causal and window do not apply to "
+                     "sparse top-k attention");
+  if (Error e = checkAttention(p))
+    return std::move(e).withContext("attention_sparse");
+  const std::vector<int32_t> idx = tableOf(ops[5]);
+  AttentionResult r = attentionF64(
+      p, ops[0], ops[1], ops[2],
+      [&](uint64_t b, uint64_t i, int64_t, int64_t j) {
+        return int64_t(idx[(b * p.seqQ + i) * p.seqKv + uint64_t(j)]);
+      });
   ops[6] = std::move(r.o);
   ops[7] = std::move(r.lse);
   return Error::success();
@@ -585,6 +678,29 @@ Error nvfp4::rt::checkPagedInputs(uint64_t batch, uint64_t numPages,
                          "] = ", e, " is outside [0, ", numPages,
                          ") (the cache's pages)");
     }
+  }
+  return Error::success();
+}
+
+Error nvfp4::rt::checkSparseInputs(uint64_t batch, uint64_t seqQ,
+                                   uint64_t topk, uint64_t slots,
+                                   const int32_t *kvLens,
+                                   const int32_t *indices) {
+  for (uint64_t b = 0; b < batch; ++b) {
+    int64_t len = kvLens ? kvLens[b] : int64_t(topk);
+    if (len < 0 || uint64_t(len) > topk)
+      return makeError("sequence ", b, ": kv_lens[", b, "] = ", len,
+                       " (its top-k length) is outside [0, ", topk,
+                       "] (the index rows' length)");
+    for (uint64_t i = 0; i < seqQ; ++i)
+      for (uint64_t t = 0; t < uint64_t(len); ++t) {
+        int32_t e = indices[(b * seqQ + i) * topk + t];
+        if (e < -1 || (e >= 0 && uint64_t(e) >= slots))
+          return makeError("sequence ", b, ", query ", i, ": indices[", b,
+                           ", ", i, ", ", t, "] = ", e,
+                           " is neither -1 nor a slot in [0, ", slots,
+                           ") (the cache's pages x page size)");
+      }
   }
   return Error::success();
 }

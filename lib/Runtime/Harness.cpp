@@ -45,6 +45,16 @@ uint64_t elements(const HarnessTensor &t,
   return tensorElements(t, sizes);
 }
 
+/// The slots a tensor of top-k indices names: the product of its
+/// slotsOf sizes.
+uint64_t slotCount(const HarnessTensor &t,
+                   const std::map<std::string, uint64_t> &sizes) {
+  uint64_t n = 1;
+  for (const std::string &s : t.slotsOf)
+    n *= sizes.at(s);
+  return n;
+}
+
 bool isFloatKind(KernelArg::Kind k) {
   return k == KernelArg::Kind::F32 || k == KernelArg::Kind::F64;
 }
@@ -215,6 +225,18 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
         return makeError("tensor '", t.name, "' holds ",
                          std::string(what).substr(0, std::string(what).find(' ')),
                          ": its type must be i32, found ", stringify(t.type));
+    }
+  for (const HarnessTensor &t : spec.tensors)
+    for (const std::string &size : t.slotsOf) {
+      if (t.absent)
+        break;
+      if (!spec.sizes.count(size))
+        return makeError("tensor '", t.name, "' holds slots of size '", size,
+                         "', which is not declared in sizes");
+      if (t.type != ElemType::I32)
+        return makeError("tensor '", t.name, "' holds slots: its type must "
+                         "be i32, found ",
+                         stringify(t.type));
     }
   for (const std::string &s : spec.settable)
     if (!spec.sizes.count(s))
@@ -458,6 +480,30 @@ std::vector<int32_t> nvfp4::rt::fillPages(size_t n, uint64_t pages,
   return out;
 }
 
+std::vector<int32_t> nvfp4::rt::fillIndices(size_t n, uint64_t row,
+                                            uint64_t slots, uint64_t seed) {
+  SplitMix64 rng{seed};
+  std::vector<int32_t> out(n, -1);
+  if (row == 0 || slots == 0)
+    return out;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = rng.next(), t = i % row;
+    if (r % 8 == 0)
+      continue; // -1
+    if (r % 8 == 1 && t > 0)
+      out[i] = out[i - 1 - (r >> 8) % t]; // an earlier entry of the row
+    else
+      out[i] = int32_t((r >> 8) % slots);
+  }
+  for (size_t r = 0; r * row < n; ++r) {
+    if (r % 2 == 1)
+      out[r * row + row - 1] = -1;
+    if (r == 1 && n >= 2 * row)
+      std::fill_n(out.begin() + row, row, -1);
+  }
+  return out;
+}
+
 std::vector<float> nvfp4::rt::fillLse(size_t n, uint64_t seed) {
   SplitMix64 rng{seed};
   std::vector<float> out(n);
@@ -538,6 +584,9 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
     } else if (!t.pagesOf.empty()) {
       os << "input, distinct pages in [0," << t.pagesOf << ") from seed "
          << o.seed + i;
+    } else if (!t.slotsOf.empty()) {
+      os << "input, top-k slots in [0," << slotCount(t, o.sizes)
+         << ") or -1 from seed " << o.seed + i;
     } else if (!t.lengthsOf.empty()) {
       os << "input, lengths in [1," << t.lengthsOf << "] from seed "
          << o.seed + i << ": "
@@ -660,6 +709,10 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       std::vector<int32_t> pages =
           fillPages(n, sizes.at(t.pagesOf), o.seed + i);
       std::memcpy(bytes.data(), pages.data(), bytes.size());
+    } else if (!t.slotsOf.empty()) {
+      std::vector<int32_t> idx = fillIndices(
+          n, sizes.at(t.shape.back()), slotCount(t, sizes), o.seed + i);
+      std::memcpy(bytes.data(), idx.data(), bytes.size());
     } else if (!t.lengthsOf.empty()) {
       std::vector<int32_t> lens =
           fillLengths(n, sizes.at(t.lengthsOf), o.seed + i);

@@ -269,6 +269,7 @@ public:
       rt::HarnessTensor tensor{o.name, *t, o.shape, o.output, o.lengthsOf,
                                o.tolerance};
       tensor.pagesOf = o.pagesOf;
+      tensor.slotsOf = o.slotsOf;
       tensor.lse = o.lse;
       tensor.absent = absent.count(o.name) != 0;
       if (auto it = same.find(o.name); it != same.end())

@@ -332,3 +332,46 @@ TEST(AttentionReferenceTest, RefusesWhatTheOpRejects) {
 }
 
 } // namespace
+
+// Sparse top-k (docs/Attention.md, "Sparse top-k"), through the harness
+// entry: slot s is row s of the cache (pages x page size), key t of query
+// i is indices[b, i, t]; -1 and positions t >= kv_lens[b] are not seen, a
+// repeated slot counts twice, each query has its own row. D = 1, q = 0
+// (equal weights), v of slot s = 2^s.
+TEST(AttentionReferenceTest, SparseTopKGathersEachQuerysRow) {
+  Expected<const Reference *> ref = findReference("attention_sparse");
+  ASSERT_TRUE(ref) << ref.takeError().message();
+  const std::map<std::string, uint64_t> sizes = {
+      {"b", 2},  {"sq", 2}, {"hq", 1}, {"hkv", 1},  {"d", 1},
+      {"dv", 1}, {"np", 2}, {"ps", 4}, {"topk", 4}, {"skv", 4}};
+  std::vector<std::vector<double>> ops(8);
+  ops[0].assign(4, 0.0);            // q
+  ops[1].assign(8, 0.0);            // k: 2 pages x 4 slots
+  for (int s = 0; s < 8; ++s)       // v
+    ops[2].push_back(std::ldexp(1.0, s));
+  ops[4] = {3, 4};                  // top-k lengths
+  ops[5] = {1, 5, -1, 7,            // b0 q0: 7 is past the length
+            6, 6, 2, 0,             // b0 q1: 6 twice, 0 past the length
+            -1, -1, -1, -1,         // b1 q0: no key
+            3, -1, 0, 3};           // b1 q1: 3 twice
+  ops[6].assign(4, 0.0);
+  ops[7].assign(4, 0.0);
+  ASSERT_FALSE((*ref)->compute(sizes, {{"softmax_scale", 1.0}}, ops));
+  EXPECT_DOUBLE_EQ(ops[6][0], (2.0 + 32.0) / 2);
+  EXPECT_DOUBLE_EQ(ops[6][1], (64.0 + 64.0 + 4.0) / 3);
+  EXPECT_DOUBLE_EQ(ops[6][2], 0.0);
+  EXPECT_DOUBLE_EQ(ops[6][3], (8.0 + 1.0 + 8.0) / 3);
+  // LSE [B, Hq, Sq]: ln of the number of seen keys; -inf without one.
+  EXPECT_DOUBLE_EQ(ops[7][0], std::log(2.0));
+  EXPECT_DOUBLE_EQ(ops[7][1], std::log(3.0));
+  EXPECT_EQ(ops[7][2], -kInf);
+  EXPECT_DOUBLE_EQ(ops[7][3], std::log(3.0));
+  // An index that is neither -1 nor a slot, below the length: refused,
+  // named.
+  ops[5][13] = 8;
+  Error e = (*ref)->compute(sizes, {{"softmax_scale", 1.0}}, ops);
+  ASSERT_TRUE(bool(e));
+  EXPECT_EQ(e.message(), "attention_sparse: sequence 1, query 1: indices[1, "
+                         "1, 1] = 8 is neither -1 nor a slot in [0, 8) (the "
+                         "cache's pages x page size)");
+}

@@ -25,7 +25,7 @@ TEST(CheckTest, GemmReferenceAgainstAHandComputedCase) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.takeError().message(),
             "unknown reference 'conv' (known: gemm_abt, attention, "
-            "attention_paged, attention_merge)");
+            "attention_paged, attention_sparse, attention_merge)");
 }
 
 TEST(CheckTest, MetricsAndVerdicts) {

@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 
 using namespace nvfp4::rt;
 
@@ -166,6 +167,40 @@ TEST(HarnessTest, Tolerances) {
   EXPECT_EQ(toleranceOf(s, own, std::nullopt).relL2, 5e-3);
   EXPECT_EQ(toleranceOf(s, own, 0.5).relL2, 0.5);
   EXPECT_EQ(toleranceOf(s, own, 0.5).minCos, 0.99999);
+}
+
+TEST(HarnessTest, SparseIndicesSpanTheCacheWithMissingAndRepeatedKeys) {
+  const uint64_t row = 200, rows = 6, slots = 5000;
+  std::vector<int32_t> x = fillIndices(row * rows, row, slots, 7);
+  EXPECT_EQ(x, fillIndices(row * rows, row, slots, 7)); // deterministic
+  EXPECT_NE(x, fillIndices(row * rows, row, slots, 8));
+  uint64_t missing = 0, repeats = 0;
+  int32_t lo = INT32_MAX, hi = -1;
+  for (uint64_t r = 0; r < rows; ++r) {
+    std::set<int32_t> seen;
+    for (uint64_t t = 0; t < row; ++t) {
+      int32_t e = x[r * row + t];
+      ASSERT_GE(e, -1);
+      ASSERT_LT(e, int32_t(slots));
+      if (e == -1) {
+        ++missing;
+        continue;
+      }
+      repeats += !seen.insert(e).second;
+      lo = std::min(lo, e);
+      hi = std::max(hi, e);
+    }
+    if (r % 2 == 1)
+      EXPECT_EQ(x[r * row + row - 1], -1) << "row " << r;
+  }
+  // Row 1 sees no key; about 1 in 8 missing and 1 in 8 repeated.
+  for (uint64_t t = 0; t < row; ++t)
+    EXPECT_EQ(x[row + t], -1);
+  EXPECT_GT(missing, row + 50);
+  EXPECT_GT(repeats, 50u);
+  // Spread over the whole cache (many pages of any size).
+  EXPECT_LT(lo, int32_t(slots / 10));
+  EXPECT_GT(hi, int32_t(slots - slots / 10));
 }
 
 TEST(HarnessTest, KvLengthsCoverFullPartialAndSingle) {

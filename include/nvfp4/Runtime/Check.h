@@ -96,6 +96,10 @@ struct ReferenceOperand {
   /// Inputs (f32): log-sum-exps of attention rows, some of them -inf (rows
   /// without a visible key; Harness.h's fillLse) instead of random values.
   bool lse = false;
+  /// Inputs: when not empty, the operand holds sparse top-k indices: slots
+  /// in [0, the product of these sizes) or -1, some repeated (Harness.h's
+  /// fillIndices).
+  std::vector<std::string> slotsOf;
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.
@@ -160,6 +164,14 @@ struct AttentionProblem {
 Error checkPagedInputs(uint64_t batch, uint64_t numPages, uint64_t pageSize,
                        uint64_t maxPages, const int32_t *kvLens,
                        const int32_t *blockTable);
+
+/// Sparse top-k indices (docs/Attention.md, "Sparse top-k"): every entry
+/// a sequence uses (positions t < kv_lens[b] of its rows; all TopK without
+/// kv_lens) is -1 or a slot of the cache, in [0, slots), and kv_lens[b] <=
+/// TopK. The error names the sequence, query and position.
+Error checkSparseInputs(uint64_t batch, uint64_t seqQ, uint64_t topk,
+                        uint64_t slots, const int32_t *kvLens,
+                        const int32_t *indices);
 
 /// The float64 outputs of nvfp4.attention: o [B, Sq, Hq, Dv] and the
 /// natural-log lse [B, Hq, Sq]. A row with no visible key has o = 0 and

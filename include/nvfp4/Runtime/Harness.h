@@ -61,6 +61,9 @@ struct HarnessTensor {
   /// Inputs: a block table (the reference's ReferenceOperand::pagesOf):
   /// filled by fillPages with distinct pages in [0, this size).
   std::string pagesOf;
+  /// Inputs: sparse top-k indices (ReferenceOperand::slotsOf): filled by
+  /// fillIndices with slots in [0, the product of these sizes) or -1.
+  std::vector<std::string> slotsOf;
   /// Not an operand of the reference: scratch memory the kernels share
   /// (partial results of a split-KV attention), of shape `dims`; allocated
   /// and poisoned like an output, never compared. Workspace tensors follow
@@ -157,6 +160,14 @@ std::vector<int32_t> fillLengths(size_t n, uint64_t bound, uint64_t seed);
 /// n <= pages, and a sequence's pages are neither contiguous nor ordered),
 /// repeating when n > pages.
 std::vector<int32_t> fillPages(size_t n, uint64_t pages, uint64_t seed);
+
+/// n sparse top-k indices from `seed` (rows of `row` entries): slots
+/// uniform in [0, slots) (so a row spans many pages), about 1 in 8 of them
+/// -1 (no key), about 1 in 8 a repeat of an earlier slot of the row; the
+/// last entry of every other row is -1 (engines pad rows with -1) and, with
+/// at least two rows, row 1 is all -1 (a query that sees no key).
+std::vector<int32_t> fillIndices(size_t n, uint64_t row, uint64_t slots,
+                                 uint64_t seed);
 
 /// n log-sum-exps from `seed`: uniform in [-4, 4], and -inf for about a
 /// quarter of them (independently per seed, so two such operands have rows

@@ -534,6 +534,83 @@ func.func @rule18(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
 
 // -----
 
+// Rule: nvfp4.attention 19 — indices is 3-D i32
+func.func @rule19_rank(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>, %i: tensor<2x64xi32>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects indices to be a 3-D i32 tensor [B, Sq, TopK], found 'tensor<2x64xi32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) softmax_scale(0.125)
+      : (tensor<2x1x8x128xbf16>, tensor<8x64x1x128xbf16>, tensor<8x64x1x128xbf16>, tensor<2x64xi32>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 19 — indices is i32
+func.func @rule19_type(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>, %i: tensor<2x1x64xi64>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects indices to be a 3-D i32 tensor [B, Sq, TopK], found 'tensor<2x1x64xi64>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) softmax_scale(0.125)
+      : (tensor<2x1x8x128xbf16>, tensor<8x64x1x128xbf16>, tensor<8x64x1x128xbf16>, tensor<2x1x64xi64>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 19 — indices' batch equals Q's
+func.func @rule19_batch(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>, %i: tensor<3x1x64xi32>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects indices' batch (dim 0) to equal Q's (2), found 3}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) softmax_scale(0.125)
+      : (tensor<2x1x8x128xbf16>, tensor<8x64x1x128xbf16>, tensor<8x64x1x128xbf16>, tensor<3x1x64xi32>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 19 — indices' query length equals Q's
+func.func @rule19_sq(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>, %i: tensor<2x2x64xi32>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects indices' query length (dim 1) to equal Q's (1), found 2}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) softmax_scale(0.125)
+      : (tensor<2x1x8x128xbf16>, tensor<8x64x1x128xbf16>, tensor<8x64x1x128xbf16>, tensor<2x2x64xi32>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 19 — no block_table with indices
+func.func @rule19_table(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>, %i: tensor<2x1x64xi32>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects no block_table with indices (an index is already a slot: page * PageSize + offset)}}
+  %o, %lse = nvfp4.attention %q, %k, %k block_table(%t) indices(%i) softmax_scale(0.125)
+      : (tensor<2x1x8x128xbf16>, tensor<8x64x1x128xbf16>, tensor<8x64x1x128xbf16>, tensor<2x4xi32>, tensor<2x1x64xi32>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 19 — no causal with indices
+func.func @rule19_causal(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>, %i: tensor<2x1x64xi32>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects no causal or window with indices (the index rows choose each query's keys)}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) softmax_scale(0.125) causal
+      : (tensor<2x1x8x128xbf16>, tensor<8x64x1x128xbf16>, tensor<8x64x1x128xbf16>, tensor<2x1x64xi32>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 19 — no window with indices
+func.func @rule19_window(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>, %i: tensor<2x1x64xi32>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects no causal or window with indices (the index rows choose each query's keys)}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) softmax_scale(0.125) window(128)
+      : (tensor<2x1x8x128xbf16>, tensor<8x64x1x128xbf16>, tensor<8x64x1x128xbf16>, tensor<2x1x64xi32>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return
+}
+
+// -----
+
 // Parser: softmax_scale is required
 func.func @parser_no_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
   // expected-error @+1 {{expected 'softmax_scale'}}

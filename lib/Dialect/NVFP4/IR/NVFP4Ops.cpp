@@ -127,7 +127,7 @@ LogicalResult AttentionOp::verify() {
 
   // Rule 6: K's head dim equals Q's, and so does its batch when it is not a
   // cache of pages.
-  if ((!getBlockTable() &&
+  if ((!getBlockTable() && !getIndices() &&
        failed(expectDim(*this, k, 0, q, 0, /*dynamicAgrees=*/true))) ||
       failed(expectDim(*this, k, 3, q, 3, /*dynamicAgrees=*/false)))
     return failure();
@@ -232,6 +232,30 @@ LogicalResult AttentionOp::verify() {
   // Rule 18: num_splits >= 1.
   if (std::optional<int64_t> n = getNumSplits(); n && *n < 1)
     return emitOpError("expects num_splits to be at least 1, found ") << *n;
+
+  // Rule 19: indices is [B, Sq, TopK] i32, without a block table, causal
+  // or window.
+  if (Value indices = getIndices()) {
+    auto type = cast<RankedTensorType>(indices.getType());
+    if (type.getRank() != 3 || !type.getElementType().isSignlessInteger(32))
+      return emitOpError("expects indices to be a 3-D i32 tensor "
+                         "[B, Sq, TopK], found ")
+             << type;
+    int64_t sq = q.type.getDimSize(1);
+    for (auto [dim, want, what] :
+         {std::tuple(0u, batch, "batch"), std::tuple(1u, sq, "query length")})
+      if (!ShapedType::isDynamic(want) && !type.isDynamicDim(dim) &&
+          type.getDimSize(dim) != want)
+        return emitOpError("expects indices' ")
+               << what << " (dim " << dim << ") to equal Q's (" << want
+               << "), found " << type.getDimSize(dim);
+    if (getBlockTable())
+      return emitOpError("expects no block_table with indices (an index is "
+                         "already a slot: page * PageSize + offset)");
+    if (getCausal() || getWindow())
+      return emitOpError("expects no causal or window with indices (the "
+                         "index rows choose each query's keys)");
+  }
 
   return success();
 }

@@ -103,6 +103,23 @@ public:
   /// v == k and vc == kc when K and V are one value.
   Value k, v, kc, vc;
 
+  /// Sparse: the index (i32) at position `pos` of query `query`'s row of
+  /// sequence `batch`; -1 (not read) when pos >= len.
+  Value slotAt(Value batch, Value query, Value pos, Value len);
+  /// Sparse: prints and traps when `slot` is neither -1 nor a slot.
+  void checkSlot(Value batch, Value query, Value pos, Value slot);
+  /// Sparse: the gather-map row (i32) of `slot` and KV head `kvHead`, -1
+  /// (out of the map) for a negative slot.
+  Value gatherRow(Value slot, Value kvHead);
+  /// Sparse: one .tile::gather4 of `rows` (four i32) at column `col`
+  /// through `map` into the shared address `dst` (i32), completing on the
+  /// mbarrier at shared address `mbar` (i32); `mask` (i16) multicasts.
+  void gather4(Value map, Value dst, Value col, llvm::ArrayRef<Value> rows,
+               Value mbar, Value mask, const llvm::Twine &role);
+  /// Sparse: the gather maps (raw pointers; gv == gk when K and V are one
+  /// value) and the indices.
+  Value gk, gv, indices;
+
 private:
   KernelEnv &env;
   Value blockTable;

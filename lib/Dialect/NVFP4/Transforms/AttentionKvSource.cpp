@@ -8,6 +8,12 @@
 // one box per page (boxKeys = min(kvTile, PageSize) keys) and partly
 // visible tiles 16-key chunks, and 16 divides every page size.
 //
+// A sparse source (indices) gathers: the cache is viewed as a 2-D map of
+// [NumPages * PageSize * Hkv] rows of D (Dv) columns, and each group of
+// four keys is one cp.async.bulk.tensor .tile::gather4 per 64 columns,
+// rows slot * Hkv + kvHead, or -1 (out of the map: zero-filled, not read)
+// for an index of -1 or a position past the top-k length.
+//
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
@@ -31,6 +37,14 @@ nvgpu::TensorMapDescriptorType tmapType(MLIRContext *ctx, MemRefType box) {
 void KvSource::appendArgTypes(SmallVector<Type> &types) const {
   Type ptr = LLVM::LLVMPointerType::get(env.ir.ctx);
   const AttentionProblemShape &p = env.p;
+  if (p.sparse()) {
+    types.push_back(ptr); // k, gather map
+    if (!p.kvSame)
+      types.push_back(ptr); // v, gather map
+    types.push_back(MemRefType::get({p.batch, p.seqQ, p.topk},
+                                    env.b.getI32Type()));
+    return;
+  }
   types.push_back(ptr); // k
   if (!p.kvSame)
     types.push_back(ptr); // v
@@ -44,6 +58,12 @@ void KvSource::appendArgTypes(SmallVector<Type> &types) const {
 void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
   const AttentionProblemShape &p = env.p;
   ImplicitLocOpBuilder &b = env.b;
+  if (p.sparse()) {
+    gk = func.getArgument(a++);
+    gv = p.kvSame ? gk : func.getArgument(a++);
+    indices = func.getArgument(a++);
+    return;
+  }
   Value rawK = func.getArgument(a++);
   Value rawV = p.kvSame ? rawK : func.getArgument(a++);
   Value rawKc = func.getArgument(a++);
@@ -65,6 +85,13 @@ void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
 void KvSource::appendHarnessArgs(Builder &b,
                                  SmallVector<Attribute> &args) const {
   const AttentionProblemShape &p = env.p;
+  if (p.sparse()) {
+    args.push_back(harnessTensorMap(b, "k", {"np*ps*hkv", "d"}, {64, 1}));
+    if (!p.kvSame)
+      args.push_back(harnessTensorMap(b, "v", {"np*ps*hkv", "dv"}, {64, 1}));
+    args.push_back(harnessBuffer(b, "indices"));
+    return;
+  }
   StringRef rows = p.paged() ? "np*ps" : "b*skv";
   const int64_t ck = AttentionSchedule::kChunkKeys;
   for (int64_t keys : {env.s.boxKeys, ck}) {
@@ -111,4 +138,58 @@ Value KvSource::row(Value batch, Value key) {
           ir.i32(p.numPages)});
   });
   return ir.add(ir.mul(ir.toIndex(entry), ps), ir.remu(key, ps));
+}
+
+Value KvSource::slotAt(Value batch, Value query, Value pos, Value len) {
+  IR &ir = env.ir;
+  // Positions past the top-k length are not read (the row may be shorter
+  // than the tile): a clamped load, then -1.
+  Value at = ir.mins(pos, ir.idx(env.p.topk - 1));
+  Value e = memref::LoadOp::create(env.b, indices, ValueRange{batch, query, at});
+  return ir.select(ir.cmp(arith::CmpIPredicate::ult, pos, len), e, ir.i32(-1));
+}
+
+void KvSource::checkSlot(Value batch, Value query, Value pos, Value slot) {
+  IR &ir = env.ir;
+  // Neither -1 nor a slot: TMA would read zeros or another sequence's row;
+  // the kernel says which and stops (docs/AttentionLowering.md, "Bad
+  // indices").
+  Value bad = ir.cmp(arith::CmpIPredicate::ugt, ir.add(slot, ir.i32(1)),
+                     ir.i32(env.p.slots));
+  ir.ifThen(bad, [&] {
+    gpu::PrintfOp::create(
+        env.b,
+        env.b.getStringAttr("nvfp4.attention: sequence %d, query %d: "
+                            "indices[%d, %d, %d] = %d is neither -1 nor a "
+                            "slot in [0, %d)\n"),
+        ValueRange{ir.toI32(batch), ir.toI32(query), ir.toI32(batch),
+                   ir.toI32(query), ir.toI32(pos), slot,
+                   ir.i32(env.p.slots)});
+    ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
+  });
+}
+
+Value KvSource::gatherRow(Value slot, Value kvHead) {
+  IR &ir = env.ir;
+  Value row = ir.add(ir.mul(slot, ir.i32(env.p.headsKv)), ir.toI32(kvHead));
+  return ir.select(ir.cmp(arith::CmpIPredicate::slt, slot, ir.i32(0)),
+                   ir.i32(-1), row);
+}
+
+void KvSource::gather4(Value map, Value dst, Value col, ArrayRef<Value> rows,
+                       Value mbar, Value mask, const Twine &role) {
+  ImplicitLocOpBuilder &b = env.b;
+  MLIRContext *ctx = env.ir.ctx;
+  auto shared = LLVM::LLVMPointerType::get(ctx, 3);
+  auto cluster = LLVM::LLVMPointerType::get(ctx, 7);
+  Value d = LLVM::AddrSpaceCastOp::create(
+      b, cluster, LLVM::IntToPtrOp::create(b, shared, dst));
+  Value m = LLVM::IntToPtrOp::create(b, shared, mbar);
+  SmallVector<Value> coords = {env.ir.toI32(col)};
+  coords.append(rows.begin(), rows.end());
+  env.ir.named(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                   b, d, map, coords, m, ValueRange{}, mask, Value(),
+                   NVVM::TMALoadMode::TILE_GATHER4, /*isCTAOnly=*/false,
+                   NVVM::CTAGroupKindAttr(), Value()),
+               role);
 }

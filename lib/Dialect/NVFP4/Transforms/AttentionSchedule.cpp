@@ -59,13 +59,17 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   auto v = cast<RankedTensorType>(op.getV().getType());
   auto o = cast<RankedTensorType>(op.getO().getType());
 
-  RankedTensorType table;
+  RankedTensorType table, indices;
   if (Value t = op.getBlockTable())
     table = cast<RankedTensorType>(t.getType());
+  if (Value t = op.getIndices())
+    indices = cast<RankedTensorType>(t.getType());
   SmallVector<std::pair<const char *, RankedTensorType>> all = {
       {"q", q}, {"k", k}, {"v", v}, {"o", o}};
   if (table)
     all.push_back({"block_table", table});
+  if (indices)
+    all.push_back({"indices", indices});
   for (auto [name, t] : all)
     if (!t.hasStaticShape())
       return op.emitOpError("cannot be lowered yet: expected static shapes, "
@@ -86,6 +90,12 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
     p.maxPages = table.getDimSize(1);
     p.seqKv = p.maxPages * p.pageSize;
   }
+  if (indices) {
+    p.topk = indices.getDimSize(2);
+    p.slots = k.getDimSize(0) * k.getDimSize(1);
+    p.slotPageSize = k.getDimSize(1);
+    p.seqKv = p.topk;
+  }
   p.headsKv = k.getDimSize(2);
   p.headDimV = v.getDimSize(3);
   p.element = q.getElementType();
@@ -104,6 +114,10 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
     return op.emitOpError("cannot be lowered: expected B, Sq and Skv >= 1, "
                           "got B = ")
            << p.batch << ", Sq = " << p.seqQ << ", Skv = " << p.seqKv;
+  if (indices && p.slots < 1)
+    return op.emitOpError("cannot be lowered: expected at least one slot in "
+                          "the cache, got K : ")
+           << k;
   if (p.paged() && p.numPages < 1)
     return op.emitOpError("cannot be lowered: expected at least one page in "
                           "the cache, got ")
@@ -129,8 +143,12 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
            << AttentionSchedule::kRows
            << " query heads per KV head (the MMA's M), got Hq / Hkv = "
            << s.group;
-  s.queriesPerCta = std::max<int64_t>(
-      1, std::min(AttentionSchedule::kRows / s.group, p.seqQ));
+  // Sparse: each query has its own index row, so a CTA's rows are the
+  // heads of one query (rows past G are padding).
+  s.queriesPerCta =
+      p.sparse() ? 1
+                 : std::max<int64_t>(
+                       1, std::min(AttentionSchedule::kRows / s.group, p.seqQ));
   s.rowBlocks = (p.seqQ + s.queriesPerCta - 1) / s.queriesPerCta;
   // TMA: a box dimension is at most 256 elements.
   if (s.queriesPerCta > 256)
@@ -138,7 +156,9 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
            << s.queriesPerCta << " queries";
   // Kernel-side offsets are 32-bit where the tensor maps take coordinates
   // (and the plan counts units and tiles in i32).
-  int64_t kvRows = p.paged() ? p.numPages * p.pageSize : p.batch * p.seqKv;
+  int64_t kvRows = p.sparse()  ? p.slots * p.headsKv
+                   : p.paged() ? p.numPages * p.pageSize
+                               : p.batch * p.seqKv;
   if (kvRows > INT32_MAX || p.batch * p.seqQ > INT32_MAX)
     return op.emitOpError("cannot be lowered: the K/V rows (")
            << kvRows << ") and B x Sq (" << p.batch * p.seqQ
@@ -185,7 +205,8 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
     // columns.
     bool vInK = p.kvSame && (s.dvSplit == 1 || s.exchangeS);
     s.vBytes = vInK ? 0 : (s.dvPerCta() / cols) * s.kvBoxBytes();
-    return (AttentionSchedule::kSmemBudget - s.qBytes - s.xBytes()) /
+    return (AttentionSchedule::kSmemBudget - s.qBytes - s.xBytes() -
+            AttentionSchedule::kMaxStages * s.maskBytesPerStage()) /
            s.stageBytes();
   };
   // Candidates, best first: 128-key tiles (fewer, wider S MMAs) before 64,
@@ -216,7 +237,8 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
            << s.qBytes << " bytes) and one K/V stage of 64 keys ("
            << s.stageBytes() << " bytes) exceed the shared-memory budget of "
            << AttentionSchedule::kSmemBudget << " bytes";
-  s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes() + s.xBytes();
+  s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes() + s.xBytes() +
+                  s.stages * s.maskBytesPerStage();
 
   // Tensor memory: S (kvTile f32 columns per buffer; P written over the
   // first half of its buffer), then O (this CTA's Dv columns), allocated

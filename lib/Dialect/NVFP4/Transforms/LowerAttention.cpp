@@ -123,8 +123,10 @@ private:
   void softmaxRole();
   void loadRole();
   void mmaRole();
-  /// scale_log2 * s for keys kb + i in [rowLo, rowHi), -inf elsewhere.
-  Value maskedLogits(Value s, Value kb, Value rowLo, Value rowHi);
+  /// scale_log2 * s for keys kb + i in [rowLo, rowHi) (and, with `bits`,
+  /// whose bit i is set), -inf elsewhere.
+  Value maskedLogits(Value s, Value kb, Value rowLo, Value rowHi,
+                     Value bits = Value());
   /// The loader's and the MMA warp's walk over the CTA's pieces: `f(piece,
   /// g0, q)` for each piece with tiles, with g0 its first CTA-wide tile and
   /// q the number of Q loads before it (the pieces without tiles load
@@ -146,6 +148,18 @@ private:
   /// The chunks [first, end) of the unit's local tile `n` that hold a key
   /// some row of the unit sees (AttentionSchedule::kChunkKeys keys each).
   std::pair<Value, Value> chunkRange(const Piece &piece, Value t);
+  /// Sparse: the byte offset of stage `stage`'s key mask (kvTile / 32
+  /// words: bit j of word w for key 32 w + j of the tile).
+  Value maskOffset(Value stage) {
+    return ir.add(ir.add(qOff, idx(s.qBytes + s.stages * s.stageBytes() +
+                                   s.xBytes())),
+                  ir.mul(stage, idx(s.maskBytesPerStage())));
+  }
+  /// Sparse (the loader): stage `stage`'s key mask for the tile of unit
+  /// `u` from key `key0`: a key is set when its position is below the
+  /// top-k length and its index is not -1; an index that is neither -1 nor
+  /// a slot stops the kernel.
+  void writeKeyMask(const UnitGeom &u, Value key0, Value stage);
 
   const AttentionSchedule &s;
   const AttentionProblemShape &p;
@@ -416,8 +430,27 @@ std::pair<Value, Value> KernelBuilder::chunkRange(const Piece &piece,
   return {first, end};
 }
 
+void KernelBuilder::writeKeyMask(const UnitGeom &u, Value key0, Value stage) {
+  const int64_t words = s.kvTile / 32;
+  Value mask = view(maskOffset(stage),
+                    ir.smemMemref({words}, b.getI32Type()));
+  forLoop(idx(0), idx(words), idx(1), [&](Value w) {
+    Value word = ir.forLoop(
+        idx(0), idx(32), idx(1), ValueRange{i32(0)},
+        [&](Value j, ValueRange acc) -> SmallVector<Value> {
+          Value pos = ir.add(key0, ir.add(ir.mul(w, idx(32)), j));
+          Value slot = kv.slotAt(u.batch, u.rowBlock, pos, u.len);
+          kv.checkSlot(u.batch, u.rowBlock, pos, slot);
+          Value bit = arith::ShLIOp::create(b, i32(1), ir.toI32(j));
+          Value set = ir.cmp(arith::CmpIPredicate::sge, slot, i32(0));
+          return {ir.select(set, ir.ori(acc[0], bit), acc[0])};
+        })[0];
+    memref::StoreOp::create(b, word, mask, ValueRange{w});
+  });
+}
+
 Value KernelBuilder::maskedLogits(Value sv, Value kb, Value rowLo,
-                                  Value rowHi) {
+                                  Value rowHi, Value bits) {
   auto vi32 = VectorType::get({32}, b.getI32Type());
   auto vf32 = VectorType::get({32}, b.getF32Type());
   SmallVector<int32_t> steps;
@@ -430,6 +463,14 @@ Value KernelBuilder::maskedLogits(Value sv, Value kb, Value rowLo,
   Value hi = vector::BroadcastOp::create(b, vi32, rowHi);
   Value ok = ir.andi(ir.cmp(arith::CmpIPredicate::sge, keys, lo),
                      ir.cmp(arith::CmpIPredicate::slt, keys, hi));
+  if (bits) {
+    // Bit i of `bits` for key kb + i.
+    Value word = vector::BroadcastOp::create(b, vi32, bits);
+    Value one = vector::BroadcastOp::create(b, vi32, i32(1));
+    Value bit = ir.andi(arith::ShRUIOp::create(b, word, step), one);
+    ok = ir.andi(ok, ir.cmp(arith::CmpIPredicate::ne, bit,
+                            vector::BroadcastOp::create(b, vi32, i32(0))));
+  }
   Value x = arith::MulFOp::create(
       b, sv, vector::BroadcastOp::create(b, vf32, scaleLog2));
   Value ninf = arith::ConstantOp::create(
@@ -595,6 +636,23 @@ void KernelBuilder::softmaxRole() {
                 exchangePartialS(g);
               Value key0 = ir.mul(t, idx(tile));
               Value bufCol = bufferColumn(g);
+              // Sparse: the tile's key mask, written by the loader before
+              // it armed kv_full (this phase completed before s_full's, and
+              // the stage is not reloaded before this tile's P V).
+              Value maskWords;
+              if (p.sparse()) {
+                Value stage = ir.remu(g, idx(s.stages));
+                wait(kvFull, stage, parityOf(ir.divu(g, idx(s.stages))),
+                     "softmax: wait kv_full (key mask)");
+                maskWords = view(maskOffset(stage),
+                                 ir.smemMemref({tile / 32}, i32Ty));
+              }
+              auto bitsAt = [&](Value ch) -> Value {
+                if (!maskWords)
+                  return Value();
+                return memref::LoadOp::create(
+                    b, maskWords, ValueRange{ir.divu(ch, idx(32))});
+              };
 
               // Pass 1: the tile's max of the scaled, masked logits.
               Value tileMax = ir.forLoop(
@@ -604,7 +662,8 @@ void KernelBuilder::softmaxRole() {
                         b, vf32, sAcc, ir.add(bufCol, ch),
                         sm100::LdStShape::shape_32x32b, 32, false,
                         IntegerAttr(), IntegerAttr());
-                    Value x = maskedLogits(sv, ir.add(key0, ch), rowLo, rowHi);
+                    Value x = maskedLogits(sv, ir.add(key0, ch), rowLo, rowHi,
+                                           bitsAt(ch));
                     return {vector::ReductionOp::create(
                         b, vector::CombiningKind::MAXIMUMF, x, mx[0])};
                   })[0];
@@ -633,8 +692,8 @@ void KernelBuilder::softmaxRole() {
                           b, vf32, sAcc, ir.add(bufCol, ch),
                           sm100::LdStShape::shape_32x32b, 32, false,
                           IntegerAttr(), IntegerAttr());
-                      Value x =
-                          maskedLogits(sv, ir.add(key0, ch), rowLo, rowHi);
+                      Value x = maskedLogits(sv, ir.add(key0, ch), rowLo,
+                                             rowHi, bitsAt(ch));
                       Value e = math::Exp2Op::create(
                           b, arith::SubFOp::create(b, x, mv),
                           arith::FastMathFlagsAttr::get(
@@ -777,6 +836,10 @@ void KernelBuilder::loadRole() {
       Value perChunk =
           ir.select(ir.eq(split, idx(0)), idx(chunkBytes(s.dBoxes[0].size())),
                     idx(chunkBytes(s.dBoxes[1].size())));
+      // Sparse: the tile's key mask first, released to the softmax by the
+      // arrive below.
+      if (p.sparse())
+        writeKeyMask(u, key0, stage);
       ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
                    b, kvFull, ir.mul(ir.sub(cEnd, cFirst), perChunk), stage,
                    Value()),
@@ -805,6 +868,39 @@ void KernelBuilder::loadRole() {
           for (int64_t c = 0; c < s.dvPerCta() / 64; ++c)
             one(vOff, ir.add(dvBase, idx(c * 64)), v, c, Value());
       };
+      if (p.sparse()) {
+        // Four keys per gather4, every chunk with a visible key.
+        Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+        Value mbar = nvgpu::MBarrierGetOp::create(b, b.getI32Type(), kvFull,
+                                                  stage);
+        forLoop(cFirst, cEnd, idx(1), [&](Value c) {
+          for (int64_t q = 0; q < ck; q += 4) {
+            Value off = ir.add(ir.mul(c, idx(ck)), idx(q));
+            SmallVector<Value, 4> rows;
+            for (int64_t j = 0; j < 4; ++j)
+              rows.push_back(kv.gatherRow(
+                  kv.slotAt(u.batch, u.rowBlock, ir.add(key0, ir.add(off, idx(j))),
+                            u.len),
+                  u.kvHead));
+            Value at = ir.add(base, ir.mul(off, idx(128)));
+            auto dstOf = [&](Value region, int64_t box) {
+              return ir.toI32(
+                  ir.add(at, ir.add(region, idx(box * s.kvBoxBytes()))));
+            };
+            forEachDBox([&](int64_t i, Value col) {
+              shared(i, [&](Value mask) {
+                kv.gather4(kv.gk, dstOf(kOff, i), col, rows, mbar, mask,
+                           "load: gather4 k");
+              });
+            });
+            if (!p.kvSame)
+              for (int64_t i = 0; i < s.dvPerCta() / 64; ++i)
+                kv.gather4(kv.gv, dstOf(vOff, i), ir.add(dvBase, idx(i * 64)),
+                           rows, mbar, Value(), "load: gather4 v");
+          }
+        });
+        return;
+      }
       Value whole =
           ir.andi(ir.eq(cFirst, idx(0)), ir.eq(cEnd, idx(s.chunksPerTile())));
       ir.ifThenElse(
@@ -1017,6 +1113,8 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     types.push_back(named("kv_lens", str("i32")));
   if (p.paged())
     types.push_back(named("block_table", str("i32")));
+  if (p.sparse())
+    types.push_back(named("indices", str("i32")));
   SmallVector<Attribute> absent;
   if (!p.hasSink)
     absent.push_back(str("sink"));
@@ -1032,14 +1130,22 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     sizes.push_back(named("ps", i64(p.pageSize)));
     sizes.push_back(named("mp", i64(p.maxPages)));
   }
+  if (p.sparse()) {
+    sizes.push_back(named("np", i64(p.slots / p.pageSizeOfSlots())));
+    sizes.push_back(named("ps", i64(p.pageSizeOfSlots())));
+    sizes.push_back(named("topk", i64(p.topk)));
+  }
   SmallVector<NamedAttribute> options = {
-      named("softmax_scale", b.getF32FloatAttr(p.softmaxScale)),
-      named("causal", b.getBoolAttr(p.causal))};
+      named("softmax_scale", b.getF32FloatAttr(p.softmaxScale))};
+  if (!p.sparse())
+    options.push_back(named("causal", b.getBoolAttr(p.causal)));
   if (p.window)
     options.push_back(named("window", i64(*p.window)));
 
   SmallVector<NamedAttribute> h = {
-      named("reference", str(p.paged() ? "attention_paged" : "attention")),
+      named("reference", str(p.sparse()  ? "attention_sparse"
+                             : p.paged() ? "attention_paged"
+                                         : "attention")),
       named("types", b.getDictionaryAttr(types)),
       named("sizes", b.getDictionaryAttr(sizes)),
       named("options", b.getDictionaryAttr(options)),

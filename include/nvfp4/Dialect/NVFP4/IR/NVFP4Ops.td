@@ -38,6 +38,7 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     | `sink`    | `tensor<Hq x f32>`              | optional: one logit per query head, in the denominator only |
     | `kv_lens` | `tensor<B x i32>`               | optional: valid keys of each sequence, L_b ≤ Skv (absent: Skv) |
     | `block_table` | `tensor<B x MaxPages x i32>` | optional: a paged cache (below) |
+    | `indices` | `tensor<B x Sq x TopK x i32>` | optional: sparse top-k keys (below) |
     | `o`       | `tensor<B x Sq x Hq x Dv x T'>` | T' = bf16 or f16 |
     | `lse`     | `tensor<B x Hq x Sq x f32>`     | natural log |
 
@@ -56,8 +57,20 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     contiguous or ordered, and Skv = MaxPages x PageSize. Entries past
     the last page a sequence uses are not read.
 
+    **Sparse top-k.** With `indices(%i)`, each query attends to the keys
+    its own index row names (DeepSeek-V3.2/V4's indexer output, FlashMLA's
+    and vLLM's convention): K and V are caches of slots,
+    `tensor<NumPages x PageSize x Hkv x D x T>`, and `indices[b, i, t]`
+    is slot `page * PageSize + offset` (no block table), or -1 for no
+    key. The key axis is the index position t: Skv = TopK, and `kv_lens`,
+    when present, is the top-k length of each sequence (positions
+    `t >= kv_lens[b]` are unused). Key t of query i is visible iff
+    `t < L_b` and `indices[b, i, t] != -1`; `causal` and `window` do not
+    apply. Query heads of one query share its index row; a slot named
+    twice counts twice, as a gather would (docs/Attention.md).
+
     The optional parts are introduced by keywords: `sink(%s)`,
-    `kv_lens(%l)`, `block_table(%t)`, `causal`, `window(N)`,
+    `kv_lens(%l)`, `block_table(%t)`, `indices(%i)`, `causal`, `window(N)`,
     `num_splits(N)`; `softmax_scale(x)` is required. `num_splits` is a
     schedule choice, not semantics: it forces the lowering to split every
     sequence's keys into N parts (1: no split-KV); without it the lowering
@@ -80,7 +93,7 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
       the lowering's limit, diagnosed there: today multiples of 64, D up to
       576 and Dv up to 512.)
     - Rule 6: K's head dim (dim 3) equals Q's, and without a block table
-      K's batch (dim 0) too.
+      or indices K's batch (dim 0) too.
     - Rule 7: V's batch (dim 0), key length (dim 1) and head count (dim 2)
       equal K's.
     - Rule 8: Hkv is positive and Hq is a positive multiple of Hkv.
@@ -96,6 +109,9 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
       equals Q's batch, and K's page size (dim 1) is static and 16, 64,
       128 or 256.
     - Rule 18: `num_splits`, when present, is at least 1.
+    - Rule 19: `indices`, when present, is a 3-D i32 tensor [B, Sq, TopK]
+      (B and Sq those of Q), and the op has no `block_table`, `causal` or
+      `window`.
 
     The verifier cannot check what depends on values: `0 <= kv_lens[b] <=
     Skv` (outside it the result is undefined), and `L_b >= Sq` (when
@@ -118,13 +134,14 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
                    Optional<AnyRankedTensor>:$sink,
                    Optional<AnyRankedTensor>:$kv_lens,
                    Optional<AnyRankedTensor>:$block_table,
+                   Optional<AnyRankedTensor>:$indices,
                    F32Attr:$softmax_scale, UnitAttr:$causal,
                    OptionalAttr<I64Attr>:$window,
                    OptionalAttr<I64Attr>:$num_splits);
   let results = (outs AnyRankedTensor:$o, AnyRankedTensor:$lse);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`sink` `(` $sink^ `)`)? (`kv_lens` `(` $kv_lens^ `)`)?
-    (`block_table` `(` $block_table^ `)`)?
+    (`block_table` `(` $block_table^ `)`)? (`indices` `(` $indices^ `)`)?
     `softmax_scale` `(` $softmax_scale `)` (`causal` $causal^)?
     (`window` `(` $window^ `)`)? (`num_splits` `(` $num_splits^ `)`)?
     attr-dict

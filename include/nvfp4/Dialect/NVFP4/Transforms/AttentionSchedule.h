@@ -43,6 +43,13 @@ struct AttentionProblemShape {
   /// contiguous [B, Skv] cache.
   int64_t pageSize = 0, numPages = 0, maxPages = 0;
   bool paged() const { return pageSize != 0; }
+  /// Sparse top-k (indices [B, Sq, TopK]): TopK (= Skv, the key axis is the
+  /// index position) and the cache's slots (NumPages x PageSize); 0 for a
+  /// dense or paged cache.
+  int64_t topk = 0, slots = 0, slotPageSize = 0;
+  bool sparse() const { return topk != 0; }
+  /// Sparse: the cache's page size (K's dim 1; the kernel sees slots only).
+  int64_t pageSizeOfSlots() const { return slotPageSize; }
   /// The op's num_splits, when it has one.
   std::optional<int64_t> numSplits;
 };
@@ -130,6 +137,12 @@ struct AttentionSchedule {
   int64_t vBytes = 0;      ///< one stage's V columns of this CTA (0 when
                            ///< K and V are one)
   int64_t dynamicSmem = 0; ///< what the launch asks for (incl. alignment)
+  /// Sparse: per stage, one bit per key of the tile (the key's index is
+  /// not -1 and its position below the top-k length), written by the
+  /// loader with the tile, read by the softmax; after the partial-S buffer.
+  int64_t maskBytesPerStage() const {
+    return problem.sparse() ? kvTile / 8 : 0;
+  }
 
   // Tensor memory columns. S has sBuffers buffers of kvTile columns from
   // tmemS; P (kvTile keys as 16-bit pairs, kvTile / 2 columns) is written
