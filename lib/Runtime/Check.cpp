@@ -2,6 +2,8 @@
 
 #include "nvfp4/Runtime/Check.h"
 
+#include "nvfp4/Support/KvCacheFormat.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -11,6 +13,8 @@
 #include <functional>
 
 using namespace nvfp4::rt;
+using nvfp4::KvCacheFormat;
+using nvfp4::kvCacheFormats;
 
 const char *nvfp4::rt::stringify(ElemType t) {
   switch (t) {
@@ -22,6 +26,8 @@ const char *nvfp4::rt::stringify(ElemType t) {
     return "f16";
   case ElemType::I32:
     return "i32";
+  case ElemType::U8:
+    return "u8";
   }
   return "?";
 }
@@ -35,12 +41,16 @@ Expected<ElemType> nvfp4::rt::parseElemType(const std::string &s) {
     return ElemType::F16;
   if (s == "i32")
     return ElemType::I32;
+  if (s == "u8")
+    return ElemType::U8;
   return makeError("unknown element type '", s,
-                   "' (expected f32, bf16, f16 or i32)");
+                   "' (expected f32, bf16, f16, i32 or u8)");
 }
 
 unsigned nvfp4::rt::elemBytes(ElemType t) {
-  return t == ElemType::F32 || t == ElemType::I32 ? 4 : 2;
+  return t == ElemType::F32 || t == ElemType::I32 ? 4
+         : t == ElemType::U8                        ? 1
+                                                    : 2;
 }
 
 namespace {
@@ -90,6 +100,9 @@ std::vector<double> nvfp4::rt::decode(const uint8_t *data, size_t count,
       out[i] = v;
       break;
     }
+    case ElemType::U8:
+      out[i] = data[i];
+      break;
     }
   }
   return out;
@@ -215,6 +228,13 @@ Error sparseCompute(const std::map<std::string, uint64_t> &sizes,
                     std::vector<std::vector<double>> &ops);
 Error sparseValidate(const std::map<std::string, uint64_t> &sizes,
                      const std::vector<std::vector<double>> &ops);
+Error cacheCompute(const KvCacheFormat &f,
+                   const std::map<std::string, uint64_t> &sizes,
+                   const ReferenceOptions &options,
+                   std::vector<std::vector<double>> &ops);
+Error cacheValidate(const KvCacheFormat &f,
+                    const std::map<std::string, uint64_t> &sizes,
+                    const std::vector<std::vector<double>> &ops);
 
 /// The thresholds of a bf16/f16 attention output and of its f32 LSE
 /// (shared/DESIGN.md, "Numerics acceptance"; docs/Attention.md).
@@ -234,7 +254,8 @@ Tolerance attentionLseTolerance() {
 } // namespace
 
 const std::vector<Reference> &nvfp4::rt::references() {
-  static const std::vector<Reference> refs = {
+  static const std::vector<Reference> refs = [] {
+  std::vector<Reference> refs = {
       {"gemm_abt",
        "D[m,n] = A[m,k] * B[n,k]^T",
        {{"a", {"m", "k"}, false}, {"b", {"n", "k"}, false},
@@ -305,6 +326,38 @@ const std::vector<Reference> &nvfp4::rt::references() {
        mergeCompute,
        {}},
   };
+  // Sparse top-k over each quantized cache layout (one entry per table
+  // entry of nvfp4/Support/KvCacheFormat.h): operands q, kv (u8 pages),
+  // sink, kv_lens (top-k lengths), indices, o, lse.
+  for (const KvCacheFormat &f : kvCacheFormats()) {
+    ReferenceOperand kv{"kv", {"np", "pb"}, false};
+    kv.cacheFormat = f.name;
+    ReferenceOperand idx{"indices", {"b", "sq", "topk"}, false};
+    idx.slotsOf = {"np", "ps"};
+    refs.push_back(Reference{
+        std::string("attention_sparse_") + f.name,
+        std::string("nvfp4.attention with sparse top-k indices into a ") +
+            f.name + " cache, docs/Attention.md",
+        {{"q", {"b", "sq", "hq", "d"}, false},
+         kv,
+         {"sink", {"hq"}, false, "", std::nullopt, /*optional=*/true},
+         {"kv_lens", {"b"}, false, "topk", std::nullopt, /*optional=*/true},
+         idx,
+         {"o", {"b", "sq", "hq", "dv"}, true, "", attentionOTolerance()},
+         {"lse", {"b", "hq", "sq"}, true, "", attentionLseTolerance()}},
+        [&f](const std::map<std::string, uint64_t> &sizes,
+             const ReferenceOptions &options,
+             std::vector<std::vector<double>> &ops) {
+          return cacheCompute(f, sizes, options, ops);
+        },
+        {{"softmax_scale", true, "finite and > 0"}},
+        [&f](const std::map<std::string, uint64_t> &sizes,
+             const std::vector<std::vector<double>> &ops) {
+          return cacheValidate(f, sizes, ops);
+        }});
+  }
+  return refs;
+  }();
   return refs;
 }
 
@@ -618,6 +671,73 @@ Error sparseCompute(const std::map<std::string, uint64_t> &sizes,
       });
   ops[6] = std::move(r.o);
   ops[7] = std::move(r.lse);
+  return Error::success();
+}
+
+/// A cache entry: the pages' bytes (u8 operand 1) and the sizes agree with
+/// the layout, and the indices are -1 or slots.
+Error cacheValidate(const KvCacheFormat &f,
+                    const std::map<std::string, uint64_t> &sizes,
+                    const std::vector<std::vector<double>> &ops) {
+  const uint64_t np = sizes.at("np"), ps = sizes.at("ps"),
+                 pb = sizes.at("pb");
+  if (ps < 1 || pb != uint64_t(f.pageBytes(int64_t(ps))) ||
+      sizes.at("d") != uint64_t(f.headDim) ||
+      sizes.at("dv") != uint64_t(f.headDimV) || sizes.at("hkv") != 1)
+    return makeError("a ", f.name, " cache of pages of ", ps,
+                     " tokens has pages of ", f.pageBytes(int64_t(ps)),
+                     " bytes, D = ", f.headDim, ", Dv = ", f.headDimV,
+                     " and one KV head; got ", pb, " bytes, D = ",
+                     sizes.at("d"), ", Dv = ", sizes.at("dv"), ", Hkv = ",
+                     sizes.at("hkv"));
+  std::vector<int32_t> lens = lensOf(ops[3]), idx = tableOf(ops[4]);
+  for (size_t e = 0; e < ops[4].size(); ++e)
+    if (ops[4][e] != std::floor(ops[4][e]))
+      return makeError("indices[", e, "] = ", ops[4][e],
+                       " is not an integer");
+  return checkSparseInputs(sizes.at("b"), sizes.at("sq"), sizes.at("topk"),
+                           np * ps, lens.empty() ? nullptr : lens.data(),
+                           idx.data());
+}
+
+/// A cache entry: every slot dequantized by the layout (exact), then the
+/// sparse formulas; K is the whole row, V its first Dv values.
+Error cacheCompute(const KvCacheFormat &f,
+                   const std::map<std::string, uint64_t> &sizes,
+                   const ReferenceOptions &options,
+                   std::vector<std::vector<double>> &ops) {
+  const std::string where = std::string("attention_sparse_") + f.name;
+  if (Error e = cacheValidate(f, sizes, ops))
+    return std::move(e).withContext(where);
+  AttentionProblem p;
+  std::vector<float> sink;
+  std::vector<int32_t> lens;
+  if (Error e = attentionProblem(sizes, options, ops, 2, 3, p, sink, lens))
+    return std::move(e).withContext(where);
+  p.seqKv = sizes.at("topk");
+  if (p.causal || p.window)
+    return makeError(where, ": causal and window do not apply to sparse "
+                            "top-k attention");
+  if (Error e = checkAttention(p))
+    return std::move(e).withContext(where);
+  const uint64_t np = sizes.at("np"), ps = sizes.at("ps"),
+                 pb = sizes.at("pb"), D = p.headDim, Dv = p.headDimV;
+  std::vector<uint8_t> bytes(ops[1].size());
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = uint8_t(ops[1][i]);
+  std::vector<double> k(np * ps * D), v(np * ps * Dv);
+  for (uint64_t s = 0; s < np * ps; ++s) {
+    f.decodeToken(bytes.data() + (s / ps) * pb, int64_t(ps),
+                  int64_t(s % ps), &k[s * D]);
+    std::copy_n(&k[s * D], Dv, &v[s * Dv]);
+  }
+  const std::vector<int32_t> idx = tableOf(ops[4]);
+  AttentionResult r = attentionF64(
+      p, ops[0], k, v, [&](uint64_t b, uint64_t i, int64_t, int64_t j) {
+        return int64_t(idx[(b * p.seqQ + i) * p.seqKv + uint64_t(j)]);
+      });
+  ops[5] = std::move(r.o);
+  ops[6] = std::move(r.lse);
   return Error::success();
 }
 

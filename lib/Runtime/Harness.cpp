@@ -1,7 +1,9 @@
 //===- Harness.cpp - Run a kernel and check it against a reference --------===//
 
 #include "nvfp4/Runtime/Harness.h"
+
 #include "nvfp4/Runtime/Fill.h"
+#include "nvfp4/Support/KvCacheFormat.h"
 
 #include <algorithm>
 #include <climits>
@@ -92,6 +94,8 @@ TmaDataType tmaType(ElemType t) {
     return TmaDataType::F16;
   case ElemType::I32:
     return TmaDataType::I32;
+  case ElemType::U8:
+    return TmaDataType::U8;
   }
   return TmaDataType::F32;
 }
@@ -584,6 +588,8 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
     } else if (!t.pagesOf.empty()) {
       os << "input, distinct pages in [0," << t.pagesOf << ") from seed "
          << o.seed + i;
+    } else if (!t.cacheFormat.empty()) {
+      os << "input, a " << t.cacheFormat << " cache from seed " << o.seed + i;
     } else if (!t.slotsOf.empty()) {
       os << "input, top-k slots in [0," << slotCount(t, o.sizes)
          << ") or -1 from seed " << o.seed + i;
@@ -692,6 +698,9 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       for (size_t r = 0; r < n / w; ++r)
         std::memcpy(&bytes[r * w * eb], &from[r * ws * eb], w * eb);
     } else if (t.output || t.workspace) {
+      if (elemBytes(t.type) == 1)
+        return fail(makeError("tensor '", t.name, "': u8 outputs are not "
+                              "supported"));
       for (uint64_t e = 0; e < n; ++e) {
         if (elemBytes(t.type) == 4)
           std::memcpy(&bytes[e * 4], &kPoison32, 4);
@@ -709,6 +718,18 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       std::vector<int32_t> pages =
           fillPages(n, sizes.at(t.pagesOf), o.seed + i);
       std::memcpy(bytes.data(), pages.data(), bytes.size());
+    } else if (!t.cacheFormat.empty()) {
+      const KvCacheFormat *f = findKvCacheFormat(t.cacheFormat);
+      if (!f || t.type != ElemType::U8 || !sizes.count("ps") ||
+          !sizes.count("np") || n != uint64_t(sizes.at("np")) *
+                                           uint64_t(f->pageBytes(
+                                               int64_t(sizes.at("ps")))))
+        return fail(makeError("tensor '", t.name, "' holds a ",
+                              t.cacheFormat,
+                              " cache: expected u8, sizes np and ps and np "
+                              "pages of the layout's bytes"));
+      f->fill(bytes.data(), int64_t(sizes.at("np")), int64_t(sizes.at("ps")),
+              o.seed + i);
     } else if (!t.slotsOf.empty()) {
       std::vector<int32_t> idx = fillIndices(
           n, sizes.at(t.shape.back()), slotCount(t, sizes), o.seed + i);
@@ -721,6 +742,7 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       FillType ft = t.type == ElemType::F32    ? FillType::F32
                     : t.type == ElemType::BF16 ? FillType::BF16
                     : t.type == ElemType::I32  ? FillType::I32
+                    : t.type == ElemType::U8   ? FillType::U8
                                                : FillType::F16;
       if (Error e = fillRandom(bytes.data(), bytes.size(), o.seed + i, ft))
         return std::move(e).withContext("tensor '" + t.name + "'");

@@ -270,6 +270,7 @@ public:
                                o.tolerance};
       tensor.pagesOf = o.pagesOf;
       tensor.slotsOf = o.slotsOf;
+      tensor.cacheFormat = o.cacheFormat;
       tensor.lse = o.lse;
       tensor.absent = absent.count(o.name) != 0;
       if (auto it = same.find(o.name); it != same.end())

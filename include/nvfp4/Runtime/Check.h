@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,9 +34,10 @@
 namespace nvfp4::rt {
 
 /// Element types of checked tensors.
-enum class ElemType { F32, BF16, F16, I32 };
+enum class ElemType { F32, BF16, F16, I32, U8 };
 const char *stringify(ElemType t);
-/// "f32", "bf16", "f16", "i32"; anything else is an error listing them.
+/// "f32", "bf16", "f16", "i32", "u8"; anything else is an error listing
+/// them.
 Expected<ElemType> parseElemType(const std::string &s);
 unsigned elemBytes(ElemType t);
 /// Decodes `count` elements of type `t` at `data` into doubles (exact).
@@ -100,6 +102,10 @@ struct ReferenceOperand {
   /// in [0, the product of these sizes) or -1, some repeated (Harness.h's
   /// fillIndices).
   std::vector<std::string> slotsOf;
+  /// Inputs (u8): when not empty, the operand is a quantized KV cache in
+  /// this layout (nvfp4/Support/KvCacheFormat.h), pages of size `ps`,
+  /// filled by KvCacheFormat::fill.
+  std::string cacheFormat;
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.
@@ -118,16 +124,18 @@ struct Reference {
   /// float64 arrays of their shapes; outputs arrive sized and zeroed), with
   /// `options` (only names of `options` below); fails, naming the field, on
   /// values the computation excludes.
-  Error (*compute)(const std::map<std::string, uint64_t> &sizes,
-                   const ReferenceOptions &options,
-                   std::vector<std::vector<double>> &operands) = nullptr;
+  std::function<Error(const std::map<std::string, uint64_t> &sizes,
+                      const ReferenceOptions &options,
+                      std::vector<std::vector<double>> &operands)>
+      compute;
   /// The options the computation reads.
   std::vector<ReferenceOption> options;
   /// Optional: checks the inputs before a kernel sees them (the values a
   /// kernel would read out of bounds with, such as a block-table entry
   /// outside the cache), naming the element; the same operands as compute.
-  Error (*validate)(const std::map<std::string, uint64_t> &sizes,
-                    const std::vector<std::vector<double>> &operands) = nullptr;
+  std::function<Error(const std::map<std::string, uint64_t> &sizes,
+                      const std::vector<std::vector<double>> &operands)>
+      validate;
 };
 
 /// One nvfp4.attention problem (docs/Attention.md): sizes, inputs and

@@ -64,6 +64,9 @@ struct HarnessTensor {
   /// Inputs: sparse top-k indices (ReferenceOperand::slotsOf): filled by
   /// fillIndices with slots in [0, the product of these sizes) or -1.
   std::vector<std::string> slotsOf;
+  /// Inputs: a quantized KV cache in this layout (the reference's
+  /// ReferenceOperand::cacheFormat), filled by KvCacheFormat::fill.
+  std::string cacheFormat;
   /// Not an operand of the reference: scratch memory the kernels share
   /// (partial results of a split-KV attention), of shape `dims`; allocated
   /// and poisoned like an output, never compared. Workspace tensors follow

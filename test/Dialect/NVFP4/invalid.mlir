@@ -611,6 +611,107 @@ func.func @rule19_window(%q: tensor<2x1x8x128xbf16>, %k: tensor<8x64x1x128xbf16>
 
 // -----
 
+// Rule: nvfp4.attention 20 — K and V are one value
+func.func @rule20_same(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %v: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K and V to be the same value with kv_cache (V is the first Dv values of a token)}}
+  %o, %lse = nvfp4.attention %q, %k, %v indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 20 — K's pages have the layout's bytes
+func.func @rule20_bytes(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37376xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K to be a static tensor<NumPages x 37440 x i8> (deepseek_v4_fp8 pages of 64 tokens), found 'tensor<4x37376xi8>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37376xi8>, tensor<4x37376xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 20 — K is i8
+func.func @rule20_type(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi16>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects K to be a static tensor<NumPages x 37440 x i8> (deepseek_v4_fp8 pages of 64 tokens), found 'tensor<4x37440xi16>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi16>, tensor<4x37440xi16>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 20 — indices are required
+func.func @rule20_indices(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects indices with kv_cache (the keys are slots of the cache)}}
+  %o, %lse = nvfp4.attention %q, %k, %k kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 20 — Q is bf16
+func.func @rule20_bf16(%q: tensor<1x1x64x512xf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's element type to be bf16 with kv_cache (keys dequantize to bf16), found 'f16'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 20 — Q has the layout's D
+func.func @rule20_d(%q: tensor<1x1x64x576xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects Q's head dim (dim 3) to be 512 (the deepseek_v4_fp8 layout's D), found 576}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x576xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 20 — O has the layout's Dv
+func.func @rule20_dv(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's head dim (dim 3) to be 512 (the deepseek_v4_fp8 layout's Dv), found 448}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x448xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Attribute: #nvfp4.kv_cache — a known layout
+func.func @kv_cache_unknown(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+2 {{unknown KV-cache layout "fp8_ds_mla" (known: deepseek_v4_fp8, deepseek_v32_fp8)}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i)
+      kv_cache(<"fp8_ds_mla", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Attribute: #nvfp4.kv_cache — a positive page size
+func.func @kv_cache_page(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+2 {{expects the page size to be at least 1, found 0}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i)
+      kv_cache(<"deepseek_v4_fp8", page_size = 0>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
 // Parser: softmax_scale is required
 func.func @parser_no_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
   // expected-error @+1 {{expected 'softmax_scale'}}

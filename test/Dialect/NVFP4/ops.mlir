@@ -144,6 +144,37 @@ func.func @sparse_topk(%q: tensor<2x2x128x512xbf16>,
   return
 }
 
+// A quantized cache (DeepSeek-V4 MODEL1, pages of 256 tokens = 149,760
+// bytes): K = V as raw bytes, the layout as an attribute; D = Dv = 512.
+// CHECK-LABEL: func.func @kv_cache_v4
+// CHECK: indices(%{{.+}}) kv_cache(<"deepseek_v4_fp8", page_size = 256>) softmax_scale
+// GENERIC-LABEL: sym_name = "kv_cache_v4"
+// GENERIC: kv_cache = #nvfp4.kv_cache<"deepseek_v4_fp8", page_size = 256>
+func.func @kv_cache_v4(%q: tensor<2x2x128x512xbf16>, %kv: tensor<10x149760xi8>,
+                       %idx: tensor<2x2x300xi32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv indices(%idx)
+      kv_cache(#nvfp4.kv_cache<"deepseek_v4_fp8", page_size = 256>)
+      softmax_scale(0.0441941738)
+      : (tensor<2x2x128x512xbf16>, tensor<10x149760xi8>,
+         tensor<10x149760xi8>, tensor<2x2x300xi32>)
+      -> (tensor<2x2x128x512xbf16>, tensor<2x128x2xf32>)
+  return
+}
+
+// DeepSeek-V3.2 (656 bytes per token, 64 per page): D = 576, Dv = 512.
+// CHECK-LABEL: func.func @kv_cache_v32
+// CHECK: kv_cache(<"deepseek_v32_fp8", page_size = 64>)
+func.func @kv_cache_v32(%q: tensor<1x1x64x576xbf16>, %kv: tensor<4x41984xi8>,
+                        %idx: tensor<1x1x2048xi32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv indices(%idx)
+      kv_cache(<"deepseek_v32_fp8", page_size = 64>)
+      softmax_scale(0.0416666679)
+      : (tensor<1x1x64x576xbf16>, tensor<4x41984xi8>, tensor<4x41984xi8>,
+         tensor<1x1x2048xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
 // nvfp4.attention_merge, with and without a sink, f32 parts into bf16.
 // CHECK-LABEL: func.func @merge_sink
 // CHECK: nvfp4.attention_merge %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} sink(%{{.+}}) : (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>, tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>, tensor<128xf32>) -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)

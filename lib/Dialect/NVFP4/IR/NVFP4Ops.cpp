@@ -94,11 +94,15 @@ LogicalResult AttentionOp::verify() {
   Named q{"Q", getQ().getType(), kQueryDims};
   Named k{"K", getK().getType(), kKeyDims};
   Named v{"V", getV().getType(), kKeyDims};
+  // A quantized cache (rule 20) replaces the K/V rules with the layout's.
+  KvCacheAttr cache = getKvCacheAttr();
+  const KvCacheFormat *layout = cache ? cache.getLayout() : nullptr;
 
   // Rule 1: Q, K and V are 4-D.
-  if (failed(expectRank(*this, q, 4, "[B, Sq, Hq, D]")) ||
-      failed(expectRank(*this, k, 4, "[B, Skv, Hkv, D]")) ||
-      failed(expectRank(*this, v, 4, "[B, Skv, Hkv, Dv]")))
+  if (failed(expectRank(*this, q, 4, "[B, Sq, Hq, D]")))
+    return failure();
+  if (!cache && (failed(expectRank(*this, k, 4, "[B, Skv, Hkv, D]")) ||
+                 failed(expectRank(*this, v, 4, "[B, Skv, Hkv, Dv]"))))
     return failure();
 
   // Rule 2: Q is bf16 or f16.
@@ -107,9 +111,31 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("expects Q's element type to be bf16 or f16, found ")
            << elem;
 
+  // Rule 20: a quantized cache is K = V, [NumPages, PageBytes] i8 in its
+  // layout, read through indices, with a bf16 Q of the layout's D.
+  if (cache) {
+    if (getK() != getV())
+      return emitOpError("expects K and V to be the same value with "
+                         "kv_cache (V is the first Dv values of a token)");
+    int64_t pageBytes = layout->pageBytes(cache.getPageSize());
+    if (k.type.getRank() != 2 || !k.type.getElementType().isInteger(8) ||
+        !k.type.hasStaticShape() || k.type.getDimSize(1) != pageBytes)
+      return emitOpError("expects K to be a static tensor<NumPages x ")
+             << pageBytes << " x i8> (" << cache.getFormat()
+             << " pages of " << cache.getPageSize() << " tokens), found "
+             << k.type;
+    if (!getIndices())
+      return emitOpError("expects indices with kv_cache (the keys are "
+                         "slots of the cache)");
+    if (!elem.isBF16())
+      return emitOpError("expects Q's element type to be bf16 with "
+                         "kv_cache (keys dequantize to bf16), found ")
+             << elem;
+  }
+
   // Rule 3: K and V have Q's element type.
   for (const Named *t : {&k, &v})
-    if (t->type.getElementType() != elem)
+    if (!cache && t->type.getElementType() != elem)
       return emitOpError("expects ")
              << t->name << "'s element type to equal Q's (" << elem
              << "), found " << t->type.getElementType();
@@ -117,29 +143,36 @@ LogicalResult AttentionOp::verify() {
   // Rule 4: head counts and head dims are static.
   for (const Named *t : {&q, &k, &v})
     for (unsigned dim : {2u, 3u})
-      if (failed(expectStatic(*this, *t, dim)))
+      if ((t == &q || !cache) && failed(expectStatic(*this, *t, dim)))
         return failure();
 
   // Rule 5: D and Dv are positive (what a kernel supports is the
   // lowering's to say).
-  if (failed(expectHeadDim(*this, q)) || failed(expectHeadDim(*this, v)))
+  if (failed(expectHeadDim(*this, q)) ||
+      (!cache && failed(expectHeadDim(*this, v))))
     return failure();
+  if (cache && q.type.getDimSize(3) != layout->headDim)
+    return emitOpError("expects Q's head dim (dim 3) to be ")
+           << layout->headDim << " (the " << cache.getFormat()
+           << " layout's D), found " << q.type.getDimSize(3);
 
   // Rule 6: K's head dim equals Q's, and so does its batch when it is not a
   // cache of pages.
-  if ((!getBlockTable() && !getIndices() &&
-       failed(expectDim(*this, k, 0, q, 0, /*dynamicAgrees=*/true))) ||
-      failed(expectDim(*this, k, 3, q, 3, /*dynamicAgrees=*/false)))
+  if (!cache &&
+      ((!getBlockTable() && !getIndices() &&
+        failed(expectDim(*this, k, 0, q, 0, /*dynamicAgrees=*/true))) ||
+       failed(expectDim(*this, k, 3, q, 3, /*dynamicAgrees=*/false))))
     return failure();
 
   // Rule 7: V's batch, key length and head count equal K's.
-  if (failed(expectDim(*this, v, 0, k, 0, /*dynamicAgrees=*/true)) ||
-      failed(expectDim(*this, v, 1, k, 1, /*dynamicAgrees=*/true)) ||
-      failed(expectDim(*this, v, 2, k, 2, /*dynamicAgrees=*/false)))
+  if (!cache &&
+      (failed(expectDim(*this, v, 0, k, 0, /*dynamicAgrees=*/true)) ||
+       failed(expectDim(*this, v, 1, k, 1, /*dynamicAgrees=*/true)) ||
+       failed(expectDim(*this, v, 2, k, 2, /*dynamicAgrees=*/false))))
     return failure();
 
   // Rule 8: Hkv > 0 and Hq is a positive multiple of Hkv.
-  int64_t hq = q.type.getDimSize(2), hkv = k.type.getDimSize(2);
+  int64_t hq = q.type.getDimSize(2), hkv = cache ? 1 : k.type.getDimSize(2);
   if (hkv <= 0)
     return emitOpError("expects K's head count (dim 2) to be positive, found ")
            << hkv;
@@ -178,8 +211,12 @@ LogicalResult AttentionOp::verify() {
       failed(expectDim(*this, o, 0, q, 0, /*dynamicAgrees=*/true)) ||
       failed(expectDim(*this, o, 1, q, 1, /*dynamicAgrees=*/true)) ||
       failed(expectDim(*this, o, 2, q, 2, /*dynamicAgrees=*/false)) ||
-      failed(expectDim(*this, o, 3, v, 3, /*dynamicAgrees=*/false)))
+      (!cache && failed(expectDim(*this, o, 3, v, 3, /*dynamicAgrees=*/false))))
     return failure();
+  if (cache && o.type.getDimSize(3) != layout->headDimV)
+    return emitOpError("expects O's head dim (dim 3) to be ")
+           << layout->headDimV << " (the " << cache.getFormat()
+           << " layout's Dv), found " << sizeStr(o.type.getDimSize(3));
 
   // Rule 12: O is bf16 or f16.
   if (!isAttentionElemType(o.type.getElementType()))

@@ -14,7 +14,12 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "nvfp4/Support/KvCacheFormat.h"
+
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4OpsDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Attrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Ops.h.inc"

@@ -69,8 +69,18 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     apply. Query heads of one query share its index row; a slot named
     twice counts twice, as a gather would (docs/Attention.md).
 
+    **Quantized caches.** With `kv_cache(#nvfp4.kv_cache<"layout",
+    page_size = P>)`, K and V are one value, the cache's raw bytes
+    `tensor<NumPages x PageBytes x i8>` in that layout (DeepSeek-V4's
+    `"deepseek_v4_fp8"`, DeepSeek-V3.2's `"deepseek_v32_fp8"`), with one KV
+    head; D and Dv are the layout's, and a key is its token's values
+    dequantized exactly (e4m3 times its scale; the bf16 values as they are),
+    V the first Dv of them. Keys are chosen by `indices` (slot = page * P +
+    offset).
+
     The optional parts are introduced by keywords: `sink(%s)`,
-    `kv_lens(%l)`, `block_table(%t)`, `indices(%i)`, `causal`, `window(N)`,
+    `kv_lens(%l)`, `block_table(%t)`, `indices(%i)`, `kv_cache(#...)`,
+    `causal`, `window(N)`,
     `num_splits(N)`; `softmax_scale(x)` is required. `num_splits` is a
     schedule choice, not semantics: it forces the lowering to split every
     sequence's keys into N parts (1: no split-KV); without it the lowering
@@ -112,6 +122,11 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     - Rule 19: `indices`, when present, is a 3-D i32 tensor [B, Sq, TopK]
       (B and Sq those of Q), and the op has no `block_table`, `causal` or
       `window`.
+    - Rule 20: with `kv_cache`, K and V are one value, a static
+      `tensor<NumPages x PageBytes x i8>` with PageBytes the layout's page
+      bytes for the page size; the op has `indices`; Q is bf16 with the
+      layout's D. (Rules 1 and 3-7 then apply to Q only; Hkv = 1 and Dv is
+      the layout's, which rule 11 checks against O.)
 
     The verifier cannot check what depends on values: `0 <= kv_lens[b] <=
     Skv` (outside it the result is undefined), and `L_b >= Sq` (when
@@ -135,6 +150,7 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
                    Optional<AnyRankedTensor>:$kv_lens,
                    Optional<AnyRankedTensor>:$block_table,
                    Optional<AnyRankedTensor>:$indices,
+                   OptionalAttr<NVFP4_KvCacheAttr>:$kv_cache,
                    F32Attr:$softmax_scale, UnitAttr:$causal,
                    OptionalAttr<I64Attr>:$window,
                    OptionalAttr<I64Attr>:$num_splits);
@@ -142,6 +158,7 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
   let assemblyFormat = [{
     $q `,` $k `,` $v (`sink` `(` $sink^ `)`)? (`kv_lens` `(` $kv_lens^ `)`)?
     (`block_table` `(` $block_table^ `)`)? (`indices` `(` $indices^ `)`)?
+    (`kv_cache` `(` $kv_cache^ `)`)?
     `softmax_scale` `(` $softmax_scale `)` (`causal` $causal^)?
     (`window` `(` $window^ `)`)? (`num_splits` `(` $num_splits^ `)`)?
     attr-dict
