@@ -28,6 +28,13 @@ import sys
 import tempfile
 
 
+# Bytes per page of the quantized cache layouts (nvfp4/Support/KvCacheFormat.h).
+CACHE_PAGE_BYTES = {
+    "deepseek_v4_fp8": lambda ps: -(-ps * 584 // 576) * 576,
+    "deepseek_v32_fp8": lambda ps: ps * 656,
+}
+
+
 def op_text(c):
     """The function holding the case's nvfp4.attention."""
     B, Sq, Hq, Skv, Hkv, D, Dv = (c[k] for k in
@@ -52,6 +59,12 @@ def op_text(c):
         npages = -(-c.get("slots", 1000) // cp)
         k = f"tensor<{npages}x{cp}x{Hkv}x{D}x{T}>"
         v = f"tensor<{npages}x{cp}x{Hkv}x{Dv}x{T}>"
+    fmt = c.get("cache")
+    if fmt:
+        # A quantized cache (kv_cache): K = V, the raw bytes of npages pages.
+        cp = c.get("cache_page", 64)
+        npages = -(-c.get("slots", 1000) // cp)
+        k = v = f"tensor<{npages}x{CACHE_PAGE_BYTES[fmt](cp)}xi8>"
     o = f"tensor<{B}x{Sq}x{Hq}x{Dv}x{To}>"
     lse = f"tensor<{B}x{Hq}x{Sq}xf32>"
     same = c.get("same", False)
@@ -84,6 +97,8 @@ def op_text(c):
         args.append(f"%ix: tensor<{B}x{Sq}x{topk}xi32>")
         types.append(f"tensor<{B}x{Sq}x{topk}xi32>")
         opt += " indices(%ix)"
+    if fmt:
+        opt += ' kv_cache(<"%s", page_size = %d>)' % (fmt, cp)
     opt += " softmax_scale(%.9g)" % (1.0 / D ** 0.5)
     if c.get("causal"):
         opt += " causal"
@@ -219,6 +234,22 @@ def ci_cases():
              slots=5000, sink=True),
         case("sparse_topk64_whole", b=2, sq=2, hq=32, hkv=1, topk=64,
              d=256, same=True, slots=300, lens=True, splits=1),
+        # DeepSeek's fp8 caches (kv_cache): V4 MODEL1 (584 B/token, pages
+        # padded to 576 B, UE8M0 scales after the rows) and V3.2 (656
+        # B/token, f32 scales in the row; D = 576, Dv = 512), dequantized to
+        # bf16 by warps 6-7; MTP, sink, top-k lengths, split-KV.
+        case("fp8_v4_mtp_sink", b=2, sq=2, hq=64, hkv=1, topk=200, d=512,
+             same=True, cache="deepseek_v4_fp8", slots=1000, sink=True,
+             lens=True),
+        case("fp8_v4_page256_h128", b=2, sq=1, hq=128, hkv=1, topk=300,
+             d=512, same=True, cache="deepseek_v4_fp8", cache_page=256,
+             slots=2000, sink=True, sms=12),
+        case("fp8_v32_mtp", b=2, sq=2, hq=64, hkv=1, topk=260, d=576,
+             dv=512, same=True, cache="deepseek_v32_fp8", slots=1500,
+             sink=True, lens=True, splits=3),
+        case("fp8_v32_whole_h128", b=1, sq=1, hq=128, hkv=1, topk=192,
+             d=576, dv=512, same=True, cache="deepseek_v32_fp8",
+             cache_page=32, slots=700, splits=1),
     ]
 
 

@@ -330,7 +330,9 @@ const std::vector<Reference> &nvfp4::rt::references() {
   // entry of nvfp4/Support/KvCacheFormat.h): operands q, kv (u8 pages),
   // sink, kv_lens (top-k lengths), indices, o, lse.
   for (const KvCacheFormat &f : kvCacheFormats()) {
-    ReferenceOperand kv{"kv", {"np", "pb"}, false};
+    // Pages of rpp rows of rb bytes (a page is a whole number of rows), so
+    // that a tensor map can view the cache as rows.
+    ReferenceOperand kv{"kv", {"np", "rpp", "rb"}, false};
     kv.cacheFormat = f.name;
     ReferenceOperand idx{"indices", {"b", "sq", "topk"}, false};
     idx.slotsOf = {"np", "ps"};
@@ -680,8 +682,9 @@ Error cacheValidate(const KvCacheFormat &f,
                     const std::map<std::string, uint64_t> &sizes,
                     const std::vector<std::vector<double>> &ops) {
   const uint64_t np = sizes.at("np"), ps = sizes.at("ps"),
-                 pb = sizes.at("pb");
+                 pb = sizes.at("rpp") * sizes.at("rb");
   if (ps < 1 || pb != uint64_t(f.pageBytes(int64_t(ps))) ||
+      sizes.at("rb") != uint64_t(f.rowBytes) ||
       sizes.at("d") != uint64_t(f.headDim) ||
       sizes.at("dv") != uint64_t(f.headDimV) || sizes.at("hkv") != 1)
     return makeError("a ", f.name, " cache of pages of ", ps,
@@ -721,7 +724,8 @@ Error cacheCompute(const KvCacheFormat &f,
   if (Error e = checkAttention(p))
     return std::move(e).withContext(where);
   const uint64_t np = sizes.at("np"), ps = sizes.at("ps"),
-                 pb = sizes.at("pb"), D = p.headDim, Dv = p.headDimV;
+                 pb = sizes.at("rpp") * sizes.at("rb"), D = p.headDim,
+                 Dv = p.headDimV;
   std::vector<uint8_t> bytes(ops[1].size());
   for (size_t i = 0; i < bytes.size(); ++i)
     bytes[i] = uint8_t(ops[1][i]);

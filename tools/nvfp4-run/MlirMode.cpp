@@ -261,7 +261,7 @@ public:
         return error("types." + o.name,
                      "expected the element type of operand '" + o.name +
                          "' of reference '" + spec_.reference +
-                         "' (\"f32\", \"bf16\", \"f16\" or \"i32\"), found " +
+                         "' (\"f32\", \"bf16\", \"f16\", \"i32\" or \"u8\"), found " +
                          (a ? str(a) : std::string("nothing")));
       auto t = rt::parseElemType(s.getValue().str());
       if (!t)

@@ -14,6 +14,7 @@
 
 #include "nvfp4/Runtime/Check.h"
 #include "nvfp4/Runtime/Fill.h"
+#include "nvfp4/Support/KvCacheFormat.h"
 
 #include "gtest/gtest.h"
 
@@ -374,4 +375,43 @@ TEST(AttentionReferenceTest, SparseTopKGathersEachQuerysRow) {
   EXPECT_EQ(e.message(), "attention_sparse: sequence 1, query 1: indices[1, "
                          "1, 1] = 8 is neither -1 nor a slot in [0, 8) (the "
                          "cache's pages x page size)");
+}
+
+// A quantized cache entry (docs/Attention.md, "Quantized caches"): keys
+// are the tokens dequantized by the layout; V is the first Dv values (for
+// DeepSeek-V3.2 the 512 e4m3 values, not the RoPE ones). With one visible
+// key, O is that key's V exactly.
+TEST(AttentionReferenceTest, QuantizedCacheKeysAreDequantizedTokens) {
+  const nvfp4::KvCacheFormat &f = *nvfp4::findKvCacheFormat("deepseek_v32_fp8");
+  Expected<const Reference *> ref =
+      findReference("attention_sparse_deepseek_v32_fp8");
+  ASSERT_TRUE(ref) << ref.takeError().message();
+  const uint64_t ps = 2, np = 2, pb = uint64_t(f.pageBytes(int64_t(ps)));
+  const std::map<std::string, uint64_t> sizes = {
+      {"b", 1},    {"sq", 1},  {"hq", 1},        {"hkv", 1},
+      {"d", 576},  {"dv", 512}, {"np", np},      {"ps", ps},
+      {"rb", 656}, {"rpp", pb / 656}, {"topk", 2}, {"skv", 2}};
+  std::vector<uint8_t> cache(np * pb);
+  f.fill(cache.data(), int64_t(np), int64_t(ps), 3);
+  std::vector<std::vector<double>> ops(7);
+  ops[0].assign(576, 0.0);                       // q
+  ops[1].assign(cache.begin(), cache.end());     // the cache's bytes
+  ops[4] = {3, -1};                              // slot 3: page 1, token 1
+  ops[5].assign(512, 0.0);
+  ops[6].assign(1, 0.0);
+  ASSERT_FALSE((*ref)->compute(sizes, {{"softmax_scale", 1.0}}, ops));
+  std::vector<double> token(576);
+  f.decodeToken(cache.data() + pb, int64_t(ps), 1, token.data());
+  for (size_t d = 0; d < 512; ++d)
+    ASSERT_EQ(ops[5][d], token[d]) << d;
+  EXPECT_EQ(ops[6][0], 0.0); // ln 1
+  // A cache of the wrong page bytes is refused.
+  std::map<std::string, uint64_t> bad = sizes;
+  bad["rpp"] += 1;
+  Error e = (*ref)->compute(bad, {{"softmax_scale", 1.0}}, ops);
+  ASSERT_TRUE(bool(e));
+  EXPECT_NE(e.message().find("deepseek_v32_fp8 cache of pages of 2 tokens "
+                             "has pages of 1312 bytes"),
+            std::string::npos)
+      << e.message();
 }

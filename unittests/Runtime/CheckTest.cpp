@@ -25,7 +25,9 @@ TEST(CheckTest, GemmReferenceAgainstAHandComputedCase) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.takeError().message(),
             "unknown reference 'conv' (known: gemm_abt, attention, "
-            "attention_paged, attention_sparse, attention_merge)");
+            "attention_paged, attention_sparse, attention_merge, "
+            "attention_sparse_deepseek_v4_fp8, "
+            "attention_sparse_deepseek_v32_fp8)");
 }
 
 TEST(CheckTest, MetricsAndVerdicts) {

@@ -58,6 +58,7 @@ public:
   Value maxs(Value x, Value y) { return mlir::arith::MaxSIOp::create(b, x, y); }
   Value andi(Value x, Value y) { return mlir::arith::AndIOp::create(b, x, y); }
   Value ori(Value x, Value y) { return mlir::arith::OrIOp::create(b, x, y); }
+  Value xori(Value x, Value y) { return mlir::arith::XOrIOp::create(b, x, y); }
   Value cmp(mlir::arith::CmpIPredicate p, Value x, Value y) {
     return mlir::arith::CmpIOp::create(b, p, x, y);
   }

@@ -119,6 +119,15 @@ public:
   /// Sparse: the gather maps (raw pointers; gv == gk when K and V are one
   /// value) and the indices.
   Value gk, gv, indices;
+  /// A quantized cache: gk gathers e4m3 bytes (64 per box), gRope bf16
+  /// bytes (128 per box, swizzled); cacheBytes is the cache for the scales.
+  Value gRope, cacheBytes;
+  /// A quantized cache: the row (i32) of the byte maps of `slot`, -1 for a
+  /// negative slot.
+  Value cacheRow(Value slot);
+  /// A quantized cache: scale `group` of `slot`'s token as f32 (0 for a
+  /// negative slot).
+  Value scale(Value slot, int64_t group);
 
 private:
   KernelEnv &env;
@@ -230,7 +239,8 @@ std::string harnessTypeName(Type t);
 mlir::DictionaryAttr harnessBuffer(mlir::Builder &b, llvm::StringRef tensor);
 mlir::DictionaryAttr harnessTensorMap(mlir::Builder &b, llvm::StringRef tensor,
                                       llvm::ArrayRef<llvm::StringRef> view,
-                                      llvm::ArrayRef<int64_t> box);
+                                      llvm::ArrayRef<int64_t> box,
+                                      llvm::StringRef swizzle = "128B");
 
 } // namespace nvfp4::attn
 

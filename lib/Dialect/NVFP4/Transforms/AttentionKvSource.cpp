@@ -14,9 +14,18 @@
 // rows slot * Hkv + kvHead, or -1 (out of the map: zero-filled, not read)
 // for an index of -1 or a position past the top-k length.
 //
+// A quantized cache (kv_cache) is viewed as rows of the layout's rowBytes
+// (a page is a whole number of rows): slot s is row (s / P) * rowsPerPage
+// + s mod P. Two byte maps gather a token's values: 64 bytes of e4m3 per
+// box into the stage's raw region (no swizzle), dequantized by warps 6-7;
+// 128 bytes of bf16 per box straight into the K tile (128-byte swizzle,
+// as a bf16 box would land). The scales are read from the cache buffer.
+//
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace nvfp4;
@@ -37,6 +46,18 @@ nvgpu::TensorMapDescriptorType tmapType(MLIRContext *ctx, MemRefType box) {
 void KvSource::appendArgTypes(SmallVector<Type> &types) const {
   Type ptr = LLVM::LLVMPointerType::get(env.ir.ctx);
   const AttentionProblemShape &p = env.p;
+  if (p.cache) {
+    types.push_back(ptr); // e4m3 bytes, 64 per box
+    types.push_back(ptr); // bf16 bytes, 128 per box, swizzled
+    types.push_back(MemRefType::get({p.batch, p.seqQ, p.topk},
+                                    env.b.getI32Type()));
+    // The cache as pages of rows (the harness's [np, rpp, rb] view).
+    types.push_back(MemRefType::get({p.slots / p.slotPageSize,
+                                     p.cachePageBytes / p.cache->rowBytes,
+                                     p.cache->rowBytes},
+                                    env.b.getI8Type()));
+    return;
+  }
   if (p.sparse()) {
     types.push_back(ptr); // k, gather map
     if (!p.kvSame)
@@ -58,6 +79,14 @@ void KvSource::appendArgTypes(SmallVector<Type> &types) const {
 void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
   const AttentionProblemShape &p = env.p;
   ImplicitLocOpBuilder &b = env.b;
+  if (p.cache) {
+    gk = func.getArgument(a++);
+    gRope = func.getArgument(a++);
+    gv = gk;
+    indices = func.getArgument(a++);
+    cacheBytes = func.getArgument(a++);
+    return;
+  }
   if (p.sparse()) {
     gk = func.getArgument(a++);
     gv = p.kvSame ? gk : func.getArgument(a++);
@@ -85,6 +114,14 @@ void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
 void KvSource::appendHarnessArgs(Builder &b,
                                  SmallVector<Attribute> &args) const {
   const AttentionProblemShape &p = env.p;
+  if (p.cache) {
+    args.push_back(
+        harnessTensorMap(b, "kv", {"np*rpp", "rb"}, {64, 1}, "none"));
+    args.push_back(harnessTensorMap(b, "kv", {"np*rpp", "rb"}, {128, 1}));
+    args.push_back(harnessBuffer(b, "indices"));
+    args.push_back(harnessBuffer(b, "kv"));
+    return;
+  }
   if (p.sparse()) {
     args.push_back(harnessTensorMap(b, "k", {"np*ps*hkv", "d"}, {64, 1}));
     if (!p.kvSame)
@@ -192,4 +229,57 @@ void KvSource::gather4(Value map, Value dst, Value col, ArrayRef<Value> rows,
                    NVVM::TMALoadMode::TILE_GATHER4, /*isCTAOnly=*/false,
                    NVVM::CTAGroupKindAttr(), Value()),
                role);
+}
+
+Value KvSource::cacheRow(Value slot) {
+  IR &ir = env.ir;
+  const AttentionProblemShape &p = env.p;
+  Value ps = ir.i32(p.slotPageSize);
+  Value row = ir.add(
+      ir.mul(arith::DivUIOp::create(env.b, slot, ps),
+             ir.i32(p.cache->rowsPerPage(p.slotPageSize))),
+      arith::RemUIOp::create(env.b, slot, ps));
+  return ir.select(ir.cmp(arith::CmpIPredicate::slt, slot, ir.i32(0)),
+                   ir.i32(-1), row);
+}
+
+Value KvSource::scale(Value slot, int64_t group) {
+  IR &ir = env.ir;
+  ImplicitLocOpBuilder &b = env.b;
+  const AttentionProblemShape &p = env.p;
+  const KvCacheFormat &f = *p.cache;
+  // A missing key (slot -1): scale 0 (its raw bytes are zeros anyway).
+  Value valid = ir.cmp(arith::CmpIPredicate::sge, slot, ir.i32(0));
+  Value s = ir.toIndex(ir.select(valid, slot, ir.i32(0)));
+  Value ps = ir.idx(p.slotPageSize);
+  Value page = ir.divu(s, ps), tok = ir.remu(s, ps);
+  // scalesOffset(P, tok) + group * scaleBytes
+  Value at = f.scalesInRow
+                 ? ir.add(ir.mul(tok, ir.idx(f.rowBytes)),
+                          ir.idx(f.scaleOffset + group * f.scaleBytes()))
+                 : ir.add(ir.mul(tok, ir.idx(f.scaleStride)),
+                          ir.idx(p.slotPageSize * f.rowBytes + f.scaleOffset +
+                                 group * f.scaleBytes()));
+  Type f32 = b.getF32Type();
+  Value rb = ir.idx(f.rowBytes);
+  SmallVector<Value, 3> w = {page, ir.divu(at, rb), ir.remu(at, rb)};
+  Value value;
+  if (f.scale == KvCacheFormat::Scale::UE8M0) {
+    // 2^(e - 127): the f32 whose exponent field is e (e = 0: the subnormal
+    // 2^-127; e = 255: NaN, as UE8M0 defines it).
+    Value e8 = memref::LoadOp::create(b, cacheBytes, w);
+    Value e = arith::ExtUIOp::create(b, b.getI32Type(), e8);
+    Value bits = ir.select(
+        ir.eq(e, ir.i32(0)), ir.i32(0x00400000),
+        ir.select(ir.eq(e, ir.i32(255)), ir.i32(0x7fc00000),
+                  arith::ShLIOp::create(b, e, ir.i32(23))));
+    value = arith::BitcastOp::create(b, f32, bits);
+  } else {
+    auto v4 = VectorType::get({4}, b.getI8Type());
+    Value bytes =
+        vector::LoadOp::create(b, v4, cacheBytes, w);
+    Value word = vector::BitCastOp::create(b, VectorType::get({1}, f32), bytes);
+    value = vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
+  }
+  return ir.select(valid, value, ir.f32(0.0));
 }

@@ -83,7 +83,8 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   p.seqQ = q.getDimSize(1);
   p.headsQ = q.getDimSize(2);
   p.headDim = q.getDimSize(3);
-  p.seqKv = k.getDimSize(1);
+  KvCacheAttr cache = op.getKvCacheAttr();
+  p.seqKv = cache ? 1 : k.getDimSize(1);
   if (table) {
     p.pageSize = k.getDimSize(1);
     p.numPages = k.getDimSize(0);
@@ -92,12 +93,16 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   }
   if (indices) {
     p.topk = indices.getDimSize(2);
-    p.slots = k.getDimSize(0) * k.getDimSize(1);
-    p.slotPageSize = k.getDimSize(1);
+    p.slotPageSize = cache ? cache.getPageSize() : k.getDimSize(1);
+    p.slots = k.getDimSize(0) * p.slotPageSize;
     p.seqKv = p.topk;
   }
-  p.headsKv = k.getDimSize(2);
-  p.headDimV = v.getDimSize(3);
+  if (cache) {
+    p.cache = cache.getLayout();
+    p.cachePageBytes = k.getDimSize(1);
+  }
+  p.headsKv = cache ? 1 : k.getDimSize(2);
+  p.headDimV = cache ? o.getDimSize(3) : v.getDimSize(3);
   p.element = q.getElementType();
   p.outElement = o.getElementType();
   p.kvSame = vIsPrefixOfK(op);
@@ -156,7 +161,9 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
            << s.queriesPerCta << " queries";
   // Kernel-side offsets are 32-bit where the tensor maps take coordinates
   // (and the plan counts units and tiles in i32).
-  int64_t kvRows = p.sparse()  ? p.slots * p.headsKv
+  int64_t kvRows = p.cache     ? k.getDimSize(0) * p.cachePageBytes /
+                                     p.cache->rowBytes
+                   : p.sparse() ? p.slots * p.headsKv
                    : p.paged() ? p.numPages * p.pageSize
                                : p.batch * p.seqKv;
   if (kvRows > INT32_MAX || p.batch * p.seqQ > INT32_MAX)
@@ -197,9 +204,19 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   constexpr int64_t qBox = AttentionSchedule::kBoxBytes;
   constexpr int64_t cols = AttentionSchedule::kBoxCols;
   s.qBytes = (s.dPerCta() / cols) * qBox;
+  // A quantized cache: the e4m3 boxes' raw bytes beside each stage's K
+  // tile (the CTA's box i at raw box i).
+  int64_t rawBoxes = 0;
+  if (p.cache)
+    for (int64_t j = 0; j < 2; ++j)
+      for (size_t i = 0; i < s.dBoxes[j].size(); ++i)
+        if (s.quantBox(s.dBoxes[j][i]))
+          rawBoxes = std::max<int64_t>(rawBoxes, int64_t(i) + 1);
   auto sizeFor = [&](int64_t tile, int64_t rounds) {
     s.kvTile = tile;
     s.xRounds = rounds;
+    s.rawBoxes = rawBoxes;
+    s.rawBytes = rawBoxes * tile * 64;
     s.kBytes = (s.dPerCta() / cols) * s.kvBoxBytes();
     // With K = V and both D and Dv split, the CTA's V columns are its K
     // columns.

@@ -185,6 +185,20 @@ private:
     return p.kvSame ? kOff : ir.add(kOff, idx(s.kBytes));
   }
   Value qFull, qEmpty, kvFull, kvEmpty, sFull, pFull, oDone;
+  /// A quantized cache: raw_full per stage (the loader's bytes landed);
+  /// kv_full then counts the dequantizing threads.
+  Value rawFull;
+  /// A quantized cache: byte offset of stage `stage`'s raw region.
+  Value rawOffset(Value stage) {
+    return ir.add(kOffset(stage), idx(s.kBytes + s.vBytes));
+  }
+  /// A quantized cache: warps 6-7 turn the raw e4m3 bytes of each stage
+  /// into the bf16 K tile.
+  void dequantRole();
+  /// Runs `f(q)` for D box position i of this CTA (its box dBoxes[split][i])
+  /// when that box is e4m3 (q) or bf16 (!q), with q a constant; a position
+  /// the two CTAs disagree on is guarded by the CTA's rank.
+  void forEachCacheBox(int64_t i, function_ref<void(bool quant)> f);
   /// exchangeS: the partial-S buffer (byte offset) and its barriers: xFull
   /// counts the peer's 128 threads having written theirs, xEmpty the peer's
   /// having read ours.
@@ -269,7 +283,11 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     auto softmax = makeRole("softmax", 0, 4, s.softmaxRegs);
     auto load = makeRole("load", 4, 5, s.otherRegs);
     auto mma = makeRole("mma", 5, 6, s.otherRegs);
-    makeRole("spare", 6, 8, s.otherRegs);
+    auto spare = makeRole(p.cache ? "dequant" : "spare", 6, 8, s.otherRegs);
+    if (p.cache) {
+      b.setInsertionPointToStart(&spare.getBody().front());
+      dequantRole();
+    }
     b.setInsertionPointToStart(&softmax.getBody().front());
     softmaxRole();
     b.setInsertionPointToStart(&load.getBody().front());
@@ -328,6 +346,8 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   qEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   kvFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
   kvEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
+  if (p.cache)
+    rawFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
   sFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.sBuffers)));
   pFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   oDone = nvgpu::MBarrierCreateOp::create(b, groupType(1));
@@ -352,8 +372,11 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
     init(qFull, c1, 0, "q_full");
     init(qEmpty, releasers, 0, "q_empty");
     for (int64_t st = 0; st < s.stages; ++st) {
-      init(kvFull, c1, st, "kv_full");
+      init(kvFull, p.cache ? idx(AttentionSchedule::kDequantThreads) : c1, st,
+           "kv_full");
       init(kvEmpty, releasers, st, "kv_empty");
+      if (p.cache)
+        init(rawFull, c1, st, "raw_full");
     }
     for (int64_t i = 0; i < s.sBuffers; ++i)
       init(sFull, c1, i, "s_full");
@@ -840,10 +863,21 @@ void KernelBuilder::loadRole() {
       // arrive below.
       if (p.sparse())
         writeKeyMask(u, key0, stage);
+      if (p.cache) {
+        // Per 16-key chunk: 64 e4m3 bytes per e4m3 box, 128 per bf16 box.
+        auto cacheChunk = [&](const SmallVector<int64_t> &boxes) {
+          int64_t n = 0;
+          for (int64_t bx : boxes)
+            n += AttentionSchedule::kChunkKeys * (s.quantBox(bx) ? 64 : 128);
+          return n;
+        };
+        perChunk = ir.select(ir.eq(split, idx(0)), idx(cacheChunk(s.dBoxes[0])),
+                             idx(cacheChunk(s.dBoxes[1])));
+      }
       ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
-                   b, kvFull, ir.mul(ir.sub(cEnd, cFirst), perChunk), stage,
-                   Value()),
-               "load: expect_tx kv_full");
+                   b, p.cache ? rawFull : kvFull,
+                   ir.mul(ir.sub(cEnd, cFirst), perChunk), stage, Value()),
+               p.cache ? "load: expect_tx raw_full" : "load: expect_tx kv_full");
       Value kOff = kOffset(stage);
       Value vOff = vOffset(kOff);
       // A box of `box` keys at key offset `off` of the tile, through maps
@@ -871,22 +905,52 @@ void KernelBuilder::loadRole() {
       if (p.sparse()) {
         // Four keys per gather4, every chunk with a visible key.
         Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
-        Value mbar = nvgpu::MBarrierGetOp::create(b, b.getI32Type(), kvFull,
-                                                  stage);
+        Value mbar = nvgpu::MBarrierGetOp::create(
+            b, b.getI32Type(), p.cache ? rawFull : kvFull, stage);
         forLoop(cFirst, cEnd, idx(1), [&](Value c) {
           for (int64_t q = 0; q < ck; q += 4) {
             Value off = ir.add(ir.mul(c, idx(ck)), idx(q));
             SmallVector<Value, 4> rows;
-            for (int64_t j = 0; j < 4; ++j)
-              rows.push_back(kv.gatherRow(
-                  kv.slotAt(u.batch, u.rowBlock, ir.add(key0, ir.add(off, idx(j))),
-                            u.len),
-                  u.kvHead));
+            for (int64_t j = 0; j < 4; ++j) {
+              Value slot = kv.slotAt(u.batch, u.rowBlock,
+                                     ir.add(key0, ir.add(off, idx(j))), u.len);
+              rows.push_back(p.cache ? kv.cacheRow(slot)
+                                     : kv.gatherRow(slot, u.kvHead));
+            }
             Value at = ir.add(base, ir.mul(off, idx(128)));
             auto dstOf = [&](Value region, int64_t box) {
               return ir.toI32(
                   ir.add(at, ir.add(region, idx(box * s.kvBoxBytes()))));
             };
+            if (p.cache) {
+              // e4m3 boxes: 64 bytes per row into the raw region; bf16
+              // boxes: 128 bytes per row into the K tile, swizzled.
+              Value rawAt = ir.add(ir.add(base, rawOffset(stage)),
+                                   ir.mul(off, idx(64)));
+              const KvCacheFormat &f = *p.cache;
+              for (int64_t i = 0; i < int64_t(s.dBoxes[0].size()); ++i) {
+                Value box = idx(s.dBoxes[0][i]);
+                if (i < int64_t(s.dBoxes[1].size()))
+                  box = ir.select(ir.eq(split, idx(0)), box,
+                                  idx(s.dBoxes[1][i]));
+                forEachCacheBox(i, [&](bool quant) {
+                  if (quant) {
+                    kv.gather4(kv.gk,
+                               ir.toI32(ir.add(rawAt,
+                                               idx(i * s.kvTile * 64))),
+                               ir.mul(box, idx(64)), rows, mbar, Value(),
+                               "load: gather4 e4m3");
+                  } else {
+                    Value col = ir.add(
+                        idx(f.ropeOffset - 2 * f.quantDims),
+                        ir.mul(box, idx(128)));
+                    kv.gather4(kv.gRope, dstOf(kOff, i), col, rows, mbar,
+                               Value(), "load: gather4 bf16");
+                  }
+                });
+              }
+              continue;
+            }
             forEachDBox([&](int64_t i, Value col) {
               shared(i, [&](Value mask) {
                 kv.gather4(kv.gk, dstOf(kOff, i), col, rows, mbar, mask,
@@ -914,6 +978,116 @@ void KernelBuilder::loadRole() {
               loadBox(ir.mul(c, idx(ck)), chunkBox, kv.kc, kv.vc);
             });
           });
+    });
+  });
+}
+
+void KernelBuilder::forEachCacheBox(int64_t i,
+                                    function_ref<void(bool quant)> f) {
+  const bool q0 = s.quantBox(s.dBoxes[0][i]);
+  if (i >= int64_t(s.dBoxes[1].size()))
+    return ifThen(ir.eq(split, idx(0)), [&] { f(q0); });
+  const bool q1 = s.quantBox(s.dBoxes[1][i]);
+  if (q0 == q1)
+    return f(q0);
+  ir.ifThenElse(
+      ir.eq(split, idx(0)), [&] { f(q0); }, [&] { f(q1); });
+}
+
+void KernelBuilder::dequantRole() {
+  const int64_t tile = s.kvTile, ck = AttentionSchedule::kChunkKeys;
+  const KvCacheFormat &f = *p.cache;
+  Type i8 = b.getI8Type(), f32 = b.getF32Type(), f16 = b.getF16Type();
+  Value lane = ir.sub(tid, idx(192)); // 0 .. 63
+  forEachPieceWithTiles([&](const Piece &piece, Value g0, Value) {
+    const UnitGeom &u = piece.unit;
+    forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
+      Value g = ir.add(g0, n);
+      Value stage = ir.remu(g, idx(s.stages));
+      wait(rawFull, stage, parityOf(ir.divu(g, idx(s.stages))),
+           "dequant: wait raw_full");
+      Value t = ir.add(piece.tLo, n);
+      Value key0 = ir.mul(t, idx(tile));
+      // Only the rows of the chunks the loader gathered.
+      auto [cFirst, cEnd] = chunkRange(piece, t);
+      Value rowLo = ir.mul(cFirst, idx(ck)), rowHi = ir.mul(cEnd, idx(ck));
+      Value raw = view(rawOffset(stage), ir.smemMemref({s.rawBytes}, i8));
+      Value kTile = view(kOffset(stage),
+                         ir.smemMemref({s.kBytes / 2}, p.element));
+      forLoop(lane, idx(tile), idx(AttentionSchedule::kDequantThreads),
+              [&](Value r) {
+        Value inChunks = ir.andi(ir.cmp(arith::CmpIPredicate::uge, r, rowLo),
+                                 ir.cmp(arith::CmpIPredicate::ult, r, rowHi));
+        ifThen(inChunks, [&] {
+          Value slot = kv.slotAt(u.batch, u.rowBlock, ir.add(key0, r), u.len);
+          Value swz = ir.remu(r, idx(8));
+          for (int64_t i = 0; i < s.rawBoxes; ++i) {
+            forEachCacheBox(i, [&](bool quant) {
+              if (!quant)
+                return;
+              // This CTA's box at position i: its scale group(s).
+              auto convert = [&](int64_t box) {
+                const int64_t perGroup = f.scaleGroup / 64;
+                Value sc = kv.scale(slot, box / perGroup);
+                Value scv = vector::BroadcastOp::create(
+                    b, VectorType::get({8}, f32), sc);
+                for (int64_t j = 0; j < 8; ++j) {
+                  // 8 e4m3 bytes -> 8 bf16 values (16 bytes), at the
+                  // 16-byte chunk j of row r swizzled as TMA would.
+                  Value src = ir.add(ir.mul(ir.add(idx(i * tile), r), idx(64)),
+                                     idx(j * 8));
+                  Value bytes = vector::LoadOp::create(
+                      b, VectorType::get({8}, i8), raw, ValueRange{src},
+                      /*nontemporal=*/false, llvm::MaybeAlign(8));
+                  SmallVector<Value, 4> halves;
+                  for (int64_t k = 0; k < 4; ++k) {
+                    Value pair = vector::ShuffleOp::create(
+                        b, bytes, bytes, ArrayRef<int64_t>{2 * k, 2 * k + 1});
+                    halves.push_back(NVVM::ConvertF8x2ToF16x2Op::create(
+                        b, Type(VectorType::get({2}, f16)), pair,
+                        /*relu=*/false, Type(b.getType<Float8E4M3FNType>())));
+                  }
+                  Value lo = vector::ShuffleOp::create(
+                      b, halves[0], halves[1], ArrayRef<int64_t>{0, 1, 2, 3});
+                  Value hi = vector::ShuffleOp::create(
+                      b, halves[2], halves[3], ArrayRef<int64_t>{0, 1, 2, 3});
+                  Value all8 = vector::ShuffleOp::create(
+                      b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+                  Value wide = arith::ExtFOp::create(
+                      b, VectorType::get({8}, f32), all8);
+                  Value scaled = arith::MulFOp::create(b, wide, scv);
+                  Value out = arith::TruncFOp::create(
+                      b, VectorType::get({8}, p.element), scaled);
+                  Value chunk = ir.xori(idx(j), swz);
+                  Value dst = ir.add(
+                      ir.add(idx(i * s.kvBoxBytes() / 2),
+                             ir.mul(r, idx(64))),
+                      ir.mul(chunk, idx(8)));
+                  vector::StoreOp::create(b, out, kTile, ValueRange{dst},
+                                          /*nontemporal=*/false,
+                                          llvm::MaybeAlign(16));
+                }
+              };
+              // The box index differs between the CTAs of a pair.
+              if (i < int64_t(s.dBoxes[1].size()) &&
+                  s.dBoxes[1][i] != s.dBoxes[0][i])
+                ir.ifThenElse(
+                    ir.eq(split, idx(0)), [&] { convert(s.dBoxes[0][i]); },
+                    [&] { convert(s.dBoxes[1][i]); });
+              else
+                convert(s.dBoxes[0][i]);
+            });
+          }
+        });
+      });
+      // The bf16 tile is read by the MMA (the async proxy).
+      ir.named(NVVM::FenceProxyOp::create(
+                   b, NVVM::ProxyKind::async_shared,
+                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta)),
+               "dequant: fence.proxy.async");
+      ir.named(nvgpu::MBarrierArriveOp::create(
+                   b, nvgpu::MBarrierTokenType::get(ctx), kvFull, stage),
+               "dequant: arrive kv_full");
     });
   });
 }
@@ -1104,9 +1278,13 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   SmallVector<NamedAttribute> types = {
       named("q", str(harnessTypeName(p.element))),
-      named("k", str(harnessTypeName(p.element))),
-      named("v", str(harnessTypeName(p.element))),
       named("o", str(harnessTypeName(p.outElement))), named("lse", str("f32"))};
+  if (p.cache) {
+    types.push_back(named("kv", str("u8")));
+  } else {
+    types.push_back(named("k", str(harnessTypeName(p.element))));
+    types.push_back(named("v", str(harnessTypeName(p.element))));
+  }
   if (p.hasSink)
     types.push_back(named("sink", str("f32")));
   if (p.hasLens)
@@ -1135,6 +1313,10 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     sizes.push_back(named("ps", i64(p.pageSizeOfSlots())));
     sizes.push_back(named("topk", i64(p.topk)));
   }
+  if (p.cache) {
+    sizes.push_back(named("rb", i64(p.cache->rowBytes)));
+    sizes.push_back(named("rpp", i64(p.cachePageBytes / p.cache->rowBytes)));
+  }
   SmallVector<NamedAttribute> options = {
       named("softmax_scale", b.getF32FloatAttr(p.softmaxScale))};
   if (!p.sparse())
@@ -1143,9 +1325,11 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     options.push_back(named("window", i64(*p.window)));
 
   SmallVector<NamedAttribute> h = {
-      named("reference", str(p.sparse()  ? "attention_sparse"
-                             : p.paged() ? "attention_paged"
-                                         : "attention")),
+      named("reference",
+            str(p.cache      ? "attention_sparse_" + std::string(p.cache->name)
+                : p.sparse() ? std::string("attention_sparse")
+                : p.paged()  ? std::string("attention_paged")
+                             : std::string("attention"))),
       named("types", b.getDictionaryAttr(types)),
       named("sizes", b.getDictionaryAttr(sizes)),
       named("options", b.getDictionaryAttr(options)),
@@ -1160,7 +1344,7 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     h.push_back(named("absent", b.getArrayAttr(absent)));
   // V from K's rows: the whole rows (the same value) or their first Dv
   // columns (an extract_slice).
-  if (p.kvSame)
+  if (p.kvSame && !p.cache)
     h.push_back(named(p.headDimV == p.headDim ? "same" : "slice",
                       b.getDictionaryAttr({named("v", str("k"))})));
   if (combine) {
@@ -1302,7 +1486,8 @@ DictionaryAttr nvfp4::attn::harnessBuffer(Builder &b, StringRef tensor) {
 
 DictionaryAttr nvfp4::attn::harnessTensorMap(Builder &b, StringRef tensor,
                                              ArrayRef<StringRef> view,
-                                             ArrayRef<int64_t> box) {
+                                             ArrayRef<int64_t> box,
+                                             StringRef swizzle) {
   SmallVector<Attribute> v;
   for (StringRef x : view)
     v.push_back(b.getStringAttr(x));
@@ -1310,5 +1495,5 @@ DictionaryAttr nvfp4::attn::harnessTensorMap(Builder &b, StringRef tensor,
       {b.getNamedAttr("tmap", b.getStringAttr(tensor)),
        b.getNamedAttr("view", b.getArrayAttr(v)),
        b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-       b.getNamedAttr("swizzle", b.getStringAttr("128B"))});
+       b.getNamedAttr("swizzle", b.getStringAttr(swizzle))});
 }

@@ -10,6 +10,7 @@
 #ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
 #define NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
 
+#include "nvfp4/Support/KvCacheFormat.h"
 #include "nvfp4/Support/SplitKvPlan.h"
 
 #include "mlir/IR/Types.h"
@@ -50,6 +51,15 @@ struct AttentionProblemShape {
   bool sparse() const { return topk != 0; }
   /// Sparse: the cache's page size (K's dim 1; the kernel sees slots only).
   int64_t pageSizeOfSlots() const { return slotPageSize; }
+  /// A quantized cache (kv_cache): its layout and bytes per page (null for
+  /// a bf16/f16 cache). Keys are dequantized to bf16 in shared memory.
+  const KvCacheFormat *cache = nullptr;
+  int64_t cachePageBytes = 0;
+  /// Whether 64-column box `box` of D holds e4m3 values (dequantized) or
+  /// bf16 values (gathered as they are).
+  bool quantBox(int64_t box) const {
+    return cache && box * 64 < cache->quantDims;
+  }
   /// The op's num_splits, when it has one.
   std::optional<int64_t> numSplits;
 };
@@ -198,7 +208,14 @@ struct AttentionSchedule {
   int64_t qBoxBytes() const { return usedRows() * 128; }
   /// Bytes of K and V one stage receives.
   int64_t stageTxBytes() const { return kBytes + vBytes; }
-  int64_t stageBytes() const { return kBytes + vBytes; }
+  int64_t stageBytes() const { return kBytes + vBytes + rawBytes; }
+  /// A quantized cache: the raw e4m3 bytes of one stage, after its K tile:
+  /// rawBoxes boxes of kvTile rows x 64 bytes (box i of the CTA's D boxes
+  /// at i; rawBoxes covers every CTA's last e4m3 box).
+  int64_t rawBoxes = 0, rawBytes = 0;
+  bool quantBox(int64_t box) const { return problem.quantBox(box); }
+  /// Threads (warps 6 and 7) that dequantize a stage's raw bytes.
+  static constexpr int64_t kDequantThreads = 64;
   /// tcgen05.mma instructions per KV tile and CTA: S = Q K^T (D / 16) and
   /// O += P V (one N = dvPerCta MMA per K slice).
   int64_t mmasPerTile() const {
