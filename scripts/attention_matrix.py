@@ -99,6 +99,20 @@ def op_text(c):
         opt += " indices(%ix)"
     if fmt:
         opt += ' kv_cache(<"%s", page_size = %d>)' % (fmt, cp)
+    ex = c.get("extra")
+    if ex:
+        # A second key set (the DeepSeek-V4 layer's compressed cache).
+        np2 = -(-ex["slots"] // ex["page"])
+        k2 = f"tensor<{np2}x{CACHE_PAGE_BYTES[fmt](ex['page'])}xi8>"
+        i2 = f"tensor<{B}x{Sq}x{ex['topk']}xi32>"
+        args += [f"%kv2: {k2}", f"%ix2: {i2}"]
+        types += [k2, i2]
+        opt += " extra(%kv2, %ix2)"
+        if ex.get("lens"):
+            args.append(f"%l2: tensor<{B}xi32>")
+            types.append(f"tensor<{B}xi32>")
+            opt += " extra_lens(%l2)"
+        opt += ' extra_kv_cache(<"%s", page_size = %d>)' % (fmt, ex["page"])
     opt += " softmax_scale(%.9g)" % (1.0 / D ** 0.5)
     if c.get("causal"):
         opt += " causal"
@@ -250,6 +264,16 @@ def ci_cases():
         case("fp8_v32_whole_h128", b=1, sq=1, hq=128, hkv=1, topk=192,
              d=576, dv=512, same=True, cache="deepseek_v32_fp8",
              cache_page=32, slots=700, splits=1),
+        # The DeepSeek-V4 decode layer as one op: the sliding-window list
+        # (128 entries, its own lengths) and a compressed cache (extra: own
+        # page size, top-k lengths) in one softmax with the sink; MTP.
+        case("dsv4_layer_csa_mtp", b=2, sq=2, hq=128, hkv=1, topk=128,
+             d=512, same=True, cache="deepseek_v4_fp8", cache_page=64,
+             slots=600, sink=True, lens=True,
+             extra=dict(topk=300, slots=1500, page=256, lens=True), sms=16),
+        case("dsv4_layer_hca_static", b=2, sq=1, hq=64, hkv=1, topk=128,
+             d=512, same=True, cache="deepseek_v4_fp8", cache_page=64,
+             slots=400, sink=True, extra=dict(topk=100, slots=300, page=64)),
     ]
 
 

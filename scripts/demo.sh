@@ -6,7 +6,9 @@
 # and prints each kernel with its registers and shared memory (ptxas -v) and
 # the TMEM columns that the sm100-plan-tmem pass gave it; then compiles
 # examples/dsv4_decode.mlir (nvfp4.attention, DeepSeek-V4-Pro decode), checks it
-# on the emulator against float64 and prints the PASS line.
+# on the emulator against float64 and prints the PASS line; then the same for
+# examples/dsv4_pro_csa_layer.mlir (the DeepSeek-V4-Pro CSA decode layer: fp8
+# caches, sparse top-k, one op).
 #
 #===----------------------------------------------------------------------===#
 
@@ -121,3 +123,25 @@ grep -E '^nvfp4-run: (output|emulator)' "$out/dsv4.run.log" | sed 's/^/  /'
 verdict=$(tail -1 "$out/dsv4.run.log")
 echo "  $verdict"
 [[ "$verdict" == PASS* ]] || nvfp4_die "examples/dsv4_decode.mlir did not pass on the emulator"
+
+# The DeepSeek-V4-Pro CSA decode layer as one op (examples/dsv4_pro_csa_layer.mlir):
+# the window list over an fp8 MODEL1 cache plus the top-1024 of the
+# compressed cache, one softmax with the sink, MTP; compiled for sm_100a and
+# checked on the emulator against float64 on the dequantized caches.
+csa="$NVFP4_ROOT/examples/dsv4_pro_csa_layer.mlir"
+nvfp4_log "compiling ${csa#"$NVFP4_ROOT"/} for sm_100a"
+"$opt" "$csa" \
+  --nvfp4-sm100-to-cubin="ptx-file=$out/csa.ptx cubin-file=$out/csa.cubin" \
+  -o /dev/null || nvfp4_die "nvfp4-opt --nvfp4-sm100-to-cubin failed on $csa"
+"$ptxas" -v -arch=sm_100a "$out/csa.ptx" -o /dev/null >"$out/csa.ptxas.log" 2>&1 ||
+  { cat "$out/csa.ptxas.log" >&2; nvfp4_die "ptxas rejected $out/csa.ptx"; }
+echo
+echo "nvfp4 demo: ${csa#"$NVFP4_ROOT"/} -> sm_100a"
+echo "  PTX    $out/csa.ptx ($(wc -c <"$out/csa.ptx") bytes)"
+echo "  ptxas  $(grep -Eo 'Used [0-9]+ registers' "$out/csa.ptxas.log" | paste -sd, -) (the combine kernel, the attention kernel), $(grep -Eo '[0-9]+ bytes spill stores' "$out/csa.ptxas.log" | paste -sd, -)"
+nvfp4_log "running it on the emulator against float64"
+"$run" --backend=emulator "$csa" >"$out/csa.run.log" 2>&1 || true
+grep -E '^nvfp4-run: (output|emulator)' "$out/csa.run.log" | sed 's/^/  /'
+verdict=$(tail -1 "$out/csa.run.log")
+echo "  $verdict"
+[[ "$verdict" == PASS* ]] || nvfp4_die "examples/dsv4_pro_csa_layer.mlir did not pass on the emulator"

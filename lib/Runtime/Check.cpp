@@ -336,6 +336,17 @@ const std::vector<Reference> &nvfp4::rt::references() {
     kv.cacheFormat = f.name;
     ReferenceOperand idx{"indices", {"b", "sq", "topk"}, false};
     idx.slotsOf = {"np", "ps"};
+    // The optional second key set (extra): its own cache, top-k lengths
+    // and indices.
+    ReferenceOperand kv2{"kv2", {"np2", "rpp2", "rb"}, false};
+    kv2.cacheFormat = f.name;
+    kv2.pageSizeOf = "ps2";
+    kv2.optional = true;
+    ReferenceOperand lens2{"kv_lens2", {"b"}, false, "topk2"};
+    lens2.optional = true;
+    ReferenceOperand idx2{"indices2", {"b", "sq", "topk2"}, false};
+    idx2.slotsOf = {"np2", "ps2"};
+    idx2.optional = true;
     refs.push_back(Reference{
         std::string("attention_sparse_") + f.name,
         std::string("nvfp4.attention with sparse top-k indices into a ") +
@@ -345,6 +356,9 @@ const std::vector<Reference> &nvfp4::rt::references() {
          {"sink", {"hq"}, false, "", std::nullopt, /*optional=*/true},
          {"kv_lens", {"b"}, false, "topk", std::nullopt, /*optional=*/true},
          idx,
+         kv2,
+         lens2,
+         idx2,
          {"o", {"b", "sq", "hq", "dv"}, true, "", attentionOTolerance()},
          {"lse", {"b", "hq", "sq"}, true, "", attentionLseTolerance()}},
         [&f](const std::map<std::string, uint64_t> &sizes,
@@ -676,35 +690,55 @@ Error sparseCompute(const std::map<std::string, uint64_t> &sizes,
   return Error::success();
 }
 
-/// A cache entry: the pages' bytes (u8 operand 1) and the sizes agree with
-/// the layout, and the indices are -1 or slots.
+/// A cache entry's second key set (operands 5-7: kv2, kv_lens2, indices2),
+/// when present.
+bool hasExtra(const std::vector<std::vector<double>> &ops) {
+  return !ops[5].empty();
+}
+
+/// A cache entry: the pages' bytes (u8 operands 1 and 5) and the sizes
+/// agree with the layout, and the indices are -1 or slots.
 Error cacheValidate(const KvCacheFormat &f,
                     const std::map<std::string, uint64_t> &sizes,
                     const std::vector<std::vector<double>> &ops) {
-  const uint64_t np = sizes.at("np"), ps = sizes.at("ps"),
-                 pb = sizes.at("rpp") * sizes.at("rb");
-  if (ps < 1 || pb != uint64_t(f.pageBytes(int64_t(ps))) ||
-      sizes.at("rb") != uint64_t(f.rowBytes) ||
+  if (sizes.at("rb") != uint64_t(f.rowBytes) ||
       sizes.at("d") != uint64_t(f.headDim) ||
       sizes.at("dv") != uint64_t(f.headDimV) || sizes.at("hkv") != 1)
-    return makeError("a ", f.name, " cache of pages of ", ps,
-                     " tokens has pages of ", f.pageBytes(int64_t(ps)),
+    return makeError("a ", f.name, " cache has rows of ", f.rowBytes,
                      " bytes, D = ", f.headDim, ", Dv = ", f.headDimV,
-                     " and one KV head; got ", pb, " bytes, D = ",
-                     sizes.at("d"), ", Dv = ", sizes.at("dv"), ", Hkv = ",
-                     sizes.at("hkv"));
-  std::vector<int32_t> lens = lensOf(ops[3]), idx = tableOf(ops[4]);
-  for (size_t e = 0; e < ops[4].size(); ++e)
-    if (ops[4][e] != std::floor(ops[4][e]))
-      return makeError("indices[", e, "] = ", ops[4][e],
-                       " is not an integer");
-  return checkSparseInputs(sizes.at("b"), sizes.at("sq"), sizes.at("topk"),
-                           np * ps, lens.empty() ? nullptr : lens.data(),
-                           idx.data());
+                     " and one KV head; got rows of ", sizes.at("rb"),
+                     " bytes, D = ", sizes.at("d"), ", Dv = ", sizes.at("dv"),
+                     ", Hkv = ", sizes.at("hkv"));
+  for (const char *sfx : {"", "2"}) {
+    const std::string s = sfx;
+    if (s == "2" && !hasExtra(ops))
+      break;
+    const uint64_t ps = sizes.at("ps" + s),
+                   pb = sizes.at("rpp" + s) * sizes.at("rb");
+    if (ps < 1 || pb != uint64_t(f.pageBytes(int64_t(ps))))
+      return makeError("a ", f.name, " cache of pages of ", ps,
+                       " tokens has pages of ", f.pageBytes(int64_t(ps)),
+                       " bytes; got ", pb, s.empty() ? "" : " (kv2)");
+    const size_t li = s.empty() ? 3 : 6, ii = s.empty() ? 4 : 7;
+    std::vector<int32_t> lens = lensOf(ops[li]), idx = tableOf(ops[ii]);
+    for (size_t e = 0; e < ops[ii].size(); ++e)
+      if (ops[ii][e] != std::floor(ops[ii][e]))
+        return makeError("indices", s, "[", e, "] = ", ops[ii][e],
+                         " is not an integer");
+    if (Error e = checkSparseInputs(
+            sizes.at("b"), sizes.at("sq"), sizes.at("topk" + s),
+            sizes.at("np" + s) * ps, lens.empty() ? nullptr : lens.data(),
+            idx.data()))
+      return s.empty() ? std::move(e)
+                       : std::move(e).withContext("extra (indices2)");
+  }
+  return Error::success();
 }
 
 /// A cache entry: every slot dequantized by the layout (exact), then the
-/// sparse formulas; K is the whole row, V its first Dv values.
+/// sparse formulas over the union of the two key sets (main keys t < L_b,
+/// then the extra keys t < L2_b); K is the whole row, V its first Dv
+/// values.
 Error cacheCompute(const KvCacheFormat &f,
                    const std::map<std::string, uint64_t> &sizes,
                    const ReferenceOptions &options,
@@ -717,31 +751,56 @@ Error cacheCompute(const KvCacheFormat &f,
   std::vector<int32_t> lens;
   if (Error e = attentionProblem(sizes, options, ops, 2, 3, p, sink, lens))
     return std::move(e).withContext(where);
-  p.seqKv = sizes.at("topk");
+  const bool extra = hasExtra(ops);
+  const uint64_t topk = sizes.at("topk"),
+                 topk2 = extra ? sizes.at("topk2") : 0;
+  p.seqKv = topk + topk2;
+  p.kvLens = nullptr; // the lengths are applied per key set below
   if (p.causal || p.window)
     return makeError(where, ": causal and window do not apply to sparse "
                             "top-k attention");
   if (Error e = checkAttention(p))
     return std::move(e).withContext(where);
-  const uint64_t np = sizes.at("np"), ps = sizes.at("ps"),
-                 pb = sizes.at("rpp") * sizes.at("rb"), D = p.headDim,
-                 Dv = p.headDimV;
-  std::vector<uint8_t> bytes(ops[1].size());
-  for (size_t i = 0; i < bytes.size(); ++i)
-    bytes[i] = uint8_t(ops[1][i]);
-  std::vector<double> k(np * ps * D), v(np * ps * Dv);
-  for (uint64_t s = 0; s < np * ps; ++s) {
-    f.decodeToken(bytes.data() + (s / ps) * pb, int64_t(ps),
-                  int64_t(s % ps), &k[s * D]);
-    std::copy_n(&k[s * D], Dv, &v[s * Dv]);
-  }
+  const uint64_t D = p.headDim, Dv = p.headDimV, rb = sizes.at("rb");
+  // The slots of both caches, dequantized: the main cache's, then kv2's.
+  std::vector<double> k, v;
+  auto decodeCache = [&](size_t op, uint64_t np, uint64_t ps, uint64_t pb) {
+    std::vector<uint8_t> bytes(ops[op].size());
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = uint8_t(ops[op][i]);
+    const size_t base = k.size() / D;
+    k.resize((base + np * ps) * D);
+    v.resize((base + np * ps) * Dv);
+    for (uint64_t s = 0; s < np * ps; ++s) {
+      f.decodeToken(bytes.data() + (s / ps) * pb, int64_t(ps),
+                    int64_t(s % ps), &k[(base + s) * D]);
+      std::copy_n(&k[(base + s) * D], Dv, &v[(base + s) * Dv]);
+    }
+  };
+  const uint64_t slots1 = sizes.at("np") * sizes.at("ps");
+  decodeCache(1, sizes.at("np"), sizes.at("ps"), sizes.at("rpp") * rb);
+  if (extra)
+    decodeCache(5, sizes.at("np2"), sizes.at("ps2"), sizes.at("rpp2") * rb);
   const std::vector<int32_t> idx = tableOf(ops[4]);
+  const std::vector<int32_t> idx2 = extra ? tableOf(ops[7])
+                                          : std::vector<int32_t>();
+  const std::vector<int32_t> l2 = lensOf(ops[6]);
   AttentionResult r = attentionF64(
       p, ops[0], k, v, [&](uint64_t b, uint64_t i, int64_t, int64_t j) {
-        return int64_t(idx[(b * p.seqQ + i) * p.seqKv + uint64_t(j)]);
+        if (uint64_t(j) < topk) {
+          int64_t len = lens.empty() ? int64_t(topk) : lens[b];
+          return j < len ? int64_t(idx[(b * p.seqQ + i) * topk + j])
+                         : int64_t(-1);
+        }
+        const int64_t t = j - int64_t(topk);
+        int64_t len = l2.empty() ? int64_t(topk2) : l2[b];
+        if (t >= len)
+          return int64_t(-1);
+        int32_t s = idx2[(b * p.seqQ + i) * topk2 + uint64_t(t)];
+        return s < 0 ? int64_t(-1) : int64_t(slots1) + s;
       });
-  ops[5] = std::move(r.o);
-  ops[6] = std::move(r.lse);
+  ops[8] = std::move(r.o);
+  ops[9] = std::move(r.lse);
   return Error::success();
 }
 

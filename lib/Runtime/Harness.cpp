@@ -162,8 +162,10 @@ Error nvfp4::rt::verify(const HarnessSpec &spec) {
     if (t.name != o.name)
       return makeError("operand ", i, " of reference '", r.name, "' is '",
                        o.name, "', found '", t.name, "'");
+    // An absent operand has no shape to size (a sparse kernel without a
+    // second key set names none of its sizes).
     for (const std::string &d : t.shape)
-      if (!spec.sizes.count(d))
+      if (!t.absent && !spec.sizes.count(d))
         return makeError("tensor '", t.name, "' has shape ",
                          joinShape(t.shape), " but size '", d,
                          "' is not declared in sizes");
@@ -568,8 +570,14 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
       for (size_t d = 0; d < t.dims.size(); ++d)
         os << (d ? "," : "") << t.dims[d];
     else
-      for (size_t d = 0; d < t.shape.size(); ++d)
-        os << (d ? "," : "") << o.sizes.at(t.shape[d]);
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        auto it = o.sizes.find(t.shape[d]);
+        os << (d ? "," : "");
+        if (it != o.sizes.end())
+          os << it->second;
+        else
+          os << t.shape[d]; // an absent tensor's undeclared size
+      }
     os << "] ";
     if (t.workspace) {
       os << "workspace, poisoned";
@@ -720,16 +728,16 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       std::memcpy(bytes.data(), pages.data(), bytes.size());
     } else if (!t.cacheFormat.empty()) {
       const KvCacheFormat *f = findKvCacheFormat(t.cacheFormat);
-      if (!f || t.type != ElemType::U8 || !sizes.count("ps") ||
-          !sizes.count("np") || n != uint64_t(sizes.at("np")) *
-                                           uint64_t(f->pageBytes(
-                                               int64_t(sizes.at("ps")))))
+      const std::string &pagesOf = t.shape.front();
+      if (!f || t.type != ElemType::U8 || !sizes.count(t.pageSizeOf) ||
+          n != uint64_t(sizes.at(pagesOf)) *
+                   uint64_t(f->pageBytes(int64_t(sizes.at(t.pageSizeOf)))))
         return fail(makeError("tensor '", t.name, "' holds a ",
-                              t.cacheFormat,
-                              " cache: expected u8, sizes np and ps and np "
-                              "pages of the layout's bytes"));
-      f->fill(bytes.data(), int64_t(sizes.at("np")), int64_t(sizes.at("ps")),
-              o.seed + i);
+                              t.cacheFormat, " cache: expected u8, size ",
+                              t.pageSizeOf, " and ", pagesOf,
+                              " pages of the layout's bytes"));
+      f->fill(bytes.data(), int64_t(sizes.at(pagesOf)),
+              int64_t(sizes.at(t.pageSizeOf)), o.seed + i);
     } else if (!t.slotsOf.empty()) {
       std::vector<int32_t> idx = fillIndices(
           n, sizes.at(t.shape.back()), slotCount(t, sizes), o.seed + i);

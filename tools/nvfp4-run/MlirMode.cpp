@@ -271,6 +271,7 @@ public:
       tensor.pagesOf = o.pagesOf;
       tensor.slotsOf = o.slotsOf;
       tensor.cacheFormat = o.cacheFormat;
+      tensor.pageSizeOf = o.pageSizeOf;
       tensor.lse = o.lse;
       tensor.absent = absent.count(o.name) != 0;
       if (auto it = same.find(o.name); it != same.end())

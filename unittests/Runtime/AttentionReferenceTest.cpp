@@ -393,18 +393,18 @@ TEST(AttentionReferenceTest, QuantizedCacheKeysAreDequantizedTokens) {
       {"rb", 656}, {"rpp", pb / 656}, {"topk", 2}, {"skv", 2}};
   std::vector<uint8_t> cache(np * pb);
   f.fill(cache.data(), int64_t(np), int64_t(ps), 3);
-  std::vector<std::vector<double>> ops(7);
+  std::vector<std::vector<double>> ops(10); // kv2, kv_lens2, indices2 absent
   ops[0].assign(576, 0.0);                       // q
   ops[1].assign(cache.begin(), cache.end());     // the cache's bytes
   ops[4] = {3, -1};                              // slot 3: page 1, token 1
-  ops[5].assign(512, 0.0);
-  ops[6].assign(1, 0.0);
+  ops[8].assign(512, 0.0);
+  ops[9].assign(1, 0.0);
   ASSERT_FALSE((*ref)->compute(sizes, {{"softmax_scale", 1.0}}, ops));
   std::vector<double> token(576);
   f.decodeToken(cache.data() + pb, int64_t(ps), 1, token.data());
   for (size_t d = 0; d < 512; ++d)
-    ASSERT_EQ(ops[5][d], token[d]) << d;
-  EXPECT_EQ(ops[6][0], 0.0); // ln 1
+    ASSERT_EQ(ops[8][d], token[d]) << d;
+  EXPECT_EQ(ops[9][0], 0.0); // ln 1
   // A cache of the wrong page bytes is refused.
   std::map<std::string, uint64_t> bad = sizes;
   bad["rpp"] += 1;

@@ -103,9 +103,11 @@ struct ReferenceOperand {
   /// fillIndices).
   std::vector<std::string> slotsOf;
   /// Inputs (u8): when not empty, the operand is a quantized KV cache in
-  /// this layout (nvfp4/Support/KvCacheFormat.h), pages of size `ps`,
-  /// filled by KvCacheFormat::fill.
+  /// this layout (nvfp4/Support/KvCacheFormat.h), filled by
+  /// KvCacheFormat::fill: its dim 0 counts the pages, of `pageSizeOf`
+  /// tokens each.
   std::string cacheFormat;
+  std::string pageSizeOf = "ps";
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.

@@ -67,6 +67,7 @@ struct HarnessTensor {
   /// Inputs: a quantized KV cache in this layout (the reference's
   /// ReferenceOperand::cacheFormat), filled by KvCacheFormat::fill.
   std::string cacheFormat;
+  std::string pageSizeOf = "ps"; ///< the size naming its tokens per page
   /// Not an operand of the reference: scratch memory the kernels share
   /// (partial results of a split-KV attention), of shape `dims`; allocated
   /// and poisoned like an output, never compared. Workspace tensors follow

@@ -712,6 +712,83 @@ func.func @kv_cache_page(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i
 
 // -----
 
+// Rule: nvfp4.attention 21 — extra needs both caches
+func.func @rule21_cache(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>, %k2: tensor<2x149760xi8>, %i2: tensor<1x1x32xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects indices, kv_cache and extra_kv_cache with extra (a second quantized cache read through indices)}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra(%k2, %i2) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>, tensor<2x149760xi8>, tensor<1x1x32xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 21 — the same layout
+func.func @rule21_layout(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>, %k2: tensor<2x41984xi8>, %i2: tensor<1x1x32xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects extra_kv_cache's layout to be kv_cache's (deepseek_v4_fp8), found deepseek_v32_fp8}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra(%k2, %i2) extra_kv_cache(<"deepseek_v32_fp8", page_size = 64>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>, tensor<2x41984xi8>, tensor<1x1x32xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 21 — extra's pages have the layout's bytes
+func.func @rule21_bytes(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>, %k2: tensor<2x37440xi8>, %i2: tensor<1x1x32xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects extra's cache to be a static tensor<NumPages x 149760 x i8> (deepseek_v4_fp8 pages of 256 tokens), found 'tensor<2x37440xi8>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra(%k2, %i2) extra_kv_cache(<"deepseek_v4_fp8", page_size = 256>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>, tensor<2x37440xi8>, tensor<1x1x32xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 21 — extra's indices are [B, Sq, TopK2] i32
+func.func @rule21_indices(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>, %k2: tensor<2x149760xi8>, %i2: tensor<1x2x32xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects extra's indices to be a 3-D i32 tensor [B, Sq, TopK2] with Q's B and Sq, found 'tensor<1x2x32xi32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra(%k2, %i2) extra_kv_cache(<"deepseek_v4_fp8", page_size = 256>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>, tensor<2x149760xi8>, tensor<1x2x32xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 21 — extra_lens is [B] i32
+func.func @rule21_lens(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>, %k2: tensor<2x149760xi8>, %i2: tensor<1x1x32xi32>, %l2: tensor<2xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects extra_lens to be 'tensor<1xi32>' (one i32 top-k length per sequence), found 'tensor<2xi32>'}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra(%k2, %i2) extra_lens(%l2) extra_kv_cache(<"deepseek_v4_fp8", page_size = 256>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>, tensor<2x149760xi8>, tensor<1x1x32xi32>, tensor<2xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 21 — extra_kv_cache needs extra
+func.func @rule21_lonely(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects extra_kv_cache only with extra}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra_kv_cache(<"deepseek_v4_fp8", page_size = 256>) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 21 — extra_lens needs extra
+func.func @rule21_lens_alone(%q: tensor<1x1x64x512xbf16>, %k: tensor<4x37440xi8>, %i: tensor<1x1x64xi32>, %l2: tensor<1xi32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects extra_lens only with extra}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%i) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra_lens(%l2) softmax_scale(0.125)
+      : (tensor<1x1x64x512xbf16>, tensor<4x37440xi8>, tensor<4x37440xi8>, tensor<1x1x64xi32>, tensor<1xi32>)
+      -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return
+}
+
+// -----
+
 // Parser: softmax_scale is required
 func.func @parser_no_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>) {
   // expected-error @+1 {{expected 'softmax_scale'}}

@@ -294,6 +294,52 @@ LogicalResult AttentionOp::verify() {
                          "index rows choose each query's keys)");
   }
 
+  // Rule 21: a second key set (extra) over a second cache of the same
+  // layout, through its own indices.
+  if (getExtraLens() && !getExtraK())
+    return emitOpError("expects extra_lens only with extra");
+  if (getExtraKvCacheAttr() && !getExtraK())
+    return emitOpError("expects extra_kv_cache only with extra");
+  if (Value kv2 = getExtraK()) {
+    KvCacheAttr cache2 = getExtraKvCacheAttr();
+    if (!getIndices() || !cache || !cache2)
+      return emitOpError("expects indices, kv_cache and extra_kv_cache with "
+                         "extra (a second quantized cache read through "
+                         "indices)");
+    if (cache2.getFormat() != cache.getFormat())
+      return emitOpError("expects extra_kv_cache's layout to be kv_cache's (")
+             << cache.getFormat() << "), found " << cache2.getFormat();
+    auto t2 = cast<RankedTensorType>(kv2.getType());
+    int64_t bytes2 = layout->pageBytes(cache2.getPageSize());
+    if (t2.getRank() != 2 || !t2.getElementType().isInteger(8) ||
+        !t2.hasStaticShape() || t2.getDimSize(1) != bytes2)
+      return emitOpError("expects extra's cache to be a static "
+                         "tensor<NumPages x ")
+             << bytes2 << " x i8> (" << cache2.getFormat() << " pages of "
+             << cache2.getPageSize() << " tokens), found " << t2;
+    auto i2 = cast<RankedTensorType>(getExtraIndices().getType());
+    int64_t sq = q.type.getDimSize(1);
+    if (i2.getRank() != 3 || !i2.getElementType().isSignlessInteger(32) ||
+        (!ShapedType::isDynamic(batch) && !i2.isDynamicDim(0) &&
+         i2.getDimSize(0) != batch) ||
+        (!ShapedType::isDynamic(sq) && !i2.isDynamicDim(1) &&
+         i2.getDimSize(1) != sq))
+      return emitOpError("expects extra's indices to be a 3-D i32 tensor "
+                         "[B, Sq, TopK2] with Q's B and Sq, found ")
+             << i2;
+    if (Value l2 = getExtraLens()) {
+      auto type = cast<RankedTensorType>(l2.getType());
+      bool ok = type.getRank() == 1 &&
+                type.getElementType().isSignlessInteger(32) &&
+                (ShapedType::isDynamic(batch) || type.isDynamicDim(0) ||
+                 type.getDimSize(0) == batch);
+      if (!ok)
+        return emitOpError("expects extra_lens to be ")
+               << RankedTensorType::get({batch}, b.getI32Type())
+               << " (one i32 top-k length per sequence), found " << type;
+    }
+  }
+
   return success();
 }
 

@@ -49,8 +49,9 @@ struct KernelEnv {
   /// The CTA's partition (blockIdx.x / dvSplit) and its part of a Dv split
   /// (blockIdx.x mod dvSplit).
   Value partition, split;
-  /// The kv_lens buffer (null without kv_lens).
-  Value lens;
+  /// The kv_lens buffer (null without kv_lens) and extra_lens (null
+  /// without).
+  Value lens, extraLens;
 };
 
 /// One unit (sequence, KV head, row block) and the KV tiles its rows see
@@ -58,7 +59,8 @@ struct KernelEnv {
 /// C++).
 struct UnitGeom {
   Value u, batch, kvHead, rowBlock;
-  Value len;          ///< L_b
+  Value len;          ///< L_b (with extra: extraOffset + L2_b)
+  Value mainLen;      ///< the main key set's length (L_b without extra)
   Value keyLo, keyHi; ///< keys some row of the unit sees
   Value blockLo;      ///< its first block (AttentionSchedule::planKeys)
   Value blockCount;   ///< its blocks
@@ -103,11 +105,16 @@ public:
   /// v == k and vc == kc when K and V are one value.
   Value k, v, kc, vc;
 
-  /// Sparse: the index (i32) at position `pos` of query `query`'s row of
-  /// sequence `batch`; -1 (not read) when pos >= len.
-  Value slotAt(Value batch, Value query, Value pos, Value len);
-  /// Sparse: prints and traps when `slot` is neither -1 nor a slot.
-  void checkSlot(Value batch, Value query, Value pos, Value slot);
+  /// Sparse: the index (i32) at key position `pos` of unit `u`'s query
+  /// (its row of `indices`, or of extra's indices from extraOffset on); -1
+  /// (not read) past the key set's length.
+  Value slotAt(const UnitGeom &u, Value pos);
+  /// Sparse: prints and traps when `slot` (of position `pos`) is neither -1
+  /// nor a slot of its cache.
+  void checkSlot(const UnitGeom &u, Value pos, Value slot);
+  /// With extra: whether key position `pos` is in the extra set (i1; null
+  /// without extra).
+  Value inExtra(Value pos);
   /// Sparse: the gather-map row (i32) of `slot` and KV head `kvHead`, -1
   /// (out of the map) for a negative slot.
   Value gatherRow(Value slot, Value kvHead);
@@ -122,12 +129,20 @@ public:
   /// A quantized cache: gk gathers e4m3 bytes (64 per box), gRope bf16
   /// bytes (128 per box, swizzled); cacheBytes is the cache for the scales.
   Value gRope, cacheBytes;
-  /// A quantized cache: the row (i32) of the byte maps of `slot`, -1 for a
-  /// negative slot.
-  Value cacheRow(Value slot);
+  /// A quantized cache: the row (i32) of the byte maps of `slot` (of the
+  /// extra cache when `extra`, an i1, is set), -1 for a negative slot.
+  Value cacheRow(Value slot, Value extra);
   /// A quantized cache: scale `group` of `slot`'s token as f32 (0 for a
-  /// negative slot).
-  Value scale(Value slot, int64_t group);
+  /// negative slot), from the extra cache when `extra` is set.
+  Value scale(Value slot, Value group, Value extra);
+  /// With extra: the extra cache's maps, indices and bytes.
+  Value xk, xRope, xIndices, xCacheBytes;
+
+private:
+  /// Scale `group` of `slot` in the cache `bytesOf` of `pageSize` pages.
+  Value scaleIn(Value bytesOf, int64_t pageSize, Value slot, Value group);
+
+public:
 
 private:
   KernelEnv &env;

@@ -56,6 +56,18 @@ void KvSource::appendArgTypes(SmallVector<Type> &types) const {
                                      p.cachePageBytes / p.cache->rowBytes,
                                      p.cache->rowBytes},
                                     env.b.getI8Type()));
+    if (p.extra()) {
+      types.push_back(ptr);
+      types.push_back(ptr);
+      types.push_back(MemRefType::get({p.batch, p.seqQ, p.extraTopk},
+                                      env.b.getI32Type()));
+      types.push_back(MemRefType::get({p.extraSlots / p.extraPageSize,
+                                       p.extraPageBytes / p.cache->rowBytes,
+                                       p.cache->rowBytes},
+                                      env.b.getI8Type()));
+      if (p.hasExtraLens)
+        types.push_back(MemRefType::get({p.batch}, env.b.getI32Type()));
+    }
     return;
   }
   if (p.sparse()) {
@@ -85,6 +97,14 @@ void KvSource::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
     gv = gk;
     indices = func.getArgument(a++);
     cacheBytes = func.getArgument(a++);
+    if (p.extra()) {
+      xk = func.getArgument(a++);
+      xRope = func.getArgument(a++);
+      xIndices = func.getArgument(a++);
+      xCacheBytes = func.getArgument(a++);
+      if (p.hasExtraLens)
+        env.extraLens = func.getArgument(a++);
+    }
     return;
   }
   if (p.sparse()) {
@@ -120,6 +140,15 @@ void KvSource::appendHarnessArgs(Builder &b,
     args.push_back(harnessTensorMap(b, "kv", {"np*rpp", "rb"}, {128, 1}));
     args.push_back(harnessBuffer(b, "indices"));
     args.push_back(harnessBuffer(b, "kv"));
+    if (p.extra()) {
+      args.push_back(
+          harnessTensorMap(b, "kv2", {"np2*rpp2", "rb"}, {64, 1}, "none"));
+      args.push_back(harnessTensorMap(b, "kv2", {"np2*rpp2", "rb"}, {128, 1}));
+      args.push_back(harnessBuffer(b, "indices2"));
+      args.push_back(harnessBuffer(b, "kv2"));
+      if (p.hasExtraLens)
+        args.push_back(harnessBuffer(b, "kv_lens2"));
+    }
     return;
   }
   if (p.sparse()) {
@@ -177,33 +206,66 @@ Value KvSource::row(Value batch, Value key) {
   return ir.add(ir.mul(ir.toIndex(entry), ps), ir.remu(key, ps));
 }
 
-Value KvSource::slotAt(Value batch, Value query, Value pos, Value len) {
-  IR &ir = env.ir;
-  // Positions past the top-k length are not read (the row may be shorter
-  // than the tile): a clamped load, then -1.
-  Value at = ir.mins(pos, ir.idx(env.p.topk - 1));
-  Value e = memref::LoadOp::create(env.b, indices, ValueRange{batch, query, at});
-  return ir.select(ir.cmp(arith::CmpIPredicate::ult, pos, len), e, ir.i32(-1));
+Value KvSource::inExtra(Value pos) {
+  if (!env.p.extra())
+    return Value();
+  return env.ir.cmp(arith::CmpIPredicate::uge, pos,
+                    env.ir.idx(env.p.extraOffset));
 }
 
-void KvSource::checkSlot(Value batch, Value query, Value pos, Value slot) {
+Value KvSource::slotAt(const UnitGeom &u, Value pos) {
   IR &ir = env.ir;
+  const AttentionProblemShape &p = env.p;
+  // Positions past a key set's length are not read (the row may be shorter
+  // than the tile): a clamped load, then -1.
+  auto entry = [&](Value table, int64_t topk, Value at, Value len) {
+    Value e = memref::LoadOp::create(
+        env.b, table,
+        ValueRange{u.batch, u.rowBlock, ir.mins(at, ir.idx(topk - 1))});
+    return ir.select(ir.cmp(arith::CmpIPredicate::ult, at, len), e,
+                     ir.i32(-1));
+  };
+  Value main = entry(indices, p.topk, pos, u.mainLen);
+  if (!p.extra())
+    return main;
+  Value x = inExtra(pos);
+  Value at2 = ir.select(x, ir.sub(pos, ir.idx(p.extraOffset)), ir.idx(0));
+  Value second = entry(xIndices, p.extraTopk, at2,
+                       ir.sub(u.len, ir.idx(p.extraOffset)));
+  return ir.select(x, second, main);
+}
+
+void KvSource::checkSlot(const UnitGeom &u, Value pos, Value slot) {
+  IR &ir = env.ir;
+  const AttentionProblemShape &p = env.p;
   // Neither -1 nor a slot: TMA would read zeros or another sequence's row;
   // the kernel says which and stops (docs/AttentionLowering.md, "Bad
   // indices").
-  Value bad = ir.cmp(arith::CmpIPredicate::ugt, ir.add(slot, ir.i32(1)),
-                     ir.i32(env.p.slots));
-  ir.ifThen(bad, [&] {
-    gpu::PrintfOp::create(
-        env.b,
-        env.b.getStringAttr("nvfp4.attention: sequence %d, query %d: "
-                            "indices[%d, %d, %d] = %d is neither -1 nor a "
-                            "slot in [0, %d)\n"),
-        ValueRange{ir.toI32(batch), ir.toI32(query), ir.toI32(batch),
-                   ir.toI32(query), ir.toI32(pos), slot,
-                   ir.i32(env.p.slots)});
-    ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
-  });
+  auto check = [&](int64_t slots, Value at, StringRef name) {
+    Value bad = ir.cmp(arith::CmpIPredicate::ugt, ir.add(slot, ir.i32(1)),
+                       ir.i32(slots));
+    ir.ifThen(bad, [&] {
+      gpu::PrintfOp::create(
+          env.b,
+          env.b.getStringAttr("nvfp4.attention: sequence %d, query %d: " +
+                              name.str() +
+                              "[%d, %d, %d] = %d is neither -1 nor a slot "
+                              "in [0, %d)\n"),
+          ValueRange{ir.toI32(u.batch), ir.toI32(u.rowBlock),
+                     ir.toI32(u.batch), ir.toI32(u.rowBlock), ir.toI32(at),
+                     slot, ir.i32(slots)});
+      ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
+    });
+  };
+  if (!p.extra())
+    return check(p.slots, pos, "indices");
+  ir.ifThenElse(
+      inExtra(pos),
+      [&] {
+        check(p.extraSlots, ir.sub(pos, ir.idx(p.extraOffset)),
+              "extra indices");
+      },
+      [&] { check(p.slots, pos, "indices"); });
 }
 
 Value KvSource::gatherRow(Value slot, Value kvHead) {
@@ -231,19 +293,40 @@ void KvSource::gather4(Value map, Value dst, Value col, ArrayRef<Value> rows,
                role);
 }
 
-Value KvSource::cacheRow(Value slot) {
+Value KvSource::cacheRow(Value slot, Value extra) {
   IR &ir = env.ir;
   const AttentionProblemShape &p = env.p;
   Value ps = ir.i32(p.slotPageSize);
-  Value row = ir.add(
-      ir.mul(arith::DivUIOp::create(env.b, slot, ps),
-             ir.i32(p.cache->rowsPerPage(p.slotPageSize))),
-      arith::RemUIOp::create(env.b, slot, ps));
+  Value rpp = ir.i32(p.cache->rowsPerPage(p.slotPageSize));
+  if (extra) {
+    ps = ir.select(extra, ir.i32(p.extraPageSize), ps);
+    rpp = ir.select(extra, ir.i32(p.cache->rowsPerPage(p.extraPageSize)), rpp);
+  }
+  Value row = ir.add(ir.mul(arith::DivUIOp::create(env.b, slot, ps), rpp),
+                     arith::RemUIOp::create(env.b, slot, ps));
   return ir.select(ir.cmp(arith::CmpIPredicate::slt, slot, ir.i32(0)),
                    ir.i32(-1), row);
 }
 
-Value KvSource::scale(Value slot, int64_t group) {
+Value KvSource::scale(Value slot, Value group, Value extra) {
+  if (!extra)
+    return scaleIn(cacheBytes, env.p.slotPageSize, slot, group);
+  auto op = scf::IfOp::create(env.b, TypeRange{env.b.getF32Type()}, extra,
+                              /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(env.b);
+    env.b.setInsertionPointToStart(op.thenBlock());
+    scf::YieldOp::create(env.b, scaleIn(xCacheBytes, env.p.extraPageSize,
+                                        slot, group));
+    env.b.setInsertionPointToStart(op.elseBlock());
+    scf::YieldOp::create(env.b, scaleIn(cacheBytes, env.p.slotPageSize, slot,
+                                        group));
+  }
+  return op.getResult(0);
+}
+
+Value KvSource::scaleIn(Value bytesOf, int64_t pageSize, Value slot,
+                        Value group) {
   IR &ir = env.ir;
   ImplicitLocOpBuilder &b = env.b;
   const AttentionProblemShape &p = env.p;
@@ -251,15 +334,16 @@ Value KvSource::scale(Value slot, int64_t group) {
   // A missing key (slot -1): scale 0 (its raw bytes are zeros anyway).
   Value valid = ir.cmp(arith::CmpIPredicate::sge, slot, ir.i32(0));
   Value s = ir.toIndex(ir.select(valid, slot, ir.i32(0)));
-  Value ps = ir.idx(p.slotPageSize);
+  Value ps = ir.idx(pageSize);
   Value page = ir.divu(s, ps), tok = ir.remu(s, ps);
   // scalesOffset(P, tok) + group * scaleBytes
+  Value inRecord = ir.mul(group, ir.idx(f.scaleBytes()));
   Value at = f.scalesInRow
                  ? ir.add(ir.mul(tok, ir.idx(f.rowBytes)),
-                          ir.idx(f.scaleOffset + group * f.scaleBytes()))
+                          ir.add(ir.idx(f.scaleOffset), inRecord))
                  : ir.add(ir.mul(tok, ir.idx(f.scaleStride)),
-                          ir.idx(p.slotPageSize * f.rowBytes + f.scaleOffset +
-                                 group * f.scaleBytes()));
+                          ir.add(ir.idx(pageSize * f.rowBytes + f.scaleOffset),
+                                 inRecord));
   Type f32 = b.getF32Type();
   Value rb = ir.idx(f.rowBytes);
   SmallVector<Value, 3> w = {page, ir.divu(at, rb), ir.remu(at, rb)};
@@ -267,7 +351,7 @@ Value KvSource::scale(Value slot, int64_t group) {
   if (f.scale == KvCacheFormat::Scale::UE8M0) {
     // 2^(e - 127): the f32 whose exponent field is e (e = 0: the subnormal
     // 2^-127; e = 255: NaN, as UE8M0 defines it).
-    Value e8 = memref::LoadOp::create(b, cacheBytes, w);
+    Value e8 = memref::LoadOp::create(b, bytesOf, w);
     Value e = arith::ExtUIOp::create(b, b.getI32Type(), e8);
     Value bits = ir.select(
         ir.eq(e, ir.i32(0)), ir.i32(0x00400000),
@@ -277,7 +361,7 @@ Value KvSource::scale(Value slot, int64_t group) {
   } else {
     auto v4 = VectorType::get({4}, b.getI8Type());
     Value bytes =
-        vector::LoadOp::create(b, v4, cacheBytes, w);
+        vector::LoadOp::create(b, v4, bytesOf, w);
     Value word = vector::BitCastOp::create(b, VectorType::get({1}, f32), bytes);
     value = vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
   }

@@ -101,6 +101,24 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
     p.cache = cache.getLayout();
     p.cachePageBytes = k.getDimSize(1);
   }
+  if (Value kv2 = op.getExtraK()) {
+    auto t2 = cast<RankedTensorType>(kv2.getType());
+    auto i2 = cast<RankedTensorType>(op.getExtraIndices().getType());
+    if (!t2.hasStaticShape() || !i2.hasStaticShape())
+      return op.emitOpError("cannot be lowered yet: expected static shapes "
+                            "for extra's cache and indices");
+    KvCacheAttr cache2 = op.getExtraKvCacheAttr();
+    p.extraTopk = i2.getDimSize(2);
+    p.extraPageSize = cache2.getPageSize();
+    p.extraSlots = t2.getDimSize(0) * p.extraPageSize;
+    p.extraPageBytes = t2.getDimSize(1);
+    p.hasExtraLens = static_cast<bool>(op.getExtraLens());
+    p.extraOffset = (p.topk + 127) / 128 * 128;
+    p.seqKv = p.extraOffset + p.extraTopk;
+    if (p.extraSlots < 1 || p.extraTopk < 1)
+      return op.emitOpError("cannot be lowered: expected extra's cache and "
+                            "index rows to be non-empty");
+  }
   p.headsKv = cache ? 1 : k.getDimSize(2);
   p.headDimV = cache ? o.getDimSize(3) : v.getDimSize(3);
   p.element = q.getElementType();
@@ -288,6 +306,10 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
     int64_t qUnit = s.usedRows() * p.headDim * eb;
     int64_t partialUnit = s.usedRows() * p.headDimV * 4;
     int64_t keyBytes = (p.headDim + (p.kvSame ? 0 : p.headDimV)) * eb;
+    // A quantized cache: a key's e4m3 and bf16 bytes and its scales.
+    if (p.cache)
+      keyBytes = p.cache->quantDims + 2 * p.cache->ropeDims +
+                 p.cache->scalesPerToken() * p.cache->scaleBytes();
     auto inUnits = [&](int64_t keys) {
       int64_t bytes = keys * keyBytes;
       return std::max<int64_t>(1, (qUnit + partialUnit + bytes / 2) / bytes);
@@ -305,7 +327,7 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   } else {
     s.split = WorkSplit::Balanced;
     s.partitions = std::max<int64_t>(1, numSms / s.dvSplit);
-    if (!p.hasLens) {
+    if (!p.hasLens && !p.hasExtraLens) {
       plan::UnitShape shape;
       shape.seqQ = p.seqQ;
       shape.queriesPerCta = s.queriesPerCta;

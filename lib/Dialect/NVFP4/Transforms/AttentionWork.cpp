@@ -57,7 +57,16 @@ UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
     g.len = ir.toIndex(
         memref::LoadOp::create(env.b, env.lens, ValueRange{g.batch}));
   else
-    g.len = ir.idx(p.seqKv);
+    g.len = ir.idx(p.extra() ? p.topk : p.seqKv);
+  g.mainLen = g.len;
+  // A second key set: its keys follow at extraOffset.
+  if (p.extra()) {
+    Value l2 = env.extraLens
+                   ? ir.toIndex(memref::LoadOp::create(env.b, env.extraLens,
+                                                       ValueRange{g.batch}))
+                   : ir.idx(p.extraTopk);
+    g.len = ir.add(ir.idx(p.extraOffset), l2);
+  }
   // plan::unitTiles: queries [iFirst, iEnd) sit at len - Sq + i.
   Value iFirst = ir.mul(g.rowBlock, ir.idx(s.queriesPerCta));
   Value iEnd = ir.mins(ir.add(iFirst, ir.idx(s.queriesPerCta)), ir.idx(p.seqQ));

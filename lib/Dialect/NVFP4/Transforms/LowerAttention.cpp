@@ -160,6 +160,11 @@ private:
   /// top-k length and its index is not -1; an index that is neither -1 nor
   /// a slot stops the kernel.
   void writeKeyMask(const UnitGeom &u, Value key0, Value stage);
+  /// Sparse: stage `stage`'s slots (tile i32 after its mask words).
+  Value stageSlots(Value stage) {
+    return view(ir.add(maskOffset(stage), idx(s.kvTile / 8)),
+                ir.smemMemref({s.kvTile}, b.getI32Type()));
+  }
 
   const AttentionSchedule &s;
   const AttentionProblemShape &p;
@@ -199,6 +204,9 @@ private:
   /// when that box is e4m3 (q) or bf16 (!q), with q a constant; a position
   /// the two CTAs disagree on is guarded by the CTA's rank.
   void forEachCacheBox(int64_t i, function_ref<void(bool quant)> f);
+  /// The box of D at this CTA's position `i` (index; a position past the
+  /// CTA's boxes gives a box past D).
+  Value boxAt(Value i);
   /// exchangeS: the partial-S buffer (byte offset) and its barriers: xFull
   /// counts the peer's 128 threads having written theirs, xEmpty the peer's
   /// having read ours.
@@ -457,13 +465,16 @@ void KernelBuilder::writeKeyMask(const UnitGeom &u, Value key0, Value stage) {
   const int64_t words = s.kvTile / 32;
   Value mask = view(maskOffset(stage),
                     ir.smemMemref({words}, b.getI32Type()));
+  Value slots = stageSlots(stage);
   forLoop(idx(0), idx(words), idx(1), [&](Value w) {
     Value word = ir.forLoop(
         idx(0), idx(32), idx(1), ValueRange{i32(0)},
         [&](Value j, ValueRange acc) -> SmallVector<Value> {
           Value pos = ir.add(key0, ir.add(ir.mul(w, idx(32)), j));
-          Value slot = kv.slotAt(u.batch, u.rowBlock, pos, u.len);
-          kv.checkSlot(u.batch, u.rowBlock, pos, slot);
+          Value slot = kv.slotAt(u, pos);
+          kv.checkSlot(u, pos, slot);
+          memref::StoreOp::create(b, slot, slots,
+                                  ValueRange{ir.add(ir.mul(w, idx(32)), j)});
           Value bit = arith::ShLIOp::create(b, i32(1), ir.toI32(j));
           Value set = ir.cmp(arith::CmpIPredicate::sge, slot, i32(0));
           return {ir.select(set, ir.ori(acc[0], bit), acc[0])};
@@ -907,14 +918,23 @@ void KernelBuilder::loadRole() {
         Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
         Value mbar = nvgpu::MBarrierGetOp::create(
             b, b.getI32Type(), p.cache ? rawFull : kvFull, stage);
-        forLoop(cFirst, cEnd, idx(1), [&](Value c) {
-          for (int64_t q = 0; q < ck; q += 4) {
-            Value off = ir.add(ir.mul(c, idx(ck)), idx(q));
+        // With extra, a tile is all main keys or all extra keys.
+        Value extraTile = kv.inExtra(key0);
+        Value rawMap = kv.gk, ropeMap = kv.gRope;
+        if (extraTile) {
+          rawMap = ir.select(extraTile, kv.xk, kv.gk);
+          ropeMap = ir.select(extraTile, kv.xRope, kv.gRope);
+        }
+        // One iteration per four keys (off: their first row of the tile).
+        forLoop(ir.mul(cFirst, idx(ck)), ir.mul(cEnd, idx(ck)), idx(4),
+                [&](Value off) {
+          {
             SmallVector<Value, 4> rows;
+            Value slots = stageSlots(stage);
             for (int64_t j = 0; j < 4; ++j) {
-              Value slot = kv.slotAt(u.batch, u.rowBlock,
-                                     ir.add(key0, ir.add(off, idx(j))), u.len);
-              rows.push_back(p.cache ? kv.cacheRow(slot)
+              Value slot = memref::LoadOp::create(
+                  b, slots, ValueRange{ir.add(off, idx(j))});
+              rows.push_back(p.cache ? kv.cacheRow(slot, extraTile)
                                      : kv.gatherRow(slot, u.kvHead));
             }
             Value at = ir.add(base, ir.mul(off, idx(128)));
@@ -935,7 +955,7 @@ void KernelBuilder::loadRole() {
                                   idx(s.dBoxes[1][i]));
                 forEachCacheBox(i, [&](bool quant) {
                   if (quant) {
-                    kv.gather4(kv.gk,
+                    kv.gather4(rawMap,
                                ir.toI32(ir.add(rawAt,
                                                idx(i * s.kvTile * 64))),
                                ir.mul(box, idx(64)), rows, mbar, Value(),
@@ -944,12 +964,12 @@ void KernelBuilder::loadRole() {
                     Value col = ir.add(
                         idx(f.ropeOffset - 2 * f.quantDims),
                         ir.mul(box, idx(128)));
-                    kv.gather4(kv.gRope, dstOf(kOff, i), col, rows, mbar,
+                    kv.gather4(ropeMap, dstOf(kOff, i), col, rows, mbar,
                                Value(), "load: gather4 bf16");
                   }
                 });
               }
-              continue;
+              return;
             }
             forEachDBox([&](int64_t i, Value col) {
               shared(i, [&](Value mask) {
@@ -994,6 +1014,17 @@ void KernelBuilder::forEachCacheBox(int64_t i,
       ir.eq(split, idx(0)), [&] { f(q0); }, [&] { f(q1); });
 }
 
+Value KernelBuilder::boxAt(Value i) {
+  auto table = [&](const SmallVector<int64_t> &boxes) {
+    Value v = idx(1 << 20); // past D
+    for (int64_t k = int64_t(boxes.size()) - 1; k >= 0; --k)
+      v = ir.select(ir.eq(i, idx(k)), idx(boxes[k]), v);
+    return v;
+  };
+  return ir.select(ir.eq(split, idx(0)), table(s.dBoxes[0]),
+                   table(s.dBoxes[1]));
+}
+
 void KernelBuilder::dequantRole() {
   const int64_t tile = s.kvTile, ck = AttentionSchedule::kChunkKeys;
   const KvCacheFormat &f = *p.cache;
@@ -1019,65 +1050,57 @@ void KernelBuilder::dequantRole() {
         Value inChunks = ir.andi(ir.cmp(arith::CmpIPredicate::uge, r, rowLo),
                                  ir.cmp(arith::CmpIPredicate::ult, r, rowHi));
         ifThen(inChunks, [&] {
-          Value slot = kv.slotAt(u.batch, u.rowBlock, ir.add(key0, r), u.len);
+          Value slot = memref::LoadOp::create(b, stageSlots(stage),
+                                              ValueRange{r});
+          Value extraTile = kv.inExtra(key0);
           Value swz = ir.remu(r, idx(8));
-          for (int64_t i = 0; i < s.rawBoxes; ++i) {
-            forEachCacheBox(i, [&](bool quant) {
-              if (!quant)
-                return;
-              // This CTA's box at position i: its scale group(s).
-              auto convert = [&](int64_t box) {
-                const int64_t perGroup = f.scaleGroup / 64;
-                Value sc = kv.scale(slot, box / perGroup);
-                Value scv = vector::BroadcastOp::create(
-                    b, VectorType::get({8}, f32), sc);
-                for (int64_t j = 0; j < 8; ++j) {
-                  // 8 e4m3 bytes -> 8 bf16 values (16 bytes), at the
-                  // 16-byte chunk j of row r swizzled as TMA would.
-                  Value src = ir.add(ir.mul(ir.add(idx(i * tile), r), idx(64)),
-                                     idx(j * 8));
-                  Value bytes = vector::LoadOp::create(
-                      b, VectorType::get({8}, i8), raw, ValueRange{src},
-                      /*nontemporal=*/false, llvm::MaybeAlign(8));
-                  SmallVector<Value, 4> halves;
-                  for (int64_t k = 0; k < 4; ++k) {
-                    Value pair = vector::ShuffleOp::create(
-                        b, bytes, bytes, ArrayRef<int64_t>{2 * k, 2 * k + 1});
-                    halves.push_back(NVVM::ConvertF8x2ToF16x2Op::create(
-                        b, Type(VectorType::get({2}, f16)), pair,
-                        /*relu=*/false, Type(b.getType<Float8E4M3FNType>())));
-                  }
-                  Value lo = vector::ShuffleOp::create(
-                      b, halves[0], halves[1], ArrayRef<int64_t>{0, 1, 2, 3});
-                  Value hi = vector::ShuffleOp::create(
-                      b, halves[2], halves[3], ArrayRef<int64_t>{0, 1, 2, 3});
-                  Value all8 = vector::ShuffleOp::create(
-                      b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
-                  Value wide = arith::ExtFOp::create(
-                      b, VectorType::get({8}, f32), all8);
-                  Value scaled = arith::MulFOp::create(b, wide, scv);
-                  Value out = arith::TruncFOp::create(
-                      b, VectorType::get({8}, p.element), scaled);
-                  Value chunk = ir.xori(idx(j), swz);
-                  Value dst = ir.add(
-                      ir.add(idx(i * s.kvBoxBytes() / 2),
-                             ir.mul(r, idx(64))),
-                      ir.mul(chunk, idx(8)));
-                  vector::StoreOp::create(b, out, kTile, ValueRange{dst},
-                                          /*nontemporal=*/false,
-                                          llvm::MaybeAlign(16));
+          // One loop over this CTA's e4m3 box positions (one copy of the
+          // conversion: the positions' boxes differ between the CTAs).
+          forLoop(idx(0), idx(s.rawBoxes), idx(1), [&](Value i) {
+            Value box = boxAt(i);
+            Value quant = ir.cmp(arith::CmpIPredicate::ult,
+                                 ir.mul(box, idx(64)), idx(f.quantDims));
+            ifThen(quant, [&] {
+              Value sc = kv.scale(slot, ir.divu(box, idx(f.scaleGroup / 64)),
+                                  extraTile);
+              Value scv = vector::BroadcastOp::create(
+                  b, VectorType::get({8}, f32), sc);
+              Value rowSrc = ir.mul(ir.add(ir.mul(i, idx(tile)), r), idx(64));
+              Value rowDst = ir.add(ir.mul(i, idx(s.kvBoxBytes() / 2)),
+                                    ir.mul(r, idx(64)));
+              forLoop(idx(0), idx(8), idx(1), [&](Value j) {
+                // 8 e4m3 bytes -> 8 bf16 values (16 bytes), at the 16-byte
+                // chunk j of row r swizzled as TMA would.
+                Value bytes = vector::LoadOp::create(
+                    b, VectorType::get({8}, i8), raw,
+                    ValueRange{ir.add(rowSrc, ir.mul(j, idx(8)))},
+                    /*nontemporal=*/false, llvm::MaybeAlign(8));
+                SmallVector<Value, 4> halves;
+                for (int64_t k = 0; k < 4; ++k) {
+                  Value pair = vector::ShuffleOp::create(
+                      b, bytes, bytes, ArrayRef<int64_t>{2 * k, 2 * k + 1});
+                  halves.push_back(NVVM::ConvertF8x2ToF16x2Op::create(
+                      b, Type(VectorType::get({2}, f16)), pair,
+                      /*relu=*/false, Type(b.getType<Float8E4M3FNType>())));
                 }
-              };
-              // The box index differs between the CTAs of a pair.
-              if (i < int64_t(s.dBoxes[1].size()) &&
-                  s.dBoxes[1][i] != s.dBoxes[0][i])
-                ir.ifThenElse(
-                    ir.eq(split, idx(0)), [&] { convert(s.dBoxes[0][i]); },
-                    [&] { convert(s.dBoxes[1][i]); });
-              else
-                convert(s.dBoxes[0][i]);
+                Value lo = vector::ShuffleOp::create(
+                    b, halves[0], halves[1], ArrayRef<int64_t>{0, 1, 2, 3});
+                Value hi = vector::ShuffleOp::create(
+                    b, halves[2], halves[3], ArrayRef<int64_t>{0, 1, 2, 3});
+                Value all8 = vector::ShuffleOp::create(
+                    b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+                Value wide =
+                    arith::ExtFOp::create(b, VectorType::get({8}, f32), all8);
+                Value scaled = arith::MulFOp::create(b, wide, scv);
+                Value out = arith::TruncFOp::create(
+                    b, VectorType::get({8}, p.element), scaled);
+                Value dst = ir.add(rowDst, ir.mul(ir.xori(j, swz), idx(8)));
+                vector::StoreOp::create(b, out, kTile, ValueRange{dst},
+                                        /*nontemporal=*/false,
+                                        llvm::MaybeAlign(16));
+              });
             });
-          }
+          });
         });
       });
       // The bf16 tile is read by the MMA (the async proxy).
@@ -1281,6 +1304,12 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
       named("o", str(harnessTypeName(p.outElement))), named("lse", str("f32"))};
   if (p.cache) {
     types.push_back(named("kv", str("u8")));
+    if (p.extra()) {
+      types.push_back(named("kv2", str("u8")));
+      types.push_back(named("indices2", str("i32")));
+      if (p.hasExtraLens)
+        types.push_back(named("kv_lens2", str("i32")));
+    }
   } else {
     types.push_back(named("k", str(harnessTypeName(p.element))));
     types.push_back(named("v", str(harnessTypeName(p.element))));
@@ -1298,6 +1327,11 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     absent.push_back(str("sink"));
   if (!p.hasLens)
     absent.push_back(str("kv_lens"));
+  if (p.cache && !p.extra())
+    for (StringRef n : {"kv2", "kv_lens2", "indices2"})
+      absent.push_back(str(n));
+  if (p.extra() && !p.hasExtraLens)
+    absent.push_back(str("kv_lens2"));
   SmallVector<NamedAttribute> sizes = {
       named("b", i64(p.batch)),     named("sq", i64(p.seqQ)),
       named("hq", i64(p.headsQ)),   named("skv", i64(p.seqKv)),
@@ -1316,6 +1350,12 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
   if (p.cache) {
     sizes.push_back(named("rb", i64(p.cache->rowBytes)));
     sizes.push_back(named("rpp", i64(p.cachePageBytes / p.cache->rowBytes)));
+  }
+  if (p.extra()) {
+    sizes.push_back(named("np2", i64(p.extraSlots / p.extraPageSize)));
+    sizes.push_back(named("ps2", i64(p.extraPageSize)));
+    sizes.push_back(named("rpp2", i64(p.extraPageBytes / p.cache->rowBytes)));
+    sizes.push_back(named("topk2", i64(p.extraTopk)));
   }
   SmallVector<NamedAttribute> options = {
       named("softmax_scale", b.getF32FloatAttr(p.softmaxScale))};

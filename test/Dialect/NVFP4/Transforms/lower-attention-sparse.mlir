@@ -8,20 +8,22 @@
 // CHECK-LABEL: gpu.func @sparse_attention
 // CHECK-SAME: (%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<3x2x200xi32>,
 // CHECK-SAME: {box = array<i64: 64, 1>, swizzle = "128B", tmap = "k", view = ["np*ps*hkv", "d"]}, {buffer = "indices"}
-// CHECK-SAME: dynamic_smem = 132144
+// CHECK-SAME: dynamic_smem = 133680
 // CHECK-SAME: reference = "attention_sparse"
 // CHECK-SAME: sizes = {b = 3 : i64, d = 128 : i64, dv = 128 : i64, hkv = 1 : i64, hq = 16 : i64, np = 16 : i64, ps = 64 : i64, skv = 200 : i64, sq = 2 : i64, topk = 200 : i64}
 // CHECK-SAME: types = {indices = "i32",
 // CHECK-SAME: queries_per_cta = 1 : i64, row_blocks = 2 : i64
-// CHECK-SAME: smem_bytes = 132144
+// CHECK-SAME: smem_bytes = 133680
 // The loader: the key mask (an index that is neither -1 nor a slot traps),
-// then the tile armed, then one gather4 per four keys and 64 columns.
+// then the tile armed, then a loop over groups of four keys with one gather4
+// per 64 columns (two at D = 128).
 // CHECK: sm100.role "load"
 // CHECK: memref.load %{{.*}} : memref<3x2x200xi32>
 // CHECK: gpu.printf "nvfp4.attention: sequence %d, query %d: indices[%d, %d, %d] = %d is neither -1 nor a slot in [0, %d)\0A"
 // CHECK: memref.store %{{.*}} : memref<4xi32, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.mbarrier.arrive.expect_tx
-// CHECK-COUNT-8: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {mode = #nvvm.tma_load_mode<tile_gather4>} : !llvm.ptr<7>, !llvm.ptr
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {mode = #nvvm.tma_load_mode<tile_gather4>} : !llvm.ptr<7>, !llvm.ptr
 func.func @sparse(%q: tensor<3x2x16x128xbf16>, %kv: tensor<16x64x1x128xbf16>,
                   %sink: tensor<16xf32>, %lens: tensor<3xi32>,
                   %idx: tensor<3x2x200xi32>)

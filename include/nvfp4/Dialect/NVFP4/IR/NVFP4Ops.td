@@ -78,8 +78,20 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     V the first Dv of them. Keys are chosen by `indices` (slot = page * P +
     offset).
 
+    **A second key set (the DeepSeek-V4 decode layer).** With
+    `extra(%kv2, %i2)` (and optionally `extra_lens(%l2)`,
+    `extra_kv_cache(#nvfp4.kv_cache<...>)`), each query also attends to
+    the keys its row of `%i2` names in a second cache `%kv2` (its own
+    layout's page size): keys t < L2_b (`extra_lens[b]`, else TopK2) whose
+    index is not -1. One softmax runs over the union of both sets and the
+    sink, which is DeepSeek-V4's sliding-window cache (`indices`, 128
+    entries) plus its compressed cache (top-k entries for CSA layers, every
+    entry up to the position for HCA layers) in one op, reading Q, each key
+    and O once.
+
     The optional parts are introduced by keywords: `sink(%s)`,
     `kv_lens(%l)`, `block_table(%t)`, `indices(%i)`, `kv_cache(#...)`,
+    `extra(%kv2, %i2)`, `extra_lens(%l2)`, `extra_kv_cache(#...)`,
     `causal`, `window(N)`,
     `num_splits(N)`; `softmax_scale(x)` is required. `num_splits` is a
     schedule choice, not semantics: it forces the lowering to split every
@@ -127,6 +139,11 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
       bytes for the page size; the op has `indices`; Q is bf16 with the
       layout's D. (Rules 1 and 3-7 then apply to Q only; Hkv = 1 and Dv is
       the layout's, which rule 11 checks against O.)
+    - Rule 21: `extra` needs `indices`, `kv_cache` and `extra_kv_cache` of
+      the same layout (its own page size); `%kv2` is a static
+      `tensor<NumPages2 x PageBytes2 x i8>` of that layout, `%i2` a 3-D i32
+      tensor [B, Sq, TopK2] and `extra_lens` a `tensor<B x i32>`;
+      `extra_lens` and `extra_kv_cache` need `extra`.
 
     The verifier cannot check what depends on values: `0 <= kv_lens[b] <=
     Skv` (outside it the result is undefined), and `L_b >= Sq` (when
@@ -150,7 +167,11 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
                    Optional<AnyRankedTensor>:$kv_lens,
                    Optional<AnyRankedTensor>:$block_table,
                    Optional<AnyRankedTensor>:$indices,
+                   Optional<AnyRankedTensor>:$extra_k,
+                   Optional<AnyRankedTensor>:$extra_indices,
+                   Optional<AnyRankedTensor>:$extra_lens,
                    OptionalAttr<NVFP4_KvCacheAttr>:$kv_cache,
+                   OptionalAttr<NVFP4_KvCacheAttr>:$extra_kv_cache,
                    F32Attr:$softmax_scale, UnitAttr:$causal,
                    OptionalAttr<I64Attr>:$window,
                    OptionalAttr<I64Attr>:$num_splits);
@@ -159,6 +180,9 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     $q `,` $k `,` $v (`sink` `(` $sink^ `)`)? (`kv_lens` `(` $kv_lens^ `)`)?
     (`block_table` `(` $block_table^ `)`)? (`indices` `(` $indices^ `)`)?
     (`kv_cache` `(` $kv_cache^ `)`)?
+    (`extra` `(` $extra_k^ `,` $extra_indices `)`)?
+    (`extra_lens` `(` $extra_lens^ `)`)?
+    (`extra_kv_cache` `(` $extra_kv_cache^ `)`)?
     `softmax_scale` `(` $softmax_scale `)` (`causal` $causal^)?
     (`window` `(` $window^ `)`)? (`num_splits` `(` $num_splits^ `)`)?
     attr-dict

@@ -55,6 +55,15 @@ struct AttentionProblemShape {
   /// a bf16/f16 cache). Keys are dequantized to bf16 in shared memory.
   const KvCacheFormat *cache = nullptr;
   int64_t cachePageBytes = 0;
+  /// A second key set (extra, the DeepSeek-V4 layer's compressed cache):
+  /// its TopK2, cache slots, page size and bytes, and whether extra_lens is
+  /// given. On the key axis the extra keys follow the main ones at
+  /// extraOffset (TopK rounded up to 128, so that no tile holds both):
+  /// Skv = extraOffset + TopK2, and a unit's length is extraOffset + L2.
+  int64_t extraTopk = 0, extraSlots = 0, extraPageSize = 0,
+          extraPageBytes = 0, extraOffset = 0;
+  bool hasExtraLens = false;
+  bool extra() const { return extraTopk != 0; }
   /// Whether 64-column box `box` of D holds e4m3 values (dequantized) or
   /// bf16 values (gathered as they are).
   bool quantBox(int64_t box) const {
@@ -148,10 +157,13 @@ struct AttentionSchedule {
                            ///< K and V are one)
   int64_t dynamicSmem = 0; ///< what the launch asks for (incl. alignment)
   /// Sparse: per stage, one bit per key of the tile (the key's index is
-  /// not -1 and its position below the top-k length), written by the
-  /// loader with the tile, read by the softmax; after the partial-S buffer.
+  /// not -1 and its position below the top-k length), read by the softmax,
+  /// then the tile's slots (i32, -1 for no key), read by the loader's
+  /// gathers and the dequant role: written by the loader before it arms
+  /// the stage, so the indices are read from global memory once per CTA;
+  /// after the partial-S buffer.
   int64_t maskBytesPerStage() const {
-    return problem.sparse() ? kvTile / 8 : 0;
+    return problem.sparse() ? kvTile / 8 + kvTile * 4 : 0;
   }
 
   // Tensor memory columns. S has sBuffers buffers of kvTile columns from
