@@ -73,9 +73,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::ScopedDiagnosticHandler drop(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });
 
-  // nvfp4-opt and nvfp4-run reject what MLIR's recursive parser cannot
-  // take (nvfp4/Support/InputNesting.h); so does the fuzzer.
-  if (nvfp4::findExcessiveNesting(
+  // nvfp4-opt and nvfp4-run reject what MLIR's parser cannot take
+  // (nvfp4/Support/InputNesting.h); so does the fuzzer.
+  if (nvfp4::findInputHazard(
           std::string_view(reinterpret_cast<const char *>(data), size)))
     return 0;
 

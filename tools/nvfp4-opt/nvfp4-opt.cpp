@@ -59,9 +59,9 @@ int main(int argc, char **argv) {
     llvm::errs() << "nvfp4-opt: " << error << "\n";
     return 1;
   }
-  if (auto deep = nvfp4::findExcessiveNesting(file->getBuffer())) {
-    llvm::errs() << file->getBufferIdentifier() << ":" << deep->line << ":"
-                 << deep->column << ": error: " << deep->message() << "\n";
+  if (auto bad = nvfp4::findInputHazard(file->getBuffer())) {
+    llvm::errs() << file->getBufferIdentifier() << ":" << bad->line << ":"
+                 << bad->column << ": error: " << bad->message << "\n";
     return 1;
   }
   std::unique_ptr<llvm::ToolOutputFile> output =

@@ -689,10 +689,10 @@ int run::runMlirMode(const rt::RunOptions &options) {
   if (!file)
     return usageError("cannot read " + options.input + ": " +
                       file.getError().message());
-  // MLIR's recursive parser would overflow the stack on deeper input.
-  if (auto deep = nvfp4::findExcessiveNesting((*file)->getBuffer()))
-    return usageError(options.input + ":" + std::to_string(deep->line) + ":" +
-                      std::to_string(deep->column) + ": " + deep->message());
+  // Input MLIR's parser crashes on (too deep, index dense arrays).
+  if (auto bad = nvfp4::findInputHazard((*file)->getBuffer()))
+    return usageError(options.input + ":" + std::to_string(bad->line) + ":" +
+                      std::to_string(bad->column) + ": " + bad->message);
   sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));

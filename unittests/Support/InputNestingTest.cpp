@@ -56,3 +56,24 @@ TEST(InputNesting, MessageNamesTheLimit) {
 }
 
 } // namespace
+
+TEST(InputNestingTest, IndexDenseArraysAreHazards) {
+  // MLIR 22's parser crashes on a dense array of index elements.
+  auto bad = nvfp4::findInputHazard(
+      "func.func @f() {\n  %0 = \"m.a\"() <{s = array<index: 0, 0>}> : () -> i1\n}");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->line, 2u);
+  EXPECT_EQ(bad->column, 22u);
+  EXPECT_NE(bad->message.find("array<index: ...>"), std::string::npos);
+  EXPECT_TRUE(nvfp4::findInputHazard("x = array < index >"));
+  // Other element types, strings, comments and longer identifiers are fine.
+  EXPECT_FALSE(nvfp4::findInputHazard("x = array<i64: 0, 0>"));
+  EXPECT_FALSE(nvfp4::findInputHazard("x = \"array<index: 0>\""));
+  EXPECT_FALSE(nvfp4::findInputHazard("// array<index: 0>\nx = 1"));
+  EXPECT_FALSE(nvfp4::findInputHazard("x = myarray<index>"));
+  EXPECT_FALSE(nvfp4::findInputHazard("x = array<indexed>"));
+  // Nesting is reported the same way.
+  auto deep = nvfp4::findInputHazard(std::string(300, '[') + std::string(300, ']'));
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->column, 257u);
+}

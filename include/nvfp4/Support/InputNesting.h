@@ -38,6 +38,19 @@ struct NestingError {
 std::optional<NestingError> findExcessiveNesting(std::string_view text,
                                                  unsigned limit = kMaxInputNesting);
 
+/// Input MLIR 22's parser crashes on, found before it sees it.
+struct InputHazard {
+  size_t line = 0, column = 0; // 1-based
+  std::string message;
+};
+
+/// The first hazard in MLIR text: nesting deeper than kMaxInputNesting, or
+/// a dense array of `index` elements (`array<index: ...>`, which MLIR 22's
+/// parser dereferences as a null element type and crashes on: found by
+/// scripts/fuzz-opt.py, upstream mlir-opt-22 crashes alike); strings and
+/// `//` comments are skipped.
+std::optional<InputHazard> findInputHazard(std::string_view text);
+
 } // namespace nvfp4
 
 #endif // NVFP4_SUPPORT_INPUTNESTING_H
