@@ -101,47 +101,35 @@ for kernel in "${kernels[@]}"; do
   echo "    TMEM columns   ${columns:-not in the plan} (sm100-plan-tmem)"
 done
 
-# DeepSeek-V4-Pro decode attention (examples/dsv4_decode.mlir): the
-# nvfp4.attention op lowered, compiled for sm_100a (ptxas must accept it with
-# no spill) and checked against float64 on the emulator (no SM100 here).
-dsv4="$NVFP4_ROOT/examples/dsv4_decode.mlir"
 run="$NVFP4_BUILD_DIR/bin/nvfp4-run"
 [[ -x "$run" ]] || nvfp4_die "the build did not produce $run"
-nvfp4_log "compiling ${dsv4#"$NVFP4_ROOT"/} for sm_100a"
-"$opt" "$dsv4" \
-  --nvfp4-sm100-to-cubin="ptx-file=$out/dsv4.ptx cubin-file=$out/dsv4.cubin" \
-  -o /dev/null || nvfp4_die "nvfp4-opt --nvfp4-sm100-to-cubin failed on $dsv4"
-"$ptxas" -v -arch=sm_100a "$out/dsv4.ptx" -o /dev/null >"$out/dsv4.ptxas.log" 2>&1 ||
-  { cat "$out/dsv4.ptxas.log" >&2; nvfp4_die "ptxas rejected $out/dsv4.ptx"; }
-echo
-echo "nvfp4 demo: ${dsv4#"$NVFP4_ROOT"/} -> sm_100a"
-echo "  PTX    $out/dsv4.ptx ($(wc -c <"$out/dsv4.ptx") bytes)"
-echo "  ptxas  $(grep -Eo 'Used [0-9]+ registers' "$out/dsv4.ptxas.log"), $(grep -Eo '[0-9]+ bytes spill stores' "$out/dsv4.ptxas.log")"
-nvfp4_log "running it on the emulator against float64"
-"$run" --backend=emulator "$dsv4" >"$out/dsv4.run.log" 2>&1 || true
-grep -E '^nvfp4-run: (output|emulator)' "$out/dsv4.run.log" | sed 's/^/  /'
-verdict=$(tail -1 "$out/dsv4.run.log")
-echo "  $verdict"
-[[ "$verdict" == PASS* ]] || nvfp4_die "examples/dsv4_decode.mlir did not pass on the emulator"
 
-# The DeepSeek-V4-Pro CSA decode layer as one op (examples/dsv4_pro_csa_layer.mlir):
-# the window list over an fp8 MODEL1 cache plus the top-1024 of the
-# compressed cache, one softmax with the sink, MTP; compiled for sm_100a and
-# checked on the emulator against float64 on the dequantized caches.
-csa="$NVFP4_ROOT/examples/dsv4_pro_csa_layer.mlir"
-nvfp4_log "compiling ${csa#"$NVFP4_ROOT"/} for sm_100a"
-"$opt" "$csa" \
-  --nvfp4-sm100-to-cubin="ptx-file=$out/csa.ptx cubin-file=$out/csa.cubin" \
-  -o /dev/null || nvfp4_die "nvfp4-opt --nvfp4-sm100-to-cubin failed on $csa"
-"$ptxas" -v -arch=sm_100a "$out/csa.ptx" -o /dev/null >"$out/csa.ptxas.log" 2>&1 ||
-  { cat "$out/csa.ptxas.log" >&2; nvfp4_die "ptxas rejected $out/csa.ptx"; }
-echo
-echo "nvfp4 demo: ${csa#"$NVFP4_ROOT"/} -> sm_100a"
-echo "  PTX    $out/csa.ptx ($(wc -c <"$out/csa.ptx") bytes)"
-echo "  ptxas  $(grep -Eo 'Used [0-9]+ registers' "$out/csa.ptxas.log" | paste -sd, -) (the combine kernel, the attention kernel), $(grep -Eo '[0-9]+ bytes spill stores' "$out/csa.ptxas.log" | paste -sd, -)"
-nvfp4_log "running it on the emulator against float64"
-"$run" --backend=emulator "$csa" >"$out/csa.run.log" 2>&1 || true
-grep -E '^nvfp4-run: (output|emulator)' "$out/csa.run.log" | sed 's/^/  /'
-verdict=$(tail -1 "$out/csa.run.log")
-echo "  $verdict"
-[[ "$verdict" == PASS* ]] || nvfp4_die "examples/dsv4_pro_csa_layer.mlir did not pass on the emulator"
+# An nvfp4.attention example: lowered, compiled for sm_100a (ptxas must
+# accept it with no spill), checked against float64 on the emulator (no
+# SM100 here). $1: the example, $2: the name of its outputs under $out.
+attention_example() {
+  local input="$1" name="$2" verdict
+  nvfp4_log "compiling ${input#"$NVFP4_ROOT"/} for sm_100a"
+  "$opt" "$input" \
+    --nvfp4-sm100-to-cubin="ptx-file=$out/$name.ptx cubin-file=$out/$name.cubin" \
+    -o /dev/null || nvfp4_die "nvfp4-opt --nvfp4-sm100-to-cubin failed on $input"
+  "$ptxas" -v -arch=sm_100a "$out/$name.ptx" -o /dev/null >"$out/$name.ptxas.log" 2>&1 ||
+    { cat "$out/$name.ptxas.log" >&2; nvfp4_die "ptxas rejected $out/$name.ptx"; }
+  echo
+  echo "nvfp4 demo: ${input#"$NVFP4_ROOT"/} -> sm_100a"
+  echo "  PTX    $out/$name.ptx ($(wc -c <"$out/$name.ptx") bytes)"
+  echo "  ptxas  $(grep -Eo 'Used [0-9]+ registers' "$out/$name.ptxas.log" | paste -sd, -) (per kernel), $(grep -Eo '[0-9]+ bytes spill stores' "$out/$name.ptxas.log" | paste -sd, -)"
+  nvfp4_log "running it on the emulator against float64"
+  "$run" --backend=emulator "$input" >"$out/$name.run.log" 2>&1 || true
+  grep -E '^nvfp4-run: (output|emulator)' "$out/$name.run.log" | sed 's/^/  /'
+  verdict=$(tail -1 "$out/$name.run.log")
+  echo "  $verdict"
+  [[ "$verdict" == PASS* ]] || nvfp4_die "${input#"$NVFP4_ROOT"/} did not pass on the emulator"
+}
+
+# DeepSeek-V4-Pro decode attention (examples/dsv4_decode.mlir), one op.
+attention_example "$NVFP4_ROOT/examples/dsv4_decode.mlir" dsv4
+# The DeepSeek-V4-Pro CSA decode layer as one op: the window list over an
+# fp8 MODEL1 cache plus the top-1024 of the compressed cache, one softmax
+# with the sink, MTP; checked against float64 on the dequantized caches.
+attention_example "$NVFP4_ROOT/examples/dsv4_pro_csa_layer.mlir" csa

@@ -4,6 +4,24 @@
 
 namespace nvfp4 {
 
+namespace {
+
+/// From the opening quote at `i`: to the unescaped closing quote, counting
+/// the lines inside.
+void skipString(std::string_view text, size_t &i, size_t &line,
+                size_t &lineStart) {
+  for (++i; i < text.size() && text[i] != '"'; ++i) {
+    if (text[i] == '\\')
+      ++i;
+    else if (text[i] == '\n') {
+      ++line;
+      lineStart = i + 1;
+    }
+  }
+}
+
+} // namespace
+
 std::string NestingError::message() const {
   return "brackets nested deeper than " + std::to_string(limit) +
          " (MLIR's recursive-descent parser would overflow the stack); "
@@ -22,14 +40,7 @@ std::optional<NestingError> findExcessiveNesting(std::string_view text,
       lineStart = i + 1;
       break;
     case '"': // a string literal: up to the unescaped closing quote
-      for (++i; i < n && text[i] != '"'; ++i) {
-        if (text[i] == '\\')
-          ++i;
-        else if (text[i] == '\n') {
-          ++line;
-          lineStart = i + 1;
-        }
-      }
+      skipString(text, i, line, lineStart);
       break;
     case '/':
       if (i + 1 < n && text[i + 1] == '/')
@@ -93,14 +104,7 @@ std::optional<InputHazard> findInputHazard(std::string_view text) {
       ++line;
       lineStart = i + 1;
     } else if (c == '"') {
-      for (++i; i < n && text[i] != '"'; ++i) {
-        if (text[i] == '\\')
-          ++i;
-        else if (text[i] == '\n') {
-          ++line;
-          lineStart = i + 1;
-        }
-      }
+      skipString(text, i, line, lineStart);
     } else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
       while (i + 1 < n && text[i + 1] != '\n')
         ++i;
