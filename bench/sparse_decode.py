@@ -26,9 +26,10 @@ The visible keys are recounted here from the harness's seeded fills
 printed lengths are checked against them).
 
 The last column is a lower bound, not a measurement: the least bytes /
-minimum that any plan reaching SM fill >= 0.90 must read on that shape,
-splitting each query row's keys (rows), or first its heads into two
-M = 64 halves sharing the K tiles by multicast (head halves).
+minimum that any key-split plan reaching SM fill >= 0.90 must read on that
+shape, over CTA pairs (this kernel) and over clusters of 16 CTAs that
+share Q by multicast and reduce a row's pieces in distributed shared
+memory (no such kernel exists yet).
 
 Each input is measured as written (split-KV balanced over the SMs) and
 with num_splits(1) (one CTA pair per query row: the gathers, indices and
@@ -169,22 +170,32 @@ def measure(run, path, sms, tmp, whole=False):
     useful = 2 * Hq * (D + Dv) * sum(visible)
     name = os.path.relpath(path, ROOT) if path.startswith(ROOT) else (
         os.path.basename(path)[len("whole_"):] + ", num_splits(1)")
-    # The least bytes / minimum of ANY plan reaching SM fill >= 0.90 on this
-    # shape (docs/AttentionLowering.md, "Why fill >= 0.90 and bytes <= 1.02
-    # cannot both hold", for these rows): fill 0.90 needs ceil(0.9 x SMs)
-    # busy SMs, R = that / 2 CTA pairs; a row has at most `halves` units
-    # without splitting its keys (1, or 2 when its heads split into two
-    # M = 64 halves whose K tiles a cluster multicasts, read once), so
-    # R - rows x halves extra pieces each re-read their share of Q and
-    # write an f32 partial O the combine reads back.
-    floors = {}
+    # The least bytes / minimum of any plan reaching SM fill >= 0.90 on this
+    # shape that splits rows by keys over clusters of `cluster` CTAs, each
+    # cluster reading its row's Q once (multicast) and reducing its pieces
+    # in distributed shared memory, pieces in different clusters writing an
+    # f32 partial O the combine reads back (bench/split_kv.py's
+    # bytes_floor, docs/AttentionLowering.md "Why fill >= 0.90 and bytes <=
+    # 1.02 cannot both hold", on these rows: work in 16-key chunks of index
+    # entries per row). cluster 2: this kernel's pairs; 16: the largest
+    # cluster SM100 launches.
     rows = B * Sq
-    for halves in (1, 2):
-        R = math.ceil(math.ceil(0.9 * sms - 1e-9) / 2)
-        extra = max(0, R - rows * halves)
-        q_share, partial = Hq * D * 2 // halves, Hq * Dv * 4 // halves
-        floors[halves] = (minimum + extra * q_share +
-                          (extra + (1 if extra else 0)) * partial) / minimum
+    chunks = [-(-e // 16) for e in entries]
+    floors = {}
+    for cluster in (2, 16):
+        W, clusters = sum(chunks), sms // cluster
+        R = -(-math.ceil(0.9 * sms - 1e-9) // cluster)
+        q_bytes, partial = Hq * D * 2, Hq * Dv * 4
+        if R > clusters or W == 0:
+            floors[cluster] = math.inf
+            continue
+        cap = cluster * W / (0.9 * sms)
+        pieces = [max(1, math.ceil(c / cap)) for c in chunks]
+        balance = sum((n - 1) * q_bytes + n * partial
+                      for n in pieces if n > 1)
+        count = ((R - rows) * q_bytes + (R - rows + 1) * partial
+                 if R > rows else 0)
+        floors[cluster] = (minimum + max(balance, count)) / minimum
     return dict(name=name, layout=layout, floors=floors,
                 verdict=out.strip().splitlines()[-1], B=B, Sq=Sq, Hq=Hq,
                 keys=sum(visible), entries=sum(entries), read=read,
@@ -208,8 +219,8 @@ def main():
             rows.append(measure(run, path, args.sms, tmp, whole=True))
     print("| example | B x Sq, heads | visible keys / index entries | bytes "
           "read / minimum | SM fill | useful FLOPs / byte (B200: 281) | "
-          "issued / useful MMA FLOPs | floor at fill 0.90: rows, head "
-          "halves | result |")
+          "issued / useful MMA FLOPs | floor at fill 0.90: pairs, clusters "
+          "of 16 | result |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print("| %s | %d x %d, %d | %d / %d | %d / %d = %.3f | %.3f | %.0f | "
@@ -218,7 +229,7 @@ def main():
                   r["entries"], r["read"], r["minimum"],
                   r["read"] / r["minimum"], r["fill"],
                   r["useful"] / r["read"], r["issued"] / r["useful"],
-                  r["floors"][1], r["floors"][2],
+                  r["floors"][2], r["floors"][16],
                   r["verdict"].split(" ")[0]))
 
 

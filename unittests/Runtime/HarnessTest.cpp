@@ -190,8 +190,9 @@ TEST(HarnessTest, SparseIndicesSpanTheCacheWithMissingAndRepeatedKeys) {
       lo = std::min(lo, e);
       hi = std::max(hi, e);
     }
-    if (r % 2 == 1)
+    if (r % 2 == 1) {
       EXPECT_EQ(x[r * row + row - 1], -1) << "row " << r;
+    }
   }
   // Row 1 sees no key; about 1 in 8 missing and 1 in 8 repeated.
   for (uint64_t t = 0; t < row; ++t)

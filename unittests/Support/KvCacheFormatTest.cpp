@@ -108,9 +108,11 @@ TEST(KvCacheFormatTest, FillMakesFiniteTokensAndPoisonsPadding) {
       }
     EXPECT_TRUE(someNegative);
     EXPECT_TRUE(someSubnormal);
-    if (!f.scalesInRow) // the pad byte of a scale record
+    if (!f.scalesInRow) { // the pad byte of a scale record
       EXPECT_EQ(cache[size_t(f.scalesOffset(ps, 0) + 7)], 0xff);
-    if (pb > ps * (f.rowBytes + (f.scalesInRow ? 0 : f.scaleStride)))
+    }
+    if (pb > ps * (f.rowBytes + (f.scalesInRow ? 0 : f.scaleStride))) {
       EXPECT_EQ(cache[size_t(pb - 1)], 0xff); // padding
+    }
   }
 }
