@@ -115,6 +115,9 @@ public:
   /// With extra: whether key position `pos` is in the extra set (i1; null
   /// without extra).
   Value inExtra(Value pos);
+  /// Sparse: whether `slot` (of position `pos`) is neither -1 nor a slot of
+  /// its cache (i1).
+  Value badSlot(Value pos, Value slot);
   /// Sparse: the gather-map row (i32) of `slot` and KV head `kvHead`, -1
   /// (out of the map) for a negative slot.
   Value gatherRow(Value slot, Value kvHead);

@@ -235,6 +235,16 @@ Value KvSource::slotAt(const UnitGeom &u, Value pos) {
   return ir.select(x, second, main);
 }
 
+Value KvSource::badSlot(Value pos, Value slot) {
+  IR &ir = env.ir;
+  const AttentionProblemShape &p = env.p;
+  Value slots = ir.i32(p.slots);
+  if (p.extra())
+    slots = ir.select(inExtra(pos), ir.i32(p.extraSlots), slots);
+  // Unsigned: -1 + 1 = 0 passes, anything below -1 wraps past the bound.
+  return ir.cmp(arith::CmpIPredicate::ugt, ir.add(slot, ir.i32(1)), slots);
+}
+
 void KvSource::checkSlot(const UnitGeom &u, Value pos, Value slot) {
   IR &ir = env.ir;
   const AttentionProblemShape &p = env.p;

@@ -462,24 +462,38 @@ std::pair<Value, Value> KernelBuilder::chunkRange(const Piece &piece,
 }
 
 void KernelBuilder::writeKeyMask(const UnitGeom &u, Value key0, Value stage) {
-  const int64_t words = s.kvTile / 32;
-  Value mask = view(maskOffset(stage),
-                    ir.smemMemref({words}, b.getI32Type()));
+  // 16 keys per iteration, unrolled, so that one thread has 16 independent
+  // index loads in flight rather than one (a loop that uses each load at
+  // once waits a memory latency per key); their 16 mask bits are one half
+  // of a mask word (the softmax reads whole words). A bad index is looked
+  // for again, key by key, only when one of the 16 is bad (the kernel
+  // stops there).
+  constexpr int64_t kGroup = 16;
+  Type i16 = b.getIntegerType(16);
+  Value halves = view(maskOffset(stage),
+                      ir.smemMemref({s.kvTile / kGroup}, i16));
   Value slots = stageSlots(stage);
-  forLoop(idx(0), idx(words), idx(1), [&](Value w) {
-    Value word = ir.forLoop(
-        idx(0), idx(32), idx(1), ValueRange{i32(0)},
-        [&](Value j, ValueRange acc) -> SmallVector<Value> {
-          Value pos = ir.add(key0, ir.add(ir.mul(w, idx(32)), j));
-          Value slot = kv.slotAt(u, pos);
-          kv.checkSlot(u, pos, slot);
-          memref::StoreOp::create(b, slot, slots,
-                                  ValueRange{ir.add(ir.mul(w, idx(32)), j)});
-          Value bit = arith::ShLIOp::create(b, i32(1), ir.toI32(j));
-          Value set = ir.cmp(arith::CmpIPredicate::sge, slot, i32(0));
-          return {ir.select(set, ir.ori(acc[0], bit), acc[0])};
-        })[0];
-    memref::StoreOp::create(b, word, mask, ValueRange{w});
+  forLoop(idx(0), idx(s.kvTile / kGroup), idx(1), [&](Value g) {
+    Value base = ir.mul(g, idx(kGroup));
+    Value first = ir.add(key0, base);
+    Value bits = i32(0), bad = i1(false);
+    for (int64_t j = 0; j < kGroup; ++j) {
+      Value pos = ir.add(first, idx(j));
+      Value slot = kv.slotAt(u, pos);
+      memref::StoreOp::create(b, slot, slots,
+                              ValueRange{ir.add(base, idx(j))});
+      Value set = ir.cmp(arith::CmpIPredicate::sge, slot, i32(0));
+      bits = ir.select(set, ir.ori(bits, i32(int64_t(1) << j)), bits);
+      bad = ir.ori(bad, kv.badSlot(pos, slot));
+    }
+    memref::StoreOp::create(b, arith::TruncIOp::create(b, i16, bits), halves,
+                            ValueRange{g});
+    ifThen(bad, [&] {
+      forLoop(idx(0), idx(kGroup), idx(1), [&](Value j) {
+        Value pos = ir.add(first, j);
+        kv.checkSlot(u, pos, kv.slotAt(u, pos));
+      });
+    });
   });
 }
 

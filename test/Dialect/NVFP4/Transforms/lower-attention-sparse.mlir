@@ -14,13 +14,14 @@
 // CHECK-SAME: types = {indices = "i32",
 // CHECK-SAME: queries_per_cta = 1 : i64, row_blocks = 2 : i64
 // CHECK-SAME: smem_bytes = 133680
-// The loader: the key mask (an index that is neither -1 nor a slot traps),
-// then the tile armed, then a loop over groups of four keys with one gather4
-// per 64 columns (two at D = 128).
+// The loader: the key mask, 16 keys (16 index loads) per iteration, each
+// slot kept in shared memory, 16 mask bits stored at a time (an index that
+// is neither -1 nor a slot traps); then the tile armed, then a loop over
+// groups of four keys with one gather4 per 64 columns (two at D = 128).
 // CHECK: sm100.role "load"
-// CHECK: memref.load %{{.*}} : memref<3x2x200xi32>
+// CHECK-COUNT-16: memref.load %{{.*}} : memref<3x2x200xi32>
+// CHECK: memref.store %{{.*}} : memref<8xi16, #gpu.address_space<workgroup>>
 // CHECK: gpu.printf "nvfp4.attention: sequence %d, query %d: indices[%d, %d, %d] = %d is neither -1 nor a slot in [0, %d)\0A"
-// CHECK: memref.store %{{.*}} : memref<4xi32, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.mbarrier.arrive.expect_tx
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
 // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {mode = #nvvm.tma_load_mode<tile_gather4>} : !llvm.ptr<7>, !llvm.ptr
