@@ -1045,7 +1045,6 @@ void KernelBuilder::dequantRole() {
   Type i8 = b.getI8Type(), f32 = b.getF32Type(), f16 = b.getF16Type();
   Value lane = ir.sub(tid, idx(192)); // 0 .. 63
   forEachPieceWithTiles([&](const Piece &piece, Value g0, Value) {
-    const UnitGeom &u = piece.unit;
     forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
       Value g = ir.add(g0, n);
       Value stage = ir.remu(g, idx(s.stages));
