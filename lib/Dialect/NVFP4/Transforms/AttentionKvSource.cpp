@@ -47,24 +47,22 @@ void KvSource::appendArgTypes(SmallVector<Type> &types) const {
   Type ptr = LLVM::LLVMPointerType::get(env.ir.ctx);
   const AttentionProblemShape &p = env.p;
   if (p.cache) {
-    types.push_back(ptr); // e4m3 bytes, 64 per box
-    types.push_back(ptr); // bf16 bytes, 128 per box, swizzled
-    types.push_back(MemRefType::get({p.batch, p.seqQ, p.topk},
-                                    env.b.getI32Type()));
-    // The cache as pages of rows (the harness's [np, rpp, rb] view).
-    types.push_back(MemRefType::get({p.slots / p.slotPageSize,
-                                     p.cachePageBytes / p.cache->rowBytes,
-                                     p.cache->rowBytes},
-                                    env.b.getI8Type()));
+    // Per cache (the main one, then extra's): its two byte maps (e4m3, 64
+    // bytes per box; bf16, 128 per box, swizzled), its indices, and its
+    // bytes as pages of rows (the harness's [np, rpp, rb] view).
+    auto cacheArgs = [&](int64_t topk, int64_t pages, int64_t pageBytes) {
+      types.push_back(ptr);
+      types.push_back(ptr);
+      types.push_back(
+          MemRefType::get({p.batch, p.seqQ, topk}, env.b.getI32Type()));
+      types.push_back(MemRefType::get(
+          {pages, pageBytes / p.cache->rowBytes, p.cache->rowBytes},
+          env.b.getI8Type()));
+    };
+    cacheArgs(p.topk, p.slots / p.slotPageSize, p.cachePageBytes);
     if (p.extra()) {
-      types.push_back(ptr);
-      types.push_back(ptr);
-      types.push_back(MemRefType::get({p.batch, p.seqQ, p.extraTopk},
-                                      env.b.getI32Type()));
-      types.push_back(MemRefType::get({p.extraSlots / p.extraPageSize,
-                                       p.extraPageBytes / p.cache->rowBytes,
-                                       p.cache->rowBytes},
-                                      env.b.getI8Type()));
+      cacheArgs(p.extraTopk, p.extraSlots / p.extraPageSize,
+                p.extraPageBytes);
       if (p.hasExtraLens)
         types.push_back(MemRefType::get({p.batch}, env.b.getI32Type()));
     }
