@@ -646,18 +646,27 @@ Error pagedCompute(const std::map<std::string, uint64_t> &sizes,
   return Error::success();
 }
 
+/// One key set's sparse inputs: the indices (operand `ii`, named `name`)
+/// integers and -1 or slots in [0, slots) wherever the top-k lengths
+/// (operand `li`, empty: all of `topk`) reach (rt::checkSparseInputs).
+Error checkSparseOperands(const std::map<std::string, uint64_t> &sizes,
+                          const std::vector<std::vector<double>> &ops,
+                          size_t li, size_t ii, uint64_t topk, uint64_t slots,
+                          const std::string &name) {
+  std::vector<int32_t> lens = lensOf(ops[li]), idx = tableOf(ops[ii]);
+  // tableOf maps a non-integer to -1, a valid index: name it here.
+  for (size_t e = 0; e < ops[ii].size(); ++e)
+    if (ops[ii][e] != std::floor(ops[ii][e]))
+      return makeError(name, "[", e, "] = ", ops[ii][e], " is not an integer");
+  return checkSparseInputs(sizes.at("b"), sizes.at("sq"), topk, slots,
+                           lens.empty() ? nullptr : lens.data(), idx.data());
+}
+
 /// "attention_sparse" operands: q, k, v, sink, kv_lens, indices, o, lse.
 Error sparseValidate(const std::map<std::string, uint64_t> &sizes,
                      const std::vector<std::vector<double>> &ops) {
-  std::vector<int32_t> lens = lensOf(ops[4]), idx = tableOf(ops[5]);
-  // tableOf maps a non-integer to -1, a valid index: name it here.
-  for (size_t e = 0; e < ops[5].size(); ++e)
-    if (ops[5][e] != std::floor(ops[5][e]))
-      return makeError("indices[", e, "] = ", ops[5][e],
-                       " is not an integer");
-  return checkSparseInputs(sizes.at("b"), sizes.at("sq"), sizes.at("topk"),
-                           sizes.at("np") * sizes.at("ps"),
-                           lens.empty() ? nullptr : lens.data(), idx.data());
+  return checkSparseOperands(sizes, ops, 4, 5, sizes.at("topk"),
+                             sizes.at("np") * sizes.at("ps"), "indices");
 }
 
 /// The sparse entry: key t of query i of sequence b is slot
@@ -719,16 +728,9 @@ Error cacheValidate(const KvCacheFormat &f,
       return makeError("a ", f.name, " cache of pages of ", ps,
                        " tokens has pages of ", f.pageBytes(int64_t(ps)),
                        " bytes; got ", pb, s.empty() ? "" : " (kv2)");
-    const size_t li = s.empty() ? 3 : 6, ii = s.empty() ? 4 : 7;
-    std::vector<int32_t> lens = lensOf(ops[li]), idx = tableOf(ops[ii]);
-    for (size_t e = 0; e < ops[ii].size(); ++e)
-      if (ops[ii][e] != std::floor(ops[ii][e]))
-        return makeError("indices", s, "[", e, "] = ", ops[ii][e],
-                         " is not an integer");
-    if (Error e = checkSparseInputs(
-            sizes.at("b"), sizes.at("sq"), sizes.at("topk" + s),
-            sizes.at("np" + s) * ps, lens.empty() ? nullptr : lens.data(),
-            idx.data()))
+    if (Error e = checkSparseOperands(
+            sizes, ops, s.empty() ? 3 : 6, s.empty() ? 4 : 7,
+            sizes.at("topk" + s), sizes.at("np" + s) * ps, "indices" + s))
       return s.empty() ? std::move(e)
                        : std::move(e).withContext("extra (indices2)");
   }

@@ -80,6 +80,14 @@ LogicalResult expectStatic(AttentionOp op, const Named &t, unsigned dim) {
          << ") to be static, found a dynamic size";
 }
 
+/// A tensor<B x i32> of per-sequence lengths (a dynamic size agrees with
+/// any).
+bool isPerSequenceI32(RankedTensorType type, int64_t batch) {
+  return type.getRank() == 1 && type.getElementType().isSignlessInteger(32) &&
+         (ShapedType::isDynamic(batch) || type.isDynamicDim(0) ||
+          type.getDimSize(0) == batch);
+}
+
 LogicalResult expectHeadDim(AttentionOp op, const Named &t) {
   int64_t d = t.type.getDimSize(3);
   if (d >= 1)
@@ -196,11 +204,7 @@ LogicalResult AttentionOp::verify() {
   if (Value lens = getKvLens()) {
     auto type = cast<RankedTensorType>(lens.getType());
     auto expected = RankedTensorType::get({batch}, b.getI32Type());
-    bool ok = type.getRank() == 1 &&
-              type.getElementType().isSignlessInteger(32) &&
-              (ShapedType::isDynamic(batch) || type.isDynamicDim(0) ||
-               type.getDimSize(0) == batch);
-    if (!ok)
+    if (!isPerSequenceI32(type, batch))
       return emitOpError("expects kv_lens to be ")
              << expected << " (one i32 length per sequence), found " << type;
   }
@@ -329,11 +333,7 @@ LogicalResult AttentionOp::verify() {
              << i2;
     if (Value l2 = getExtraLens()) {
       auto type = cast<RankedTensorType>(l2.getType());
-      bool ok = type.getRank() == 1 &&
-                type.getElementType().isSignlessInteger(32) &&
-                (ShapedType::isDynamic(batch) || type.isDynamicDim(0) ||
-                 type.getDimSize(0) == batch);
-      if (!ok)
+      if (!isPerSequenceI32(type, batch))
         return emitOpError("expects extra_lens to be ")
                << RankedTensorType::get({batch}, b.getI32Type())
                << " (one i32 top-k length per sequence), found " << type;

@@ -142,6 +142,10 @@ public:
   Value xk, xRope, xIndices, xCacheBytes;
 
 private:
+  /// Whether `slot` is neither -1 nor in [0, slots) (i1).
+  Value notSlot(Value slot, Value slots);
+  /// `row` (i32), or -1 (out of the map) for a negative `slot`.
+  Value rowOrNone(Value slot, Value row);
   /// Scale `group` of `slot` in the cache `bytesOf` of `pageSize` pages.
   Value scaleIn(Value bytesOf, int64_t pageSize, Value slot, Value group);
 

@@ -239,8 +239,19 @@ Value KvSource::badSlot(Value pos, Value slot) {
   Value slots = ir.i32(p.slots);
   if (p.extra())
     slots = ir.select(inExtra(pos), ir.i32(p.extraSlots), slots);
+  return notSlot(slot, slots);
+}
+
+Value KvSource::notSlot(Value slot, Value slots) {
+  IR &ir = env.ir;
   // Unsigned: -1 + 1 = 0 passes, anything below -1 wraps past the bound.
   return ir.cmp(arith::CmpIPredicate::ugt, ir.add(slot, ir.i32(1)), slots);
+}
+
+Value KvSource::rowOrNone(Value slot, Value row) {
+  IR &ir = env.ir;
+  return ir.select(ir.cmp(arith::CmpIPredicate::slt, slot, ir.i32(0)),
+                   ir.i32(-1), row);
 }
 
 void KvSource::checkSlot(const UnitGeom &u, Value pos, Value slot) {
@@ -250,9 +261,7 @@ void KvSource::checkSlot(const UnitGeom &u, Value pos, Value slot) {
   // the kernel says which and stops (docs/AttentionLowering.md, "Bad
   // indices").
   auto check = [&](int64_t slots, Value at, StringRef name) {
-    Value bad = ir.cmp(arith::CmpIPredicate::ugt, ir.add(slot, ir.i32(1)),
-                       ir.i32(slots));
-    ir.ifThen(bad, [&] {
+    ir.ifThen(notSlot(slot, ir.i32(slots)), [&] {
       gpu::PrintfOp::create(
           env.b,
           env.b.getStringAttr("nvfp4.attention: sequence %d, query %d: " +
@@ -278,9 +287,8 @@ void KvSource::checkSlot(const UnitGeom &u, Value pos, Value slot) {
 
 Value KvSource::gatherRow(Value slot, Value kvHead) {
   IR &ir = env.ir;
-  Value row = ir.add(ir.mul(slot, ir.i32(env.p.headsKv)), ir.toI32(kvHead));
-  return ir.select(ir.cmp(arith::CmpIPredicate::slt, slot, ir.i32(0)),
-                   ir.i32(-1), row);
+  return rowOrNone(
+      slot, ir.add(ir.mul(slot, ir.i32(env.p.headsKv)), ir.toI32(kvHead)));
 }
 
 void KvSource::gather4(Value map, Value dst, Value col, ArrayRef<Value> rows,
@@ -310,10 +318,9 @@ Value KvSource::cacheRow(Value slot, Value extra) {
     ps = ir.select(extra, ir.i32(p.extraPageSize), ps);
     rpp = ir.select(extra, ir.i32(p.cache->rowsPerPage(p.extraPageSize)), rpp);
   }
-  Value row = ir.add(ir.mul(arith::DivUIOp::create(env.b, slot, ps), rpp),
-                     arith::RemUIOp::create(env.b, slot, ps));
-  return ir.select(ir.cmp(arith::CmpIPredicate::slt, slot, ir.i32(0)),
-                   ir.i32(-1), row);
+  return rowOrNone(
+      slot, ir.add(ir.mul(arith::DivUIOp::create(env.b, slot, ps), rpp),
+                   arith::RemUIOp::create(env.b, slot, ps)));
 }
 
 Value KvSource::scale(Value slot, Value group, Value extra) {

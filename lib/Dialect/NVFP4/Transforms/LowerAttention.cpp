@@ -940,63 +940,58 @@ void KernelBuilder::loadRole() {
           ropeMap = ir.select(extraTile, kv.xRope, kv.gRope);
         }
         // One iteration per four keys (off: their first row of the tile).
-        forLoop(ir.mul(cFirst, idx(ck)), ir.mul(cEnd, idx(ck)), idx(4),
-                [&](Value off) {
-          {
-            SmallVector<Value, 4> rows;
-            Value slots = stageSlots(stage);
-            for (int64_t j = 0; j < 4; ++j) {
-              Value slot = memref::LoadOp::create(
-                  b, slots, ValueRange{ir.add(off, idx(j))});
-              rows.push_back(p.cache ? kv.cacheRow(slot, extraTile)
-                                     : kv.gatherRow(slot, u.kvHead));
-            }
-            Value at = ir.add(base, ir.mul(off, idx(128)));
-            auto dstOf = [&](Value region, int64_t box) {
-              return ir.toI32(
-                  ir.add(at, ir.add(region, idx(box * s.kvBoxBytes()))));
-            };
-            if (p.cache) {
-              // e4m3 boxes: 64 bytes per row into the raw region; bf16
-              // boxes: 128 bytes per row into the K tile, swizzled.
-              Value rawAt = ir.add(ir.add(base, rawOffset(stage)),
-                                   ir.mul(off, idx(64)));
-              const KvCacheFormat &f = *p.cache;
-              for (int64_t i = 0; i < int64_t(s.dBoxes[0].size()); ++i) {
-                Value box = idx(s.dBoxes[0][i]);
-                if (i < int64_t(s.dBoxes[1].size()))
-                  box = ir.select(ir.eq(split, idx(0)), box,
-                                  idx(s.dBoxes[1][i]));
-                forEachCacheBox(i, [&](bool quant) {
-                  if (quant) {
-                    kv.gather4(rawMap,
-                               ir.toI32(ir.add(rawAt,
-                                               idx(i * s.kvTile * 64))),
-                               ir.mul(box, idx(64)), rows, mbar, Value(),
-                               "load: gather4 e4m3");
-                  } else {
-                    Value col = ir.add(
-                        idx(f.ropeOffset - 2 * f.quantDims),
-                        ir.mul(box, idx(128)));
-                    kv.gather4(ropeMap, dstOf(kOff, i), col, rows, mbar,
-                               Value(), "load: gather4 bf16");
-                  }
-                });
+        forLoop(
+            ir.mul(cFirst, idx(ck)), ir.mul(cEnd, idx(ck)), idx(4),
+            [&](Value off) {
+              SmallVector<Value, 4> rows;
+              Value slots = stageSlots(stage);
+              for (int64_t j = 0; j < 4; ++j) {
+                Value slot = memref::LoadOp::create(
+                    b, slots, ValueRange{ir.add(off, idx(j))});
+                rows.push_back(p.cache ? kv.cacheRow(slot, extraTile)
+                                       : kv.gatherRow(slot, u.kvHead));
               }
-              return;
-            }
-            forEachDBox([&](int64_t i, Value col) {
-              shared(i, [&](Value mask) {
-                kv.gather4(kv.gk, dstOf(kOff, i), col, rows, mbar, mask,
-                           "load: gather4 k");
+              Value at = ir.add(base, ir.mul(off, idx(128)));
+              auto dstOf = [&](Value region, int64_t box) {
+                return ir.toI32(
+                    ir.add(at, ir.add(region, idx(box * s.kvBoxBytes()))));
+              };
+              if (p.cache) {
+                // e4m3 boxes: 64 bytes per row into the raw region; bf16
+                // boxes: 128 bytes per row into the K tile, swizzled.
+                Value rawAt = ir.add(ir.add(base, rawOffset(stage)),
+                                     ir.mul(off, idx(64)));
+                const KvCacheFormat &f = *p.cache;
+                for (int64_t i = 0; i < int64_t(s.dBoxes[0].size()); ++i) {
+                  Value box = boxAt(idx(i));
+                  forEachCacheBox(i, [&](bool quant) {
+                    if (quant) {
+                      kv.gather4(
+                          rawMap,
+                          ir.toI32(ir.add(rawAt, idx(i * s.kvTile * 64))),
+                          ir.mul(box, idx(64)), rows, mbar, Value(),
+                          "load: gather4 e4m3");
+                    } else {
+                      Value col = ir.add(idx(f.ropeOffset - 2 * f.quantDims),
+                                         ir.mul(box, idx(128)));
+                      kv.gather4(ropeMap, dstOf(kOff, i), col, rows, mbar,
+                                 Value(), "load: gather4 bf16");
+                    }
+                  });
+                }
+                return;
+              }
+              forEachDBox([&](int64_t i, Value col) {
+                shared(i, [&](Value mask) {
+                  kv.gather4(kv.gk, dstOf(kOff, i), col, rows, mbar, mask,
+                             "load: gather4 k");
+                });
               });
+              if (!p.kvSame)
+                for (int64_t i = 0; i < s.dvPerCta() / 64; ++i)
+                  kv.gather4(kv.gv, dstOf(vOff, i), ir.add(dvBase, idx(i * 64)),
+                             rows, mbar, Value(), "load: gather4 v");
             });
-            if (!p.kvSame)
-              for (int64_t i = 0; i < s.dvPerCta() / 64; ++i)
-                kv.gather4(kv.gv, dstOf(vOff, i), ir.add(dvBase, idx(i * 64)),
-                           rows, mbar, Value(), "load: gather4 v");
-          }
-        });
         return;
       }
       Value whole =
@@ -1356,8 +1351,8 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     sizes.push_back(named("mp", i64(p.maxPages)));
   }
   if (p.sparse()) {
-    sizes.push_back(named("np", i64(p.slots / p.pageSizeOfSlots())));
-    sizes.push_back(named("ps", i64(p.pageSizeOfSlots())));
+    sizes.push_back(named("np", i64(p.slots / p.slotPageSize)));
+    sizes.push_back(named("ps", i64(p.slotPageSize)));
     sizes.push_back(named("topk", i64(p.topk)));
   }
   if (p.cache) {

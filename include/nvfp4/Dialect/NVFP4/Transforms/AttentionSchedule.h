@@ -45,12 +45,10 @@ struct AttentionProblemShape {
   int64_t pageSize = 0, numPages = 0, maxPages = 0;
   bool paged() const { return pageSize != 0; }
   /// Sparse top-k (indices [B, Sq, TopK]): TopK (= Skv, the key axis is the
-  /// index position) and the cache's slots (NumPages x PageSize); 0 for a
-  /// dense or paged cache.
+  /// index position), the cache's slots (NumPages x PageSize) and its page
+  /// size (the kernel sees slots only); 0 for a dense or paged cache.
   int64_t topk = 0, slots = 0, slotPageSize = 0;
   bool sparse() const { return topk != 0; }
-  /// Sparse: the cache's page size (K's dim 1; the kernel sees slots only).
-  int64_t pageSizeOfSlots() const { return slotPageSize; }
   /// A quantized cache (kv_cache): its layout and bytes per page (null for
   /// a bf16/f16 cache). Keys are dequantized to bf16 in shared memory.
   const KvCacheFormat *cache = nullptr;
