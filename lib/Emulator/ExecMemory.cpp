@@ -210,6 +210,8 @@ bool Executor::execMemory(Warp &w, const XInst &I, uint32_t mask) {
       uint8_t *p = resolve(w, l, I.space, addr, total, true, I);
       if (!p || (san_ && !sanShared(w, l, I, p, total, true, "st")))
         return false;
+      if (resolvedGlobal_)
+        stats_.globalStoreBytes += total;
       for (unsigned e = 0; e < I.vec; ++e) {
         const uint64_t *s = src(w, lst ? lst[e] : I.src[1]);
         uint64_t v = s[l];

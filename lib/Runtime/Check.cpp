@@ -372,6 +372,7 @@ const std::vector<Reference> &nvfp4::rt::references() {
           return cacheValidate(f, sizes, ops);
         }});
   }
+  appendNvfp4References(refs);
   return refs;
   }();
   return refs;

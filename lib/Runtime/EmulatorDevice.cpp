@@ -215,7 +215,8 @@ std::string EmulatorDevice::lastLaunchReport() const {
      << s.threadInstructions << " thread instructions, " << s.barriers
      << " barriers, " << s.mbarrierPhases << " mbarrier phases, " << s.mmas
      << " MMAs, " << s.tmaLoadBytes << " TMA bytes loaded, "
-     << s.globalLoadBytes << " bytes loaded by ld in "
+     << s.globalLoadBytes << " bytes loaded by ld, " << s.globalStoreBytes
+     << " bytes stored by st in "
      << std::fixed << std::setprecision(3) << lastWallMs_ << " ms wall";
   if (lastWallMs_ > 0)
     os << " (" << std::setprecision(1)

@@ -2,6 +2,7 @@
 
 #include "nvfp4/Runtime/Fill.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -145,4 +146,159 @@ Error nvfp4::rt::fillRandom(uint8_t *data, size_t bytes, uint64_t seed,
     }
   }
   return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// NVFP4 quantizer inputs
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Stores v (exactly representable, or rounded to nearest even) as the
+/// i-th element of type t.
+void storeAs(uint8_t *data, uint64_t i, FillType t, double v) {
+  float f = float(v);
+  if (t == FillType::F32) {
+    std::memcpy(data + 4 * i, &f, 4);
+  } else {
+    uint16_t h = t == FillType::BF16 ? floatToBF16(f) : floatToF16(f);
+    std::memcpy(data + 2 * i, &h, 2);
+  }
+}
+
+/// Exponent range of normal values of t, kept inside f16's for f16.
+void exponentRange(FillType t, int &lo, int &hi) {
+  lo = t == FillType::F16 ? -14 : -126;
+  hi = t == FillType::F16 ? 15 : 127;
+}
+
+int uniformInt(SplitMix64 &rng, int lo, int hi) {
+  return lo + int(rng.next() % uint64_t(hi - lo + 1));
+}
+
+} // namespace
+
+bool nvfp4::rt::encodeScaleIsPowerOfTwo(uint64_t seed, int &p) {
+  if (seed % 3 == 0)
+    return false;
+  p = int((seed / 3) % 9) - 4; // 2^-4 .. 2^4
+  return true;
+}
+
+Error nvfp4::rt::fillNvfp4Input(uint8_t *data, uint64_t rows, uint64_t k,
+                                uint64_t seed, FillType t) {
+  if (t != FillType::F32 && t != FillType::BF16 && t != FillType::F16)
+    return makeError("an NVFP4 input must be f32, bf16 or f16, found ",
+                     stringify(t));
+  if (k % 16 != 0)
+    return makeError("an NVFP4 input's rows must hold whole blocks of 16, "
+                     "found ",
+                     k, " elements");
+  SplitMix64 rng{seed};
+  int p = 0;
+  encodeScaleIsPowerOfTwo(seed, p); // p = 0 for the engines' scale
+  int expLo, expHi;
+  exponentRange(t, expLo, expHi);
+  const double ties[] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0,
+                         0.5,  1.0,  1.5,  2.0,  3.0, 4.0, 6.0};
+  const double largest = t == FillType::F32    ? 3.4028234663852886e38
+                         : t == FillType::BF16 ? 3.3895313892515355e38
+                                               : 65504.0;
+  const double tiny = t == FillType::F32    ? std::ldexp(1.0, -149)
+                      : t == FillType::BF16 ? std::ldexp(1.0, -133)
+                                            : std::ldexp(1.0, -24);
+  double x[16];
+  for (uint64_t blk = 0; blk < rows * k / 16; ++blk) {
+    uint64_t kind = rng.next() % 16;
+    auto sign = [&] { return (rng.next() & 1) ? -1.0 : 1.0; };
+    auto mantissa = [&] { // [1, 2), 24 random bits
+      return 1.0 + double(rng.next() >> 40) / 16777216.0;
+    };
+    if (kind <= 6 || kind >= 14) {
+      // Random values; the block magnitude puts the scale factor anywhere
+      // from underflow (2^-20 amax with gs ~ 1) to saturation.
+      int e = uniformInt(rng, std::max(expLo + 6, -24), std::min(expHi - 4, 9));
+      for (double &v : x)
+        v = sign() * std::ldexp(mantissa(), e - uniformInt(rng, 0, 5));
+    } else if (kind <= 8) {
+      // Every e2m1 tie and value at an exact scale s: with gs = 2^p the
+      // scale factor is 2^p s and the multiplier 1 / s exactly.
+      int q = uniformInt(rng, -6, 8);
+      double s = std::ldexp(1.0, q - p);
+      for (int i = 0; i < 16; ++i)
+        x[i] = sign() * ties[uniformInt(rng, 0, 13)] * s;
+      x[uniformInt(rng, 0, 15)] = sign() * 6.0 * s; // the amax
+    } else if (kind == 9) {
+      // The amax on an e4m3 tie: gs * amax / 6 is the midpoint of two
+      // adjacent e4m3 values (codes 1..125).
+      int c = uniformInt(rng, 1, 125);
+      auto e4m3 = [](int code) {
+        int ex = code >> 3, m = code & 7;
+        return ex == 0 ? std::ldexp(double(m), -9)
+                       : std::ldexp(1.0 + m / 8.0, ex - 7);
+      };
+      double mid = (e4m3(c) + e4m3(c + 1)) / 2;
+      double amax = 6.0 * mid * std::ldexp(1.0, -p);
+      for (double &v : x)
+        v = sign() * amax * mantissa() / 2.0;
+      x[uniformInt(rng, 0, 15)] = sign() * amax;
+    } else if (kind == 10) {
+      for (double &v : x)
+        v = sign() * 0.0;
+    } else if (kind == 11) {
+      // One special among random values.
+      for (double &v : x)
+        v = sign() * std::ldexp(mantissa(), uniformInt(rng, -8, 2));
+      uint64_t which = rng.next() % 4;
+      x[uniformInt(rng, 0, 15)] =
+          which == 0   ? std::nan("")
+          : which == 1 ? sign() * HUGE_VAL
+                       : sign() * largest;
+    } else if (kind == 12) {
+      // Tiny values: the type's subnormals.
+      for (double &v : x)
+        v = sign() * tiny * uniformInt(rng, 0, 7);
+    } else {
+      // Values just beside the e2m1 ties (one ulp of the type away).
+      int q = uniformInt(rng, -6, 8);
+      double s = std::ldexp(1.0, q - p);
+      double ulp = t == FillType::F32 ? 0x1p-23 : t == FillType::BF16 ? 0x1p-7 : 0x1p-10;
+      for (double &v : x)
+        v = sign() * ties[uniformInt(rng, 0, 6)] * s *
+            (1.0 + ((rng.next() & 1) ? ulp : -ulp / 2));
+      x[0] = 6.0 * s;
+    }
+    for (int i = 0; i < 16; ++i)
+      storeAs(data, blk * 16 + uint64_t(i), t, x[i]);
+  }
+  return Error::success();
+}
+
+float nvfp4::rt::fillEncodeScale(const uint8_t *x, uint64_t n, uint64_t seed,
+                                 FillType t) {
+  int p;
+  if (encodeScaleIsPowerOfTwo(seed, p))
+    return std::ldexp(1.0f, p);
+  float amax = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    float v;
+    if (t == FillType::F32) {
+      std::memcpy(&v, x + 4 * i, 4);
+    } else {
+      uint16_t h;
+      std::memcpy(&h, x + 2 * i, 2);
+      if (t == FillType::BF16) {
+        uint32_t bits = uint32_t(h) << 16;
+        std::memcpy(&v, &bits, 4);
+      } else {
+        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        v = e == 31 ? (m ? NAN : INFINITY)
+            : e == 0 ? std::ldexp(float(m), -24)
+                     : std::ldexp(1.0f + m / 1024.0f, e - 15);
+      }
+    }
+    if (std::isfinite(v))
+      amax = std::fmax(amax, std::fabs(v));
+  }
+  return amax > 0 ? 448.0f * 6.0f / amax : 1.0f;
 }

@@ -124,6 +124,60 @@ Expected<KernelArg> scalarArg(KernelArg::Kind kind, uint64_t v) {
   }
 }
 
+FillType fillTypeOf(ElemType t) {
+  return t == ElemType::F32    ? FillType::F32
+         : t == ElemType::BF16 ? FillType::BF16
+         : t == ElemType::I32  ? FillType::I32
+         : t == ElemType::U8   ? FillType::U8
+                               : FillType::F16;
+}
+
+/// Fills input `i` with its named fill (ReferenceOperand::fill).
+Error fillNamed(const HarnessSpec &spec, std::vector<std::vector<uint8_t>> &host,
+                const std::map<std::string, uint64_t> &sizes, uint64_t seed,
+                size_t i) {
+  const HarnessTensor &t = spec.tensors[i];
+  std::vector<uint8_t> &bytes = host[i];
+  if (t.fill == "nvfp4_input") {
+    uint64_t k = sizes.at(t.shape.back());
+    return fillNvfp4Input(bytes.data(), elements(t, sizes) / k, k, seed + i,
+                          fillTypeOf(t.type));
+  }
+  if (t.fill == "e4m3_scales") {
+    if (Error e = fillRandom(bytes.data(), bytes.size(), seed + i,
+                             FillType::U8))
+      return e;
+    for (uint8_t &b : bytes)
+      b = uint8_t(b % 0x7F); // [0, 0x7E]: finite, non-negative
+    return Error::success();
+  }
+  if (t.fill == "encode_scale") {
+    if (t.type != ElemType::F32 || bytes.size() != 4)
+      return makeError("a tensor scale is one f32");
+    float gs;
+    if (t.fillOf.empty()) {
+      // A positive full-mantissa scale in [2^-2, 2^12).
+      uint8_t r[4];
+      (void)fillRandom(r, 4, seed + i, FillType::F32);
+      float u;
+      std::memcpy(&u, r, 4);
+      gs = std::ldexp(1.0f + std::fabs(u), int(seed % 14) - 2);
+    } else {
+      size_t j = 0;
+      while (j < i && spec.tensors[j].name != t.fillOf)
+        ++j;
+      if (j == i)
+        return makeError("the scale's input '", t.fillOf,
+                         "' is not an earlier operand");
+      gs = fillEncodeScale(host[j].data(), elements(spec.tensors[j], sizes),
+                           seed + j, fillTypeOf(spec.tensors[j].type));
+    }
+    std::memcpy(bytes.data(), &gs, 4);
+    return Error::success();
+  }
+  return makeError("unknown fill '", t.fill, "'");
+}
+
 } // namespace
 
 Error nvfp4::rt::verify(const HarnessSpec &spec) {
@@ -601,6 +655,17 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
     } else if (!t.slotsOf.empty()) {
       os << "input, top-k slots in [0," << slotCount(t, o.sizes)
          << ") or -1 from seed " << o.seed + i;
+    } else if (t.fill == "nvfp4_input") {
+      os << "input, NVFP4 quantizer blocks (ties, zeros, NaN, inf, "
+            "subnormals) from seed "
+         << o.seed + i;
+    } else if (t.fill == "encode_scale") {
+      os << "input, a tensor scale"
+         << (t.fillOf.empty() ? std::string(" from seed ") +
+                                    std::to_string(o.seed + i)
+                              : " for " + t.fillOf);
+    } else if (t.fill == "e4m3_scales") {
+      os << "input, e4m3 codes in [0, 0x7E] from seed " << o.seed + i;
     } else if (!t.lengthsOf.empty()) {
       os << "input, lengths in [1," << t.lengthsOf << "] from seed "
          << o.seed + i << ": "
@@ -706,11 +771,10 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       for (size_t r = 0; r < n / w; ++r)
         std::memcpy(&bytes[r * w * eb], &from[r * ws * eb], w * eb);
     } else if (t.output || t.workspace) {
-      if (elemBytes(t.type) == 1)
-        return fail(makeError("tensor '", t.name, "': u8 outputs are not "
-                              "supported"));
       for (uint64_t e = 0; e < n; ++e) {
-        if (elemBytes(t.type) == 4)
+        if (elemBytes(t.type) == 1)
+          bytes[e] = kPoisonByte;
+        else if (elemBytes(t.type) == 4)
           std::memcpy(&bytes[e * 4], &kPoison32, 4);
         else
           std::memcpy(&bytes[e * 2], &kPoison16, 2);
@@ -746,6 +810,9 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       std::vector<int32_t> lens =
           fillLengths(n, sizes.at(t.lengthsOf), o.seed + i);
       std::memcpy(bytes.data(), lens.data(), bytes.size());
+    } else if (!t.fill.empty()) {
+      if (Error e = fillNamed(spec, host, sizes, o.seed, i))
+        return fail(std::move(e).withContext("tensor '" + t.name + "'"));
     } else {
       FillType ft = t.type == ElemType::F32    ? FillType::F32
                     : t.type == ElemType::BF16 ? FillType::BF16

@@ -16,6 +16,7 @@ set(NVFP4_RUNTIME_SOURCES
   Fill.cpp
   Harness.cpp
   KernelImage.cpp
+  Nvfp4Reference.cpp
   RunOptions.cpp
   Runner.cpp
   TensorMap.cpp

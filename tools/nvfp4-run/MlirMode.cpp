@@ -272,6 +272,8 @@ public:
       tensor.slotsOf = o.slotsOf;
       tensor.cacheFormat = o.cacheFormat;
       tensor.pageSizeOf = o.pageSizeOf;
+      tensor.fill = o.fill;
+      tensor.fillOf = o.fillOf;
       tensor.lse = o.lse;
       tensor.absent = absent.count(o.name) != 0;
       if (auto it = same.find(o.name); it != same.end())
@@ -710,6 +712,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
       lowerOptions.numSms = int64_t(options.numSms);
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());
+    lower.addPass(nvfp4::createNVFP4LowerQuantize());
     if (failed(lower.run(*module)))
       return usageError("lowering the nvfp4.attention ops of " +
                         options.input + " failed (the diagnostics above)");

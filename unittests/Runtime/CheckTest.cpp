@@ -27,7 +27,8 @@ TEST(CheckTest, GemmReferenceAgainstAHandComputedCase) {
             "unknown reference 'conv' (known: gemm_abt, attention, "
             "attention_paged, attention_sparse, attention_merge, "
             "attention_sparse_deepseek_v4_fp8, "
-            "attention_sparse_deepseek_v32_fp8)");
+            "attention_sparse_deepseek_v32_fp8, nvfp4_quantize, "
+            "nvfp4_quantize_amax, nvfp4_dequantize)");
 }
 
 TEST(CheckTest, MetricsAndVerdicts) {

@@ -255,6 +255,8 @@ struct LaunchStats {
   /// global memory); lanes of one instruction that read the same address
   /// count once (a broadcast). With tmaLoadBytes, what a kernel reads.
   uint64_t globalLoadBytes = 0;
+  /// Global bytes written by st instructions (every lane's bytes).
+  uint64_t globalStoreBytes = 0;
   /// 32-bit TMEM cells read by tcgen05.ld that nothing had written (they
   /// read as the NaN 0x7FBADBAD).
   uint64_t tmemPoisonReads = 0;

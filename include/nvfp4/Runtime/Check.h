@@ -108,6 +108,14 @@ struct ReferenceOperand {
   /// tokens each.
   std::string cacheFormat;
   std::string pageSizeOf = "ps";
+  /// Inputs: a named fill of Fill.h instead of random values:
+  /// "nvfp4_input" (fillNvfp4Input: blocks of 16 along the innermost
+  /// dimension built to hit every rounding boundary, zero blocks, NaN,
+  /// inf), "encode_scale" (one f32, fillEncodeScale of the input named by
+  /// fillOf, or a random positive scale without one), "e4m3_scales" (u8
+  /// e4m3 codes in [0, 0x7E]: finite and non-negative).
+  std::string fill;
+  std::string fillOf;
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.
@@ -139,6 +147,11 @@ struct Reference {
                       const std::vector<std::vector<double>> &operands)>
       validate;
 };
+
+/// Appends the NVFP4 references (lib/Runtime/Nvfp4Reference.cpp):
+/// nvfp4_quantize, nvfp4_quantize_amax and nvfp4_dequantize, bit for bit
+/// with nvfp4/Support/Nvfp4Format.h.
+void appendNvfp4References(std::vector<Reference> &refs);
 
 /// One nvfp4.attention problem (docs/Attention.md): sizes, inputs and
 /// options. Tensors are row-major with the op's shapes: q [B, Sq, Hq, D],

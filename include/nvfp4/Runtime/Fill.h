@@ -38,6 +38,24 @@ unsigned fillTypeBytes(FillType t);
 /// must be a multiple of the element size.
 Error fillRandom(uint8_t *data, size_t bytes, uint64_t seed, FillType t);
 
+/// NVFP4 quantizer inputs (docs/NVFP4.md, "Testing"): `rows` rows of `k`
+/// elements (k a multiple of 16) of type `t` (f32, bf16 or f16), each block
+/// of 16 one of: random full-mantissa values at a random block magnitude
+/// (scale factors from subnormal to saturated), every e2m1 tie point, an
+/// amax on an e4m3 tie, a zero block (signed zeros), a block with NaN, an
+/// infinity or the type's largest value, tiny (subnormal) values. The ties
+/// are exact when the tensor scale is 2^p with p = encodeScaleExponent(
+/// seed); fillEncodeScale picks that scale for such seeds.
+Error fillNvfp4Input(uint8_t *data, uint64_t rows, uint64_t k, uint64_t seed,
+                     FillType t);
+/// The tensor (encode) scale for an NVFP4 input filled from `seed`: 2^p
+/// (p = encodeScaleExponent(seed)) for two seeds in three, else the
+/// engines' 448 * 6 / amax of the finite values of `x` (`n` elements).
+float fillEncodeScale(const uint8_t *x, uint64_t n, uint64_t seed, FillType t);
+/// The exponent p of fillEncodeScale's 2^p for `seed`, or none (the
+/// engines' scale).
+bool encodeScaleIsPowerOfTwo(uint64_t seed, int &p);
+
 /// Round-to-nearest-even conversions used by the fills (NaN stays NaN).
 uint16_t floatToBF16(float f);
 uint16_t floatToF16(float f);

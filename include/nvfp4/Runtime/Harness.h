@@ -68,6 +68,8 @@ struct HarnessTensor {
   /// ReferenceOperand::cacheFormat), filled by KvCacheFormat::fill.
   std::string cacheFormat;
   std::string pageSizeOf = "ps"; ///< the size naming its tokens per page
+  /// Inputs: a named fill (ReferenceOperand::fill, fillOf).
+  std::string fill, fillOf;
   /// Not an operand of the reference: scratch memory the kernels share
   /// (partial results of a split-KV attention), of shape `dims`; allocated
   /// and poisoned like an output, never compared. Workspace tensors follow

@@ -887,3 +887,147 @@ func.func @merge_rule5(%o1: tensor<2x4x8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: 
       : (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>, tensor<4xf32>) -> (tensor<2x4x8x64xbf16>, tensor<2x8x4xf32>)
   return
 }
+
+// -----
+
+// Rule: nvfp4.quantize 1 — the input is 2-D or 3-D
+func.func @quantize_rule1_rank(%x: tensor<4x2x64x32xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the input to be a 2-D [M, K] or 3-D [B, M, K] tensor, found 'tensor<4x2x64x32xbf16>'}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<4x2x64x32xbf16>, tensor<f32>) -> (tensor<4x2x64x32xf4E2M1FN>, tensor<4x2x128x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 1 — the input is bf16, f16 or f32
+func.func @quantize_rule1_type(%x: tensor<64x32xf8E4M3FN>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the input's element type to be bf16, f16 or f32, found 'f8E4M3FN'}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<64x32xf8E4M3FN>, tensor<f32>) -> (tensor<64x32xf4E2M1FN>, tensor<128x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 2 — K is a multiple of 16
+func.func @quantize_rule2(%x: tensor<64x40xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the input's K (dim 1) to be a multiple of 16 (one e4m3 scale per 16 elements), found 40}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<64x40xbf16>, tensor<f32>) -> (tensor<64x40xf4E2M1FN>, tensor<128x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 3 — data has the input's shape, f4E2M1FN
+func.func @quantize_rule3(%x: tensor<64x32xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the data result to be 'tensor<64x32xf4E2M1FN>' (the input's shape, f4E2M1FN), found 'tensor<64x16xi8>'}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<64x32xbf16>, tensor<f32>) -> (tensor<64x16xi8>, tensor<128x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 4 — scale factors are f8E4M3FN
+func.func @quantize_rule4_type(%x: tensor<64x32xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the scale factors' element type to be f8E4M3FN, found 'i8'}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<64x32xbf16>, tensor<f32>) -> (tensor<64x32xf4E2M1FN>, tensor<128x4xi8>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 4 — swizzled scale factors pad M to 128
+func.func @quantize_rule4_swizzled(%x: tensor<64x32xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the scale factors' dim 0 to be 128 (M rounded up to 128, sf_layout swizzled), found 64}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<64x32xbf16>, tensor<f32>) -> (tensor<64x32xf4E2M1FN>, tensor<64x2xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 4 — row-major scale factors are [M, K / 16]
+func.func @quantize_rule4_rowmajor(%x: tensor<64x32xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the scale factors' dim 1 to be 2 (K / 16, sf_layout row_major), found 4}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) {sf_layout = #nvfp4.sf_layout<row_major>} : (tensor<64x32xbf16>, tensor<f32>) -> (tensor<64x32xf4E2M1FN>, tensor<64x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 4 — the scale factors have the data's rank
+func.func @quantize_rule4_rank(%x: tensor<2x64x32xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the scale factors to have rank 3 (the data's), found 'tensor<256x4xf8E4M3FN>'}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<2x64x32xbf16>, tensor<f32>) -> (tensor<2x64x32xf4E2M1FN>, tensor<256x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 5 — a scale, given or computed
+func.func @quantize_rule5_neither(%x: tensor<64x32xbf16>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects a scale operand (scale(%gs)) or a third result for the computed tensor scale, found neither}}
+  %q, %sf = nvfp4.quantize %x : (tensor<64x32xbf16>) -> (tensor<64x32xf4E2M1FN>, tensor<128x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 5 — not both
+func.func @quantize_rule5_both(%x: tensor<64x32xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects either a scale operand or a computed_scale result, found both}}
+  %q, %sf, %g = nvfp4.quantize %x scale(%gs) : (tensor<64x32xbf16>, tensor<f32>) -> (tensor<64x32xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.quantize 5 — the scale is one f32
+func.func @quantize_rule5_type(%x: tensor<64x32xbf16>, %gs: tensor<1xf32>) {
+  // expected-error @+1 {{'nvfp4.quantize' op expects the scale operand to be tensor<f32> (one f32 encode scale), found 'tensor<1xf32>'}}
+  %q, %sf = nvfp4.quantize %x scale(%gs) : (tensor<64x32xbf16>, tensor<1xf32>) -> (tensor<64x32xf4E2M1FN>, tensor<128x4xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.dequantize 1 — data is f4E2M1FN
+func.func @dequantize_rule1_type(%q: tensor<64x32xi8>, %sf: tensor<128x4xf8E4M3FN>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.dequantize' op expects the data's element type to be f4E2M1FN, found 'i8'}}
+  %x = nvfp4.dequantize %q, %sf scale(%gs) : (tensor<64x32xi8>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<64x32xbf16>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.dequantize 1 — K is a multiple of 16
+func.func @dequantize_rule1_k(%q: tensor<64x24xf4E2M1FN>, %sf: tensor<128x4xf8E4M3FN>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.dequantize' op expects the data's K (dim 1) to be a multiple of 16 (one e4m3 scale per 16 elements), found 24}}
+  %x = nvfp4.dequantize %q, %sf scale(%gs) : (tensor<64x24xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<64x24xbf16>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.dequantize 2 — scale factors match the layout
+func.func @dequantize_rule2(%q: tensor<64x32xf4E2M1FN>, %sf: tensor<128x2xf8E4M3FN>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.dequantize' op expects the scale factors' dim 1 to be 4 (K / 16 rounded up to 4, sf_layout swizzled), found 2}}
+  %x = nvfp4.dequantize %q, %sf scale(%gs) : (tensor<64x32xf4E2M1FN>, tensor<128x2xf8E4M3FN>, tensor<f32>) -> tensor<64x32xbf16>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.dequantize 3 — the scale is one f32
+func.func @dequantize_rule3(%q: tensor<64x32xf4E2M1FN>, %sf: tensor<128x4xf8E4M3FN>, %gs: tensor<f16>) {
+  // expected-error @+1 {{'nvfp4.dequantize' op expects the scale operand to be tensor<f32> (one f32 encode scale), found 'tensor<f16>'}}
+  %x = nvfp4.dequantize %q, %sf scale(%gs) : (tensor<64x32xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f16>) -> tensor<64x32xbf16>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.dequantize 4 — the result has the data's shape, bf16/f16/f32
+func.func @dequantize_rule4(%q: tensor<64x32xf4E2M1FN>, %sf: tensor<128x4xf8E4M3FN>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.dequantize' op expects the result to have the data's shape and element type bf16, f16 or f32, found 'tensor<64x32xf8E4M3FN>'}}
+  %x = nvfp4.dequantize %q, %sf scale(%gs) : (tensor<64x32xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<64x32xf8E4M3FN>
+  return
+}

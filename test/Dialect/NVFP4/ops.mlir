@@ -222,3 +222,17 @@ func.func @merge_dynamic(%o1: tensor<?x2x8x64xf32>, %l1: tensor<?x8x2xf32>,
       -> (tensor<?x2x8x64xbf16>, tensor<?x8x2xf32>)
   return
 }
+
+// CHECK-LABEL: func.func @quantize_forms
+// CHECK: nvfp4.quantize %{{.+}} scale(%{{.+}}) : (tensor<256x7168xbf16>, tensor<f32>) -> (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>)
+// CHECK: nvfp4.quantize %{{.+}} {nan = #nvfp4.nan<ignore>, recipe = #nvfp4.recipe<exact>, sf_layout = #nvfp4.sf_layout<row_major>} : (tensor<?x100x64xf32>) -> (tensor<?x100x64xf4E2M1FN>, tensor<?x100x4xf8E4M3FN>, tensor<f32>)
+// CHECK: nvfp4.dequantize %{{.+}}, %{{.+}} scale(%{{.+}}) : (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>, tensor<f32>) -> tensor<256x7168xf16>
+func.func @quantize_forms(%x: tensor<256x7168xbf16>, %gs: tensor<f32>, %y: tensor<?x100x64xf32>) {
+  %q, %sf = nvfp4.quantize %x scale(%gs) {sf_layout = #nvfp4.sf_layout<swizzled>}
+      : (tensor<256x7168xbf16>, tensor<f32>) -> (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>)
+  %q2, %sf2, %g2 = nvfp4.quantize %y {recipe = #nvfp4.recipe<exact>, nan = #nvfp4.nan<ignore>, sf_layout = #nvfp4.sf_layout<row_major>}
+      : (tensor<?x100x64xf32>) -> (tensor<?x100x64xf4E2M1FN>, tensor<?x100x4xf8E4M3FN>, tensor<f32>)
+  %d = nvfp4.dequantize %q, %sf scale(%gs)
+      : (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>, tensor<f32>) -> tensor<256x7168xf16>
+  return
+}

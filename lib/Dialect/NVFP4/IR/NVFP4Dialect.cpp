@@ -12,6 +12,8 @@ using namespace nvfp4;
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4OpsDialect.cpp.inc"
 
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Enums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Attrs.cpp.inc"
 

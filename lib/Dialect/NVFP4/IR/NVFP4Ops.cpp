@@ -9,6 +9,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include "nvfp4/Support/Nvfp4Format.h"
+
 #include <cmath>
 #include <string>
 
@@ -422,5 +424,147 @@ LogicalResult AttentionMergeOp::verify() {
              << sizeStr(o1.getDimSize(2))
              << "xf32> (one f32 logit per query head), found " << type;
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp, DequantizeOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+fp4::SfLayout toSupport(SfLayout l) {
+  return l == SfLayout::swizzled ? fp4::SfLayout::Swizzled
+                                 : fp4::SfLayout::RowMajor;
+}
+
+/// Rule "K is a multiple of 16" and the rank rule shared by both ops: `t`
+/// (named `name`) is [B x] M x K.
+LogicalResult verifyNvfp4Shape(Operation *op, StringRef name,
+                               RankedTensorType t) {
+  if (t.getRank() != 2 && t.getRank() != 3)
+    return op->emitOpError("expects ")
+           << name << " to be a 2-D [M, K] or 3-D [B, M, K] tensor, found "
+           << t;
+  int64_t k = t.getDimSize(t.getRank() - 1);
+  if (!ShapedType::isDynamic(k) && k % fp4::kBlock != 0)
+    return op->emitOpError("expects ")
+           << name << "'s K (dim " << t.getRank() - 1
+           << ") to be a multiple of 16 (one e4m3 scale per 16 elements), "
+              "found "
+           << k;
+  return success();
+}
+
+/// `scales` has f8E4M3FN elements and the shape `layout` gives for data of
+/// shape `data`.
+LogicalResult verifyScaleFactors(Operation *op, RankedTensorType data,
+                                 RankedTensorType scales, SfLayout layout) {
+  if (!isa<Float8E4M3FNType>(scales.getElementType()))
+    return op->emitOpError("expects the scale factors' element type to be "
+                           "f8E4M3FN, found ")
+           << scales.getElementType();
+  int64_t rank = data.getRank();
+  if (scales.getRank() != rank)
+    return op->emitOpError("expects the scale factors to have rank ")
+           << rank << " (the data's), found " << scales;
+  SmallVector<int64_t> want(data.getShape());
+  int64_t m = want[rank - 2], k = want[rank - 1];
+  if (!ShapedType::isDynamic(m))
+    want[rank - 2] = fp4::sfRows(toSupport(layout), m);
+  if (!ShapedType::isDynamic(k))
+    want[rank - 1] = fp4::sfCols(toSupport(layout), k);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t found = scales.getDimSize(d);
+    if (ShapedType::isDynamic(found) || ShapedType::isDynamic(want[d]) ||
+        found == want[d])
+      continue;
+    return op->emitOpError("expects the scale factors' dim ")
+           << d << " to be " << want[d] << " ("
+           << (layout == SfLayout::swizzled
+                   ? (d == rank - 2   ? "M rounded up to 128"
+                      : d == rank - 1 ? "K / 16 rounded up to 4"
+                                      : "the batch")
+                   : (d == rank - 2   ? "M"
+                      : d == rank - 1 ? "K / 16"
+                                      : "the batch"))
+           << ", sf_layout " << stringifySfLayout(layout) << "), found "
+           << found;
+  }
+  return success();
+}
+
+LogicalResult verifyTensorScale(Operation *op, StringRef what, Type t) {
+  auto type = dyn_cast<RankedTensorType>(t);
+  if (!type || type.getRank() != 0 || !type.getElementType().isF32())
+    return op->emitOpError("expects ")
+           << what << " to be tensor<f32> (one f32 encode scale), found " << t;
+  return success();
+}
+
+} // namespace
+
+LogicalResult QuantizeOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  // Rule 1.
+  if (failed(verifyNvfp4Shape(*this, "the input", in)))
+    return failure();
+  Type e = in.getElementType();
+  if (!e.isBF16() && !e.isF16() && !e.isF32())
+    return emitOpError("expects the input's element type to be bf16, f16 or "
+                       "f32, found ")
+           << e;
+  // Rule 3.
+  auto data = cast<RankedTensorType>(getData().getType());
+  if (data.getShape() != in.getShape() ||
+      !isa<Float4E2M1FNType>(data.getElementType()))
+    return emitOpError("expects the data result to be ")
+           << RankedTensorType::get(in.getShape(),
+                                    Float4E2M1FNType::get(getContext()))
+           << " (the input's shape, f4E2M1FN), found " << data;
+  // Rule 4.
+  if (failed(verifyScaleFactors(*this, in,
+                                cast<RankedTensorType>(getScales().getType()),
+                                getSfLayout())))
+    return failure();
+  // Rule 5.
+  if (getScale() && getComputedScale())
+    return emitOpError("expects either a scale operand or a computed_scale "
+                       "result, found both");
+  if (!getScale() && !getComputedScale())
+    return emitOpError("expects a scale operand (scale(%gs)) or a third "
+                       "result for the computed tensor scale, found neither");
+  if (Value s = getScale())
+    return verifyTensorScale(*this, "the scale operand", s.getType());
+  return verifyTensorScale(*this, "the computed_scale result",
+                           getComputedScale().getType());
+}
+
+LogicalResult DequantizeOp::verify() {
+  auto data = cast<RankedTensorType>(getData().getType());
+  // Rule 1.
+  if (failed(verifyNvfp4Shape(*this, "the data", data)))
+    return failure();
+  if (!isa<Float4E2M1FNType>(data.getElementType()))
+    return emitOpError("expects the data's element type to be f4E2M1FN, "
+                       "found ")
+           << data.getElementType();
+  // Rule 2.
+  if (failed(verifyScaleFactors(*this, data,
+                                cast<RankedTensorType>(getScales().getType()),
+                                getSfLayout())))
+    return failure();
+  // Rule 3.
+  if (failed(verifyTensorScale(*this, "the scale operand",
+                               getScale().getType())))
+    return failure();
+  // Rule 4.
+  auto out = cast<RankedTensorType>(getResult().getType());
+  Type e = out.getElementType();
+  if (out.getShape() != data.getShape() ||
+      !(e.isBF16() || e.isF16() || e.isF32()))
+    return emitOpError("expects the result to have the data's shape and "
+                       "element type bf16, f16 or f32, found ")
+           << out;
   return success();
 }

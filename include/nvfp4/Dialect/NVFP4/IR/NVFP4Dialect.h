@@ -18,6 +18,8 @@
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4OpsDialect.h.inc"
 
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Enums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Attrs.h.inc"
 

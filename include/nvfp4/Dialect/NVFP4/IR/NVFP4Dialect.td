@@ -8,6 +8,7 @@
 #define NVFP4_DIALECT_NVFP4_IR_NVFP4DIALECT_TD
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
 
 def NVFP4_Dialect : Dialect {
   let name = "nvfp4";
@@ -52,6 +53,61 @@ def NVFP4_KvCacheAttr : AttrDef<NVFP4_Dialect, "KvCache"> {
   let extraClassDeclaration = [{
     /// The layout (null only for an attribute that failed verify()).
     const ::nvfp4::KvCacheFormat *getLayout() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// NVFP4 quantization choices (docs/NVFP4.md; nvfp4/Support/Nvfp4Format.h).
+//===----------------------------------------------------------------------===//
+
+def NVFP4_SfLayoutSwizzled : I32EnumAttrCase<"swizzled", 0>;
+def NVFP4_SfLayoutRowMajor : I32EnumAttrCase<"row_major", 1>;
+def NVFP4_SfLayoutEnum : I32EnumAttr<"SfLayout",
+    "where the e4m3 scale factors of an NVFP4 tensor are stored",
+    [NVFP4_SfLayoutSwizzled, NVFP4_SfLayoutRowMajor]> {
+  let cppNamespace = "::nvfp4";
+  let genSpecializedAttr = 0;
+}
+def NVFP4_SfLayoutAttr : EnumAttr<NVFP4_Dialect, NVFP4_SfLayoutEnum, "sf_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+  let description = [{
+    `swizzled` (the default): `[round_up(M, 128), round_up(K / 16, 4)]`
+    bytes in 512-byte atoms of 128 rows x 4 blocks, the layout tcgen05 and
+    the engines' GEMMs read (docs/NVFP4.md gives the offset formula);
+    `row_major`: `[M, K / 16]`.
+  }];
+}
+
+def NVFP4_RecipeFast : I32EnumAttrCase<"fast", 0>;
+def NVFP4_RecipeExact : I32EnumAttrCase<"exact", 1>;
+def NVFP4_RecipeEnum : I32EnumAttr<"QuantRecipe",
+    "how NVFP4 block scales and multipliers are computed",
+    [NVFP4_RecipeFast, NVFP4_RecipeExact]> {
+  let cppNamespace = "::nvfp4";
+  let genSpecializedAttr = 0;
+}
+def NVFP4_RecipeAttr : EnumAttr<NVFP4_Dialect, NVFP4_RecipeEnum, "recipe"> {
+  let assemblyFormat = "`<` $value `>`";
+  let description = [{
+    `fast` (the default): TensorRT-LLM / FlashInfer / vLLM, with
+    `rcp.approx.ftz.f32`; `exact`: Transformer Engine's IEEE divisions.
+  }];
+}
+
+def NVFP4_NanPropagate : I32EnumAttrCase<"propagate", 0>;
+def NVFP4_NanIgnore : I32EnumAttrCase<"ignore", 1>;
+def NVFP4_NanPolicyEnum : I32EnumAttr<"NanPolicy",
+    "what a NaN input does to its NVFP4 block",
+    [NVFP4_NanPropagate, NVFP4_NanIgnore]> {
+  let cppNamespace = "::nvfp4";
+  let genSpecializedAttr = 0;
+}
+def NVFP4_NanPolicyAttr : EnumAttr<NVFP4_Dialect, NVFP4_NanPolicyEnum, "nan"> {
+  let assemblyFormat = "`<` $value `>`";
+  let description = [{
+    `propagate` (the default): the block's scale factor becomes NaN (0x7F),
+    so the block dequantizes to NaN; `ignore`: NaN is left out of the block
+    amax and converts to +6 (TensorRT-LLM's bytes).
   }];
 }
 

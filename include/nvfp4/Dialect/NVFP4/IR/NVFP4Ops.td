@@ -245,4 +245,107 @@ def NVFP4_AttentionMergeOp : NVFP4_Op<"attention_merge", [Pure]> {
   let hasVerifier = 1;
 }
 
+def NVFP4_QuantizeOp : NVFP4_Op<"quantize", [Pure]> {
+  let summary = "quantize a tensor to NVFP4: e2m1 values, e4m3 block scales";
+  let description = [{
+    Quantizes `input` ([B x] M x K, bf16, f16 or f32) to NVFP4 along K
+    (docs/NVFP4.md): for every block of 16 consecutive elements of a row,
+    with `gs` the tensor (encode) scale and `amax` the block's largest
+    magnitude, recipe `fast` (the default; bit for bit the engines' bytes):
+
+        sf   = e4m3_rn_satfinite(gs * (amax * rcp(6)))
+        mult = sf != 0 ? rcp(sf * rcp(gs)) : 0      (rcp = rcp.approx.ftz.f32)
+        q_i  = e2m1_rn_satfinite(x_i * mult)
+
+    recipe `exact` (Transformer Engine): `sf = e4m3(amax * (gs * (1/6)))`,
+    `mult = fminf(1 / (sf * (1 / gs)), FLT_MAX)` with IEEE divisions. The
+    dequantized value is `q * sf / gs`. `nan` chooses what a NaN does to its
+    block, `sf_layout` where the scale factors go.
+
+    The tensor scale is an operand (`scale(%gs)`, the encode scale 448 * 6
+    / amax as the engines pass it) or, without one, computed from the
+    tensor's amax as `min(2688 / amax, FLT_MAX)` (1 when amax is 0 or
+    inf; NaN left out) and returned as a third result.
+
+    | value    | type | |
+    |----------|------|-|
+    | `input`  | `tensor<[B x] M x K x T>` | T = bf16, f16 or f32 |
+    | `scale`  | `tensor<f32>` | optional: the encode scale |
+    | `data`   | `tensor<[B x] M x K x f4E2M1FN>` | two per byte, element 2i in the low nibble |
+    | `scales` | `tensor<[B x] M' x K' x f8E4M3FN>` | swizzled: M' = round_up(M, 128), K' = round_up(K / 16, 4); row_major: M, K / 16 |
+    | `computed_scale` | `tensor<f32>` | only without `scale` |
+
+    - Rule 1: `input` is 2-D or 3-D, of bf16, f16 or f32.
+    - Rule 2: K (the last dim) is a multiple of 16.
+    - Rule 3: `data` has `input`'s shape and element type f4E2M1FN.
+    - Rule 4: `scales` has element type f8E4M3FN and the shape
+      `sf_layout` gives (a dynamic size agrees with any).
+    - Rule 5: the tensor scale is given (`scale`, a `tensor<f32>`) or
+      returned (`computed_scale`, a `tensor<f32>`): exactly one of the two.
+
+    Example (DeepSeek-V4's activations before an expert GEMM):
+
+    ```mlir
+    %q, %sf = nvfp4.quantize %x scale(%gs)
+        : (tensor<256x7168xbf16>, tensor<f32>)
+        -> (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                   Optional<AnyRankedTensor>:$scale,
+                   DefaultValuedAttr<NVFP4_SfLayoutAttr,
+                                     "::nvfp4::SfLayout::swizzled">:$sf_layout,
+                   DefaultValuedAttr<NVFP4_RecipeAttr,
+                                     "::nvfp4::QuantRecipe::fast">:$recipe,
+                   DefaultValuedAttr<NVFP4_NanPolicyAttr,
+                                     "::nvfp4::NanPolicy::propagate">:$nan);
+  let results = (outs AnyRankedTensor:$data, AnyRankedTensor:$scales,
+                 Optional<AnyRankedTensor>:$computed_scale);
+  let assemblyFormat = [{
+    $input (`scale` `(` $scale^ `)`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4_DequantizeOp : NVFP4_Op<"dequantize", [Pure]> {
+  let summary = "expand an NVFP4 tensor to bf16, f16 or f32";
+  let description = [{
+    `result[i] = e2m1(data[i]) * e4m3(sf of i's block) / gs`: the product
+    is exact in f32, the division by the tensor scale is one IEEE division,
+    and the result is rounded to nearest-even into the result type. A NaN
+    scale factor gives NaN.
+
+    | value    | type | |
+    |----------|------|-|
+    | `data`   | `tensor<[B x] M x K x f4E2M1FN>` | |
+    | `scales` | `tensor<[B x] M' x K' x f8E4M3FN>` | as `nvfp4.quantize` makes them for `sf_layout` |
+    | `scale`  | `tensor<f32>` | the encode scale |
+    | `result` | `tensor<[B x] M x K x T>` | T = bf16, f16 or f32 |
+
+    - Rule 1: `data` is 2-D or 3-D of f4E2M1FN, with K a multiple of 16.
+    - Rule 2: `scales` has element type f8E4M3FN and the shape
+      `sf_layout` gives.
+    - Rule 3: `scale` is a `tensor<f32>`.
+    - Rule 4: `result` has `data`'s shape and element type bf16, f16 or
+      f32.
+
+    ```mlir
+    %x = nvfp4.dequantize %q, %sf scale(%gs)
+        : (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>, tensor<f32>)
+        -> tensor<256x7168xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$data, AnyRankedTensor:$scales,
+                   AnyRankedTensor:$scale,
+                   DefaultValuedAttr<NVFP4_SfLayoutAttr,
+                                     "::nvfp4::SfLayout::swizzled">:$sf_layout);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $data `,` $scales `scale` `(` $scale `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

@@ -69,4 +69,32 @@ def NVFP4LowerAttentionMerge
   ];
 }
 
+def NVFP4LowerQuantize : Pass<"nvfp4-lower-quantize", "::mlir::ModuleOp"> {
+  let summary = "build a kernel for every nvfp4.quantize and nvfp4.dequantize";
+  let description = [{
+    For every `nvfp4.quantize` and `nvfp4.dequantize` of the module, builds
+    a `gpu.func` in a new `gpu.module` that reads each input byte once (a
+    thread per row and group of four 16-element blocks; docs/NVFP4.md,
+    "Kernels") and records it on the op as `nvfp4.kernel`. The recipe is
+    `nvfp4/Support/Nvfp4Format.h`'s instruction for instruction
+    (`rcp.approx.ftz.f32` or IEEE division, `cvt.rn.satfinite.e4m3x2.f32`,
+    `cvt.rn.satfinite.e2m1x2.f32` with the odd element first). A quantize
+    without a scale operand gets a first kernel that reduces the amax; the
+    quantize kernel follows it. The kernels carry `nvfp4.harness`
+    attributes (references `nvfp4_quantize`, `nvfp4_quantize_amax`,
+    `nvfp4_dequantize`), checked bit for bit by `nvfp4-run`. Static shapes
+    are required. Ops that already carry `nvfp4.kernel` are left alone.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Quantize and dequantize kernels built">,
+  ];
+}
+
 #endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD

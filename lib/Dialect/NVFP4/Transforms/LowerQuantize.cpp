@@ -1,0 +1,653 @@
+//===- LowerQuantize.cpp - nvfp4.quantize / dequantize to kernels ---------===//
+//
+// Builds, for every nvfp4.quantize and nvfp4.dequantize, an SM100 kernel
+// that reads each input byte once (docs/NVFP4.md, "Kernels"). A thread owns
+// one row's group of four 16-element blocks (64 elements: the four scale
+// factors of one 32-bit word of the swizzled layout), threads of a warp
+// take consecutive groups of a row. The recipe is the one of
+// nvfp4/Support/Nvfp4Format.h, instruction for instruction: max.f32 or
+// max.NaN.f32 for the block amax, rcp.approx.ftz.f32 (fast) or div.rn.f32
+// (exact), cvt.rn.satfinite.e4m3x2.f32 for the scale factor and
+// cvt.rn.satfinite.e2m1x2.f32 with the odd element first for the values.
+// Without a scale operand, a first kernel writes each CTA's amax to a
+// workspace and the quantize kernel reduces it before it starts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+
+#include "AttentionKernel.h"
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+#include "nvfp4/Support/Nvfp4Format.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <algorithm>
+#include <cfloat>
+
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4LOWERQUANTIZE
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
+} // namespace nvfp4
+
+using namespace mlir;
+using namespace nvfp4;
+using namespace nvfp4::attn;
+
+namespace {
+
+/// Threads per CTA of the amax kernel, and the most of the others.
+constexpr int64_t kThreads = 256;
+/// SMs of a B200: small tensors get smaller CTAs so that the grid still
+/// covers every SM.
+constexpr int64_t kSms = 148;
+/// CTAs of the amax kernel (each loops over its share of the groups).
+constexpr int64_t kAmaxCtas = 592;
+/// Blocks per thread: one 32-bit word of swizzled scale factors.
+constexpr int64_t kBlocksPerGroup = 4;
+
+/// The sizes of one quantize or dequantize op, or a diagnostic.
+struct QuantShape {
+  int64_t batch, m, k;
+  Type elem; ///< the unquantized type (input of quantize, result of dequantize)
+  SfLayout layout;
+  int64_t sfRows, sfCols;
+  int64_t groups; ///< groups of 4 blocks per row
+  int64_t threads; ///< per CTA of the quantize / dequantize kernel
+  int64_t units() const { return batch * sfRows * groups; }
+  int64_t ctas() const { return (units() + threads - 1) / threads; }
+};
+
+FailureOr<QuantShape> shapeOf(Operation *op, RankedTensorType full,
+                              Type elem, SfLayout layout) {
+  for (Value v : op->getOperands())
+    if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+      return op->emitOpError("cannot be lowered yet: expected static shapes, "
+                             "got ")
+             << v.getType();
+  QuantShape s;
+  s.batch = full.getRank() == 3 ? full.getDimSize(0) : 1;
+  s.m = full.getDimSize(full.getRank() - 2);
+  s.k = full.getDimSize(full.getRank() - 1);
+  s.elem = elem;
+  s.layout = layout;
+  fp4::SfLayout l = layout == SfLayout::swizzled ? fp4::SfLayout::Swizzled
+                                                 : fp4::SfLayout::RowMajor;
+  s.sfRows = fp4::sfRows(l, s.m);
+  s.sfCols = fp4::sfCols(l, s.k);
+  s.groups = (s.k / fp4::kBlock + kBlocksPerGroup - 1) / kBlocksPerGroup;
+  // 256 threads per CTA, fewer (whole warps) when the grid would not
+  // cover the SMs.
+  s.threads = std::clamp<int64_t>(s.units() / kSms / 32 * 32, 32, kThreads);
+  if (s.batch == 0 || s.m == 0 || s.k == 0)
+    return op->emitOpError("cannot be lowered: expected a non-empty tensor, "
+                           "got ")
+           << full;
+  if (s.ctas() > INT32_MAX)
+    return op->emitOpError("cannot be lowered: the tensor needs more than "
+                           "2^31 CTAs of 256 threads, got ")
+           << full;
+  return s;
+}
+
+/// Kernel-building state shared by the quantize and dequantize kernels.
+struct Builder {
+  ImplicitLocOpBuilder &b;
+  IR ir;
+  const QuantShape &s;
+  Type f32, i8;
+
+  Builder(ImplicitLocOpBuilder &b, const QuantShape &s)
+      : b(b), ir(b), s(s), f32(b.getF32Type()), i8(b.getI8Type()) {}
+
+  MemRefType fullType(Type e, int64_t cols) {
+    return MemRefType::get({s.batch, s.m, cols}, e);
+  }
+  MemRefType sfType() {
+    return MemRefType::get({s.batch * s.sfRows * s.sfCols}, i8);
+  }
+
+  gpu::GPUFuncOp kernel(gpu::GPUModuleOp module, StringRef name,
+                        ArrayRef<Type> args, int64_t threads) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(args, {}));
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+    return func;
+  }
+
+  /// The global thread index.
+  Value threadIndex() {
+    Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    return ir.add(ir.mul(bx, ir.idx(s.threads)), tid);
+  }
+
+  /// Splits a unit index into (batch, scale-factor row, group).
+  std::tuple<Value, Value, Value> unitOf(Value u) {
+    Value g = ir.remu(u, ir.idx(s.groups));
+    Value rest = ir.divu(u, ir.idx(s.groups));
+    return {ir.divu(rest, ir.idx(s.sfRows)), ir.remu(rest, ir.idx(s.sfRows)),
+            g};
+  }
+
+  /// Byte offset of scale factor (batch, row, kb) in the flat SF buffer.
+  Value sfOffset(Value batch, Value row, Value kb) {
+    Value base = ir.mul(batch, ir.idx(s.sfRows * s.sfCols));
+    if (s.layout == SfLayout::row_major)
+      return ir.add(base, ir.add(ir.mul(row, ir.idx(s.sfCols)), kb));
+    int64_t kTiles = s.sfCols / 4;
+    Value off = ir.add(ir.mul(ir.divu(row, ir.idx(128)), ir.idx(kTiles * 512)),
+                       ir.mul(ir.divu(kb, ir.idx(4)), ir.idx(512)));
+    off = ir.add(off, ir.mul(ir.remu(row, ir.idx(32)), ir.idx(16)));
+    off = ir.add(off, ir.mul(ir.remu(ir.divu(row, ir.idx(32)), ir.idx(4)),
+                             ir.idx(4)));
+    return ir.add(base, ir.add(off, ir.remu(kb, ir.idx(4))));
+  }
+
+  /// The 16 elements of block kb of row (batch, row) as f32 scalars.
+  SmallVector<Value> loadBlock(Value x, Value batch, Value row, Value kb) {
+    int64_t width = s.elem.isF32() ? 4 : 8;
+    auto vt = VectorType::get({width}, s.elem);
+    SmallVector<Value> out;
+    Value col0 = ir.mul(kb, ir.idx(fp4::kBlock));
+    for (int64_t c = 0; c < fp4::kBlock; c += width) {
+      auto load = vector::LoadOp::create(
+          b, vt, x, ValueRange{batch, row, ir.add(col0, ir.idx(c))});
+      load.setAlignment(16);
+      for (int64_t i = 0; i < width; ++i) {
+        Value e = vector::ExtractOp::create(b, load, ArrayRef<int64_t>{i});
+        out.push_back(s.elem.isF32() ? e : arith::ExtFOp::create(b, f32, e));
+      }
+    }
+    return out;
+  }
+
+  Value rcp(Value v) { return ir.ptxF32("rcp.approx.ftz.f32 $0, $1;", v); }
+
+  /// e4m3 code of v (cvt.rn.satfinite.e4m3x2.f32, v in the low byte).
+  Value toE4M3(Value v) {
+    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, Type(b.getI16Type()), ir.f32(0.0), v, NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false,
+        Type(Float8E4M3FNType::get(b.getContext())));
+    return arith::TruncIOp::create(b, i8, pair);
+  }
+
+  /// The f32 value of an e4m3 code (cvt.rn.f16x2.e4m3x2, exact).
+  Value fromE4M3(Value code) {
+    auto v2i8 = VectorType::get({2}, i8);
+    Value pair = vector::BroadcastOp::create(b, v2i8, code);
+    Value h = NVVM::ConvertF8x2ToF16x2Op::create(
+        b, Type(VectorType::get({2}, b.getF16Type())), pair,
+        /*relu=*/false, Type(Float8E4M3FNType::get(b.getContext())));
+    Value e = vector::ExtractOp::create(b, h, ArrayRef<int64_t>{0});
+    return arith::ExtFOp::create(b, f32, e);
+  }
+
+  /// The largest magnitude of `xs` (NaN: by `nan`).
+  Value amaxOf(ArrayRef<Value> xs, NanPolicy nan) {
+    Value m = math::AbsFOp::create(b, xs[0]);
+    for (Value x : xs.drop_front()) {
+      Value a = math::AbsFOp::create(b, x);
+      m = nan == NanPolicy::propagate
+              ? Value(arith::MaximumFOp::create(b, m, a))
+              : Value(arith::MaxNumFOp::create(b, m, a));
+    }
+    return m;
+  }
+};
+
+/// Reduces `v` (f32, >= 0 or NaN-free by construction) over the CTA of
+/// `threads` with max.f32: warp shuffles, then one word per warp in
+/// `smem`; every thread gets the result.
+Value ctaMax(Builder &q, Value v, Value smem, int64_t threads) {
+  IR &ir = q.ir;
+  ImplicitLocOpBuilder &b = q.b;
+  for (int64_t off = 16; off >= 1; off /= 2) {
+    Value other = gpu::ShuffleOp::create(b, v, int32_t(off), int32_t(32),
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    v = arith::MaxNumFOp::create(b, v, other);
+  }
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value lane = ir.remu(tid, ir.idx(32)), warp = ir.divu(tid, ir.idx(32));
+  ir.ifThen(ir.eq(lane, ir.idx(0)),
+            [&] { memref::StoreOp::create(b, v, smem, ValueRange{warp}); });
+  gpu::BarrierOp::create(b);
+  Value m = memref::LoadOp::create(b, smem, ValueRange{ir.idx(0)});
+  for (int64_t w = 1; w < threads / 32; ++w)
+    m = arith::MaxNumFOp::create(
+        b, m, memref::LoadOp::create(b, smem, ValueRange{ir.idx(w)}));
+  return m;
+}
+
+/// The quantize kernel's body for the unit of this thread.
+void emitQuantizeUnit(Builder &q, QuantizeOp op, Value x, Value data, Value sf,
+                      Value gs) {
+  IR &ir = q.ir;
+  ImplicitLocOpBuilder &b = q.b;
+  const QuantShape &s = q.s;
+  Value u = q.threadIndex();
+  ir.ifThen(ir.cmp(arith::CmpIPredicate::ult, u, ir.idx(s.units())), [&] {
+    auto [batch, row, g] = q.unitOf(u);
+    const int64_t blocks = s.k / fp4::kBlock;
+    Value rowValid = ir.cmp(arith::CmpIPredicate::ult, row, ir.idx(s.m));
+    bool fast = op.getRecipe() == QuantRecipe::fast;
+    // Per-tensor constants.
+    Value r6 = fast ? q.rcp(ir.f32(fp4::kE2M1Max)) : Value();
+    Value rgs = fast ? q.rcp(gs)
+                     : Value(arith::DivFOp::create(b, ir.f32(1.0), gs));
+    Value sixth = ir.f32(1.0f / fp4::kE2M1Max);
+    SmallVector<Value> codes; // one SF byte per block of the group
+    for (int64_t j = 0; j < kBlocksPerGroup; ++j) {
+      Value kb = ir.add(ir.mul(g, ir.idx(kBlocksPerGroup)), ir.idx(j));
+      Value valid =
+          ir.andi(rowValid, ir.cmp(arith::CmpIPredicate::ult, kb,
+                                   ir.idx(blocks)));
+      auto ifOp = scf::IfOp::create(b, TypeRange{q.i8}, valid,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        SmallVector<Value> xs = q.loadBlock(x, batch, row, kb);
+        Value amax = q.amaxOf(xs, op.getNan());
+        Value sfCode, mult;
+        if (fast) {
+          sfCode = q.toE4M3(arith::MulFOp::create(
+              b, gs, arith::MulFOp::create(b, amax, r6)));
+          Value sfv = q.fromE4M3(sfCode);
+          Value nonzero = arith::CmpFOp::create(b, arith::CmpFPredicate::UNE,
+                                                sfv, ir.f32(0.0));
+          mult = ir.select(nonzero,
+                           q.rcp(arith::MulFOp::create(b, sfv, rgs)),
+                           ir.f32(0.0));
+        } else {
+          sfCode = q.toE4M3(arith::MulFOp::create(
+              b, amax, arith::MulFOp::create(b, gs, sixth)));
+          Value sfv = q.fromE4M3(sfCode);
+          Value inv = arith::DivFOp::create(
+              b, ir.f32(1.0), arith::MulFOp::create(b, sfv, rgs));
+          mult = arith::MinNumFOp::create(b, inv, ir.f32(FLT_MAX));
+        }
+        SmallVector<Value> bytes;
+        for (int64_t i = 0; i < fp4::kBlock; i += 2) {
+          Value even = arith::MulFOp::create(b, xs[i], mult);
+          Value odd = arith::MulFOp::create(b, xs[i + 1], mult);
+          bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
+              b, q.i8, odd, even, /*relu=*/false,
+              Type(Float4E2M1FNType::get(b.getContext()))));
+        }
+        Value packed = vector::FromElementsOp::create(
+            b, VectorType::get({8}, q.i8), bytes);
+        auto store = vector::StoreOp::create(
+            b, packed, data,
+            ValueRange{batch, row, ir.mul(kb, ir.idx(fp4::kBlock / 2))});
+        store.setAlignment(8);
+        scf::YieldOp::create(b, sfCode);
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(
+            b, ValueRange{arith::ConstantIntOp::create(b, q.i8, 0)});
+      }
+      codes.push_back(ifOp.getResult(0));
+    }
+    Value kb0 = ir.mul(g, ir.idx(kBlocksPerGroup));
+    if (s.layout == SfLayout::swizzled) {
+      // The group's four scale factors are one aligned word.
+      Value word = vector::FromElementsOp::create(
+          b, VectorType::get({kBlocksPerGroup}, q.i8), codes);
+      auto store = vector::StoreOp::create(
+          b, word, sf, ValueRange{q.sfOffset(batch, row, kb0)});
+      store.setAlignment(4);
+    } else {
+      for (int64_t j = 0; j < kBlocksPerGroup; ++j) {
+        Value kb = ir.add(kb0, ir.idx(j));
+        ir.ifThen(ir.andi(rowValid, ir.cmp(arith::CmpIPredicate::ult, kb,
+                                           ir.idx(s.k / fp4::kBlock))),
+                  [&] {
+                    memref::StoreOp::create(
+                        b, codes[j], sf,
+                        ValueRange{q.sfOffset(batch, row, kb)});
+                  });
+      }
+    }
+  });
+}
+
+/// The dequantize kernel's body for the unit of this thread.
+void emitDequantizeUnit(Builder &q, Value data, Value sf, Value gs,
+                        Value out) {
+  IR &ir = q.ir;
+  ImplicitLocOpBuilder &b = q.b;
+  const QuantShape &s = q.s;
+  Value u = q.threadIndex();
+  auto v2f16 = VectorType::get({2}, b.getF16Type());
+  ir.ifThen(ir.cmp(arith::CmpIPredicate::ult, u, ir.idx(s.units())), [&] {
+    auto [batch, row, g] = q.unitOf(u);
+    Value valid0 = ir.cmp(arith::CmpIPredicate::ult, row, ir.idx(s.m));
+    for (int64_t j = 0; j < kBlocksPerGroup; ++j) {
+      Value kb = ir.add(ir.mul(g, ir.idx(kBlocksPerGroup)), ir.idx(j));
+      Value valid = ir.andi(valid0, ir.cmp(arith::CmpIPredicate::ult, kb,
+                                           ir.idx(s.k / fp4::kBlock)));
+      ir.ifThen(valid, [&] {
+        Value code = memref::LoadOp::create(
+            b, sf, ValueRange{q.sfOffset(batch, row, kb)});
+        Value scale = q.fromE4M3(code);
+        auto load = vector::LoadOp::create(
+            b, VectorType::get({8}, q.i8), data,
+            ValueRange{batch, row, ir.mul(kb, ir.idx(fp4::kBlock / 2))});
+        load.setAlignment(8);
+        SmallVector<Value> ys;
+        for (int64_t i = 0; i < 8; ++i) {
+          Value byte = vector::ExtractOp::create(b, load, ArrayRef<int64_t>{i});
+          // cvt.rn.f16x2.e2m1x2: the low nibble (element 2i) in the low
+          // half.
+          Value h = NVVM::ConvertF4x2ToF16x2Op::create(
+              b, Type(v2f16), byte, /*relu=*/false,
+              Type(Float4E2M1FNType::get(b.getContext())));
+          for (int64_t half = 0; half < 2; ++half) {
+            Value e = arith::ExtFOp::create(
+                b, q.f32,
+                Value(vector::ExtractOp::create(b, h,
+                                                ArrayRef<int64_t>{half})));
+            Value y = arith::DivFOp::create(
+                b, arith::MulFOp::create(b, e, scale), gs);
+            ys.push_back(s.elem.isF32()
+                             ? y
+                             : Value(arith::TruncFOp::create(b, s.elem, y)));
+          }
+        }
+        int64_t width = s.elem.isF32() ? 4 : 8;
+        Value col0 = ir.mul(kb, ir.idx(fp4::kBlock));
+        for (int64_t c = 0; c < fp4::kBlock; c += width) {
+          Value v = vector::FromElementsOp::create(
+              b, VectorType::get({width}, s.elem),
+              ArrayRef<Value>(ys).slice(c, width));
+          auto st = vector::StoreOp::create(
+              b, v, out, ValueRange{batch, row, ir.add(col0, ir.idx(c))});
+          st.setAlignment(16);
+        }
+      });
+    }
+  });
+}
+
+NamedAttribute named(Builder &q, StringRef n, Attribute v) {
+  return q.b.getNamedAttr(n, v);
+}
+
+/// Sizes every quantize/dequantize harness shares.
+DictionaryAttr harnessSizes(Builder &q) {
+  auto i64 = [&](int64_t v) { return q.b.getI64IntegerAttr(v); };
+  return q.b.getDictionaryAttr(
+      {named(q, "b", i64(q.s.batch)), named(q, "m", i64(q.s.m)),
+       named(q, "k", i64(q.s.k)), named(q, "kh", i64(q.s.k / 2)),
+       named(q, "sfn", i64(q.s.batch * q.s.sfRows * q.s.sfCols)),
+       named(q, "one", i64(1))});
+}
+
+DenseI32ArrayAttr gridOf(Builder &q) {
+  return q.b.getDenseI32ArrayAttr({int32_t(q.s.ctas()), 1, 1});
+}
+
+DenseI32ArrayAttr blockOf(Builder &q, int64_t threads) {
+  return q.b.getDenseI32ArrayAttr({int32_t(threads), 1, 1});
+}
+
+int64_t layoutOption(SfLayout l) { return l == SfLayout::swizzled ? 0 : 1; }
+
+/// Builds the quantize kernel(s) in `module`; returns the first kernel.
+gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
+                             ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
+                             StringRef name) {
+  Builder q(b, s);
+  IR &ir = q.ir;
+  bool computed = !op.getScale();
+  auto gsType = MemRefType::get({1}, q.f32);
+  auto partialType = MemRefType::get({kAmaxCtas}, q.f32);
+  std::string amaxName = (name + "_amax").str();
+
+  // Without a scale: the amax kernel (each CTA's amax of |x|, NaN left out,
+  // to partial[cta]).
+  if (computed) {
+    gpu::GPUFuncOp f =
+        q.kernel(module, amaxName, {q.fullType(s.elem, s.k), partialType},
+                 kThreads);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&f.getBody().front());
+    Value x = f.getArgument(0), partial = f.getArgument(1);
+    Value smem = f.addWorkgroupAttribution(
+        MemRefType::get({kThreads / 32}, q.f32, MemRefLayoutAttrInterface(),
+                        ir.workgroup()),
+        b.getLoc());
+    const int64_t rows = s.batch * s.m, blocks = s.k / fp4::kBlock;
+    Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+    Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+    Value start = ir.add(ir.mul(bx, ir.idx(kThreads)), tid);
+    SmallVector<Value> res = ir.forLoop(
+        start, ir.idx(rows * blocks), ir.idx(kThreads * kAmaxCtas),
+        ValueRange{ir.f32(0.0)}, [&](Value i, ValueRange acc) {
+          Value kb = ir.remu(i, ir.idx(blocks));
+          Value r = ir.divu(i, ir.idx(blocks));
+          SmallVector<Value> xs = q.loadBlock(x, ir.divu(r, ir.idx(s.m)),
+                                              ir.remu(r, ir.idx(s.m)), kb);
+          Value m = arith::MaxNumFOp::create(
+              b, acc[0], q.amaxOf(xs, NanPolicy::ignore));
+          return SmallVector<Value>{m};
+        });
+    Value m = ctaMax(q, res[0], smem, kThreads);
+    ir.ifThen(ir.eq(tid, ir.idx(0)), [&] {
+      memref::StoreOp::create(b, m, partial, ValueRange{bx});
+    });
+    gpu::ReturnOp::create(b);
+  }
+
+  SmallVector<Type> args = {q.fullType(s.elem, s.k), gsType,
+                            q.fullType(q.i8, s.k / 2), q.sfType()};
+  if (computed)
+    args.push_back(partialType);
+  gpu::GPUFuncOp func = q.kernel(module, name, args, s.threads);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&func.getBody().front());
+    Value x = func.getArgument(0), gsBuf = func.getArgument(1);
+    Value data = func.getArgument(2), sf = func.getArgument(3);
+    Value gs;
+    if (computed) {
+      // Every CTA reduces the partial amaxes: gs = min(2688 / amax,
+      // FLT_MAX), 1 for amax 0 or inf; CTA 0 writes it out.
+      Value partial = func.getArgument(4);
+      Value smem = func.addWorkgroupAttribution(
+          MemRefType::get({s.threads / 32}, q.f32,
+                          MemRefLayoutAttrInterface(), ir.workgroup()),
+          b.getLoc());
+      Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+      SmallVector<Value> res = ir.forLoop(
+          tid, ir.idx(kAmaxCtas), ir.idx(s.threads), ValueRange{ir.f32(0.0)},
+          [&](Value i, ValueRange acc) {
+            Value p = memref::LoadOp::create(b, partial, ValueRange{i});
+            return SmallVector<Value>{
+                Value(arith::MaxNumFOp::create(b, acc[0], p))};
+          });
+      Value amax = ctaMax(q, res[0], smem, s.threads);
+      Value quotient = arith::MinNumFOp::create(
+          b,
+          arith::DivFOp::create(b, ir.f32(fp4::kE4M3Max * fp4::kE2M1Max),
+                                amax),
+          ir.f32(FLT_MAX));
+      Value degenerate = ir.ori(
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, amax,
+                                ir.f32(0.0)),
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, quotient,
+                                ir.f32(0.0)));
+      gs = ir.select(degenerate, ir.f32(1.0), quotient);
+      Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+      ir.ifThen(ir.andi(ir.eq(bx, ir.idx(0)), ir.eq(tid, ir.idx(0))), [&] {
+        memref::StoreOp::create(b, gs, gsBuf, ValueRange{ir.idx(0)});
+      });
+    } else {
+      gs = memref::LoadOp::create(b, gsBuf, ValueRange{ir.idx(0)});
+    }
+    emitQuantizeUnit(q, op, x, data, sf, gs);
+    gpu::ReturnOp::create(b);
+  }
+
+  // The harness.
+  auto str = [&](StringRef v) { return b.getStringAttr(v); };
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  SmallVector<Attribute> hargs = {
+      harnessBuffer(b, "x"), harnessBuffer(b, "gs"), harnessBuffer(b, "data"),
+      harnessBuffer(b, "sf")};
+  if (computed)
+    hargs.push_back(harnessBuffer(b, "amax_partial"));
+  SmallVector<NamedAttribute> h = {
+      named(q, "reference", str(computed ? "nvfp4_quantize_amax"
+                                         : "nvfp4_quantize")),
+      named(q, "types",
+            b.getDictionaryAttr({named(q, "x", str(harnessTypeName(s.elem))),
+                                 named(q, "gs", str("f32")),
+                                 named(q, "data", str("u8")),
+                                 named(q, "sf", str("u8"))})),
+      named(q, "sizes", harnessSizes(q)),
+      named(q, "options",
+            b.getDictionaryAttr(
+                {named(q, "recipe",
+                       i64(op.getRecipe() == QuantRecipe::fast ? 0 : 1)),
+                 named(q, "nan",
+                       i64(op.getNan() == NanPolicy::propagate ? 0 : 1)),
+                 named(q, "sf_layout", i64(layoutOption(s.layout)))})),
+      named(q, "grid", gridOf(q)),
+      named(q, "block", blockOf(q, s.threads)),
+      named(q, "args", b.getArrayAttr(hargs))};
+  if (computed) {
+    h.push_back(named(
+        q, "workspace",
+        b.getArrayAttr({b.getDictionaryAttr(
+            {named(q, "name", str("amax_partial")),
+             named(q, "type", str("f32")),
+             named(q, "shape", b.getDenseI64ArrayAttr({kAmaxCtas}))})})));
+  }
+  DictionaryAttr harness = b.getDictionaryAttr(h);
+  if (!computed) {
+    func->setAttr("nvfp4.harness", harness);
+    return func;
+  }
+  // The amax kernel runs first; the quantize kernel follows it ("then").
+  auto amaxFunc = cast<gpu::GPUFuncOp>(
+      SymbolTable::lookupSymbolIn(module, b.getStringAttr(amaxName)));
+  SmallVector<NamedAttribute> first(harness.getValue());
+  for (NamedAttribute &a : first) {
+    if (a.getName() == "grid")
+      a.setValue(b.getDenseI32ArrayAttr({int32_t(kAmaxCtas), 1, 1}));
+    if (a.getName() == "block")
+      a.setValue(blockOf(q, kThreads));
+    if (a.getName() == "args")
+      a.setValue(b.getArrayAttr(
+          {harnessBuffer(b, "x"), harnessBuffer(b, "amax_partial")}));
+  }
+  first.push_back(named(
+      q, "then",
+      b.getArrayAttr({b.getDictionaryAttr(
+          {named(q, "kernel", str(name)), named(q, "grid", gridOf(q)),
+           named(q, "block", blockOf(q, s.threads)),
+           named(q, "args", b.getArrayAttr(hargs))})})));
+  amaxFunc->setAttr("nvfp4.harness", b.getDictionaryAttr(first));
+  return amaxFunc;
+}
+
+gpu::GPUFuncOp buildDequantize(DequantizeOp op, const QuantShape &s,
+                               ImplicitLocOpBuilder &b,
+                               gpu::GPUModuleOp module, StringRef name) {
+  Builder q(b, s);
+  gpu::GPUFuncOp func = q.kernel(
+      module, name,
+      {q.fullType(q.i8, s.k / 2), q.sfType(), MemRefType::get({1}, q.f32),
+       q.fullType(s.elem, s.k)},
+      s.threads);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&func.getBody().front());
+    Value gs = memref::LoadOp::create(b, func.getArgument(2),
+                                      ValueRange{q.ir.idx(0)});
+    emitDequantizeUnit(q, func.getArgument(0), func.getArgument(1), gs,
+                       func.getArgument(3));
+    gpu::ReturnOp::create(b);
+  }
+  auto str = [&](StringRef v) { return b.getStringAttr(v); };
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  int64_t roundTo = s.elem.isF32() ? 0 : s.elem.isBF16() ? 1 : 2;
+  SmallVector<NamedAttribute> h = {
+      named(q, "reference", str("nvfp4_dequantize")),
+      named(q, "types",
+            b.getDictionaryAttr({named(q, "data", str("u8")),
+                                 named(q, "sf", str("u8")),
+                                 named(q, "gs", str("f32")),
+                                 named(q, "y", str(harnessTypeName(s.elem)))})),
+      named(q, "sizes", harnessSizes(q)),
+      named(q, "options",
+            b.getDictionaryAttr(
+                {named(q, "sf_layout", i64(layoutOption(s.layout))),
+                 named(q, "round_to", i64(roundTo))})),
+      named(q, "grid", gridOf(q)),
+      named(q, "block", blockOf(q, s.threads)),
+      named(q, "args",
+            b.getArrayAttr({harnessBuffer(b, "data"), harnessBuffer(b, "sf"),
+                            harnessBuffer(b, "gs"), harnessBuffer(b, "y")}))};
+  func->setAttr("nvfp4.harness", b.getDictionaryAttr(h));
+  (void)op;
+  return func;
+}
+
+struct NVFP4LowerQuantizePass
+    : nvfp4::impl::NVFP4LowerQuantizeBase<NVFP4LowerQuantizePass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<QuantizeOp, DequantizeOp>(op) && !op->hasAttr("nvfp4.kernel"))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    SymbolTable symbols(module);
+    for (Operation *op : ops) {
+      auto quant = dyn_cast<QuantizeOp>(op);
+      auto dequant = dyn_cast<DequantizeOp>(op);
+      RankedTensorType full =
+          quant ? cast<RankedTensorType>(quant.getInput().getType())
+                : cast<RankedTensorType>(dequant.getResult().getType());
+      FailureOr<QuantShape> s =
+          shapeOf(op, full, full.getElementType(),
+                  quant ? quant.getSfLayout() : dequant.getSfLayout());
+      if (failed(s))
+        return signalPassFailure();
+      auto parent = op->getParentOfType<FunctionOpInterface>();
+      std::string base =
+          (parent ? parent.getName().str() : std::string("kernel")) +
+          (quant ? "_quantize" : "_dequantize");
+      ImplicitLocOpBuilder b(op->getLoc(), module.getContext());
+      b.setInsertionPointToEnd(module.getBody());
+      auto gpuModule = gpu::GPUModuleOp::create(b, base);
+      symbols.insert(gpuModule);
+      std::string name = gpuModule.getName().str();
+      gpu::GPUFuncOp first =
+          quant ? buildQuantize(quant, *s, b, gpuModule, name)
+                : buildDequantize(dequant, *s, b, gpuModule, name);
+      op->setAttr("nvfp4.kernel",
+                  SymbolRefAttr::get(gpuModule.getNameAttr(),
+                                     {FlatSymbolRefAttr::get(
+                                         first.getNameAttr())}));
+      ++numKernels;
+    }
+  }
+};
+
+} // namespace

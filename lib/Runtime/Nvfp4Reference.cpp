@@ -1,0 +1,209 @@
+//===- Nvfp4Reference.cpp - the NVFP4 references of nvfp4-run -------------===//
+//
+// nvfp4_quantize (tensor scale given), nvfp4_quantize_amax (computed from
+// the amax and returned) and nvfp4_dequantize, computed block by block
+// with nvfp4/Support/Nvfp4Format.h (the independent reference quantizer,
+// docs/NVFP4.md). The outputs are bytes (u8) or values rounded to the
+// output type, compared exactly: PASS needs every byte equal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Runtime/Check.h"
+#include "nvfp4/Runtime/Fill.h"
+#include "nvfp4/Support/Nvfp4Format.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace nvfp4;
+using namespace nvfp4::rt;
+
+namespace {
+
+/// Every element equal (the outputs are bytes, or values rounded to the
+/// output type by the reference itself).
+Tolerance exact() {
+  Tolerance t;
+  t.relL2 = 0;
+  t.maxAbs = 0;
+  return t;
+}
+
+struct Layout {
+  fp4::SfLayout layout;
+  uint64_t batch, m, k, sfRows, sfCols;
+  uint64_t sfIndex(uint64_t b, uint64_t r, uint64_t kb) const {
+    return b * sfRows * sfCols +
+           uint64_t(fp4::sfOffset(layout, int64_t(r), int64_t(kb), int64_t(k)));
+  }
+};
+
+Expected<Layout> layoutOf(const std::map<std::string, uint64_t> &sizes,
+                          const ReferenceOptions &options) {
+  Layout l;
+  double opt = options.count("sf_layout") ? options.at("sf_layout") : 0;
+  if (opt != 0 && opt != 1)
+    return makeError("option sf_layout: expected 0 (swizzled) or 1 "
+                     "(row_major), found ",
+                     opt);
+  l.layout = opt == 0 ? fp4::SfLayout::Swizzled : fp4::SfLayout::RowMajor;
+  l.batch = sizes.at("b");
+  l.m = sizes.at("m");
+  l.k = sizes.at("k");
+  if (l.k % 16 != 0 || sizes.at("kh") * 2 != l.k)
+    return makeError("sizes: expected k a multiple of 16 and kh = k / 2, "
+                     "found k = ",
+                     l.k, ", kh = ", sizes.at("kh"));
+  l.sfRows = uint64_t(fp4::sfRows(l.layout, int64_t(l.m)));
+  l.sfCols = uint64_t(fp4::sfCols(l.layout, int64_t(l.k)));
+  if (sizes.at("sfn") != l.batch * l.sfRows * l.sfCols)
+    return makeError("size sfn: expected ", l.batch * l.sfRows * l.sfCols,
+                     " scale factors for this layout, found ",
+                     sizes.at("sfn"));
+  return l;
+}
+
+/// Operands x, gs, data, sf. `computeScale`: gs is an output, computed
+/// from the amax of the finite and infinite values (NaN left out).
+Error quantizeCompute(const std::map<std::string, uint64_t> &sizes,
+                      const ReferenceOptions &options,
+                      std::vector<std::vector<double>> &ops,
+                      bool computeScale) {
+  Expected<Layout> l = layoutOf(sizes, options);
+  if (!l)
+    return l.takeError();
+  auto flag = [&](const char *name) -> Expected<bool> {
+    double v = options.count(name) ? options.at(name) : 0;
+    if (v != 0 && v != 1)
+      return makeError("option ", name, ": expected 0 or 1, found ", v);
+    return v == 1;
+  };
+  Expected<bool> exactRecipe = flag("recipe"), ignoreNan = flag("nan");
+  if (!exactRecipe)
+    return exactRecipe.takeError();
+  if (!ignoreNan)
+    return ignoreNan.takeError();
+  const std::vector<double> &x = ops[0];
+  float gs;
+  if (computeScale) {
+    float amax = 0;
+    for (double v : x)
+      if (!std::isnan(v))
+        amax = std::fmax(amax, float(std::fabs(v)));
+    gs = fp4::encodeScaleFromAmax(amax);
+    ops[1][0] = gs;
+  } else {
+    gs = float(ops[1][0]);
+  }
+  std::vector<double> &data = ops[2], &sf = ops[3];
+  const uint64_t blocks = l->k / 16;
+  for (uint64_t b = 0; b < l->batch; ++b)
+    for (uint64_t r = 0; r < l->m; ++r)
+      for (uint64_t kb = 0; kb < blocks; ++kb) {
+        float xs[16];
+        const double *src = &x[((b * l->m + r) * l->k) + kb * 16];
+        for (int i = 0; i < 16; ++i)
+          xs[i] = float(src[i]);
+        fp4::Block blk = fp4::quantizeBlock(
+            xs, gs, *exactRecipe ? fp4::Recipe::Exact : fp4::Recipe::Fast,
+            *ignoreNan ? fp4::NanPolicy::Ignore : fp4::NanPolicy::Propagate);
+        double *dst = &data[(b * l->m + r) * (l->k / 2) + kb * 8];
+        for (int i = 0; i < 8; ++i)
+          dst[i] = double(blk.codes[2 * i] | (blk.codes[2 * i + 1] << 4));
+        sf[l->sfIndex(b, r, kb)] = blk.sf;
+      }
+  return Error::success();
+}
+
+/// Rounds v to the output type: 0 f32, 1 bf16, 2 f16.
+double roundTo(float v, int type) {
+  if (type == 0)
+    return v;
+  std::vector<uint8_t> bytes(2);
+  uint16_t h = type == 1 ? floatToBF16(v) : floatToF16(v);
+  std::memcpy(bytes.data(), &h, 2);
+  return decode(bytes.data(), 1, type == 1 ? ElemType::BF16 : ElemType::F16)[0];
+}
+
+/// Operands data, sf, gs, y.
+Error dequantizeCompute(const std::map<std::string, uint64_t> &sizes,
+                        const ReferenceOptions &options,
+                        std::vector<std::vector<double>> &ops) {
+  Expected<Layout> l = layoutOf(sizes, options);
+  if (!l)
+    return l.takeError();
+  double type = options.count("round_to") ? options.at("round_to") : 0;
+  if (type != 0 && type != 1 && type != 2)
+    return makeError("option round_to: expected 0 (f32), 1 (bf16) or 2 "
+                     "(f16), found ",
+                     type);
+  const std::vector<double> &data = ops[0], &sf = ops[1];
+  float gs = float(ops[2][0]);
+  std::vector<double> &y = ops[3];
+  for (uint64_t b = 0; b < l->batch; ++b)
+    for (uint64_t r = 0; r < l->m; ++r)
+      for (uint64_t c = 0; c < l->k; ++c) {
+        uint8_t byte = uint8_t(data[(b * l->m + r) * (l->k / 2) + c / 2]);
+        uint8_t code = (c % 2) ? byte >> 4 : byte & 0xf;
+        uint8_t scale = uint8_t(sf[l->sfIndex(b, r, c / 16)]);
+        y[(b * l->m + r) * l->k + c] =
+            roundTo(fp4::dequantize(code, scale, gs), int(type));
+      }
+  return Error::success();
+}
+
+std::vector<ReferenceOption> layoutOptions() {
+  return {{"sf_layout", false, "0 (swizzled 128x4, default) or 1 (row_major)"}};
+}
+
+} // namespace
+
+void nvfp4::rt::appendNvfp4References(std::vector<Reference> &refs) {
+  ReferenceOperand x{"x", {"b", "m", "k"}, false};
+  x.fill = "nvfp4_input";
+  ReferenceOperand gsIn{"gs", {"one"}, false};
+  gsIn.fill = "encode_scale";
+  gsIn.fillOf = "x";
+  ReferenceOperand data{"data", {"b", "m", "kh"}, true, "", exact()};
+  ReferenceOperand sf{"sf", {"sfn"}, true, "", exact()};
+  std::vector<ReferenceOption> quantOptions = layoutOptions();
+  quantOptions.push_back({"recipe", false, "0 (fast, default) or 1 (exact)"});
+  quantOptions.push_back({"nan", false, "0 (propagate, default) or 1 (ignore)"});
+  refs.push_back(Reference{
+      "nvfp4_quantize",
+      "nvfp4.quantize with a given tensor scale, bit for bit, docs/NVFP4.md",
+      {x, gsIn, data, sf},
+      [](const std::map<std::string, uint64_t> &sizes,
+         const ReferenceOptions &options,
+         std::vector<std::vector<double>> &ops) {
+        return quantizeCompute(sizes, options, ops, false);
+      },
+      quantOptions});
+  ReferenceOperand gsOut{"gs", {"one"}, true, "", exact()};
+  refs.push_back(Reference{
+      "nvfp4_quantize_amax",
+      "nvfp4.quantize with the tensor scale computed from the amax, bit for "
+      "bit, docs/NVFP4.md",
+      {x, gsOut, data, sf},
+      [](const std::map<std::string, uint64_t> &sizes,
+         const ReferenceOptions &options,
+         std::vector<std::vector<double>> &ops) {
+        return quantizeCompute(sizes, options, ops, true);
+      },
+      quantOptions});
+  ReferenceOperand dataIn{"data", {"b", "m", "kh"}, false};
+  ReferenceOperand sfIn{"sf", {"sfn"}, false};
+  sfIn.fill = "e4m3_scales";
+  ReferenceOperand gsRandom{"gs", {"one"}, false};
+  gsRandom.fill = "encode_scale";
+  std::vector<ReferenceOption> dequantOptions = layoutOptions();
+  dequantOptions.push_back(
+      {"round_to", false, "the output type: 0 f32 (default), 1 bf16, 2 f16"});
+  refs.push_back(Reference{
+      "nvfp4_dequantize",
+      "nvfp4.dequantize: e2m1 * e4m3 / gs rounded to the output type, "
+      "docs/NVFP4.md",
+      {dataIn, sfIn, gsRandom, {"y", {"b", "m", "k"}, true, "", exact()}},
+      dequantizeCompute,
+      dequantOptions});
+}
