@@ -382,6 +382,69 @@ struct MmaLowering : ConvertOpToLLVMPattern<MmaOp> {
   }
 };
 
+struct MmaBlockScaleLowering : ConvertOpToLLVMPattern<MmaBlockScaleOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(MmaBlockScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    IDescAttr idesc = op.getIdesc();
+    NVVM::MMABlockScaleKind kind;
+    switch (idesc.getKind()) {
+    case MmaKind::mxf8f6f4:
+      kind = NVVM::MMABlockScaleKind::MXF8F6F4;
+      break;
+    case MmaKind::mxf4:
+      kind = NVVM::MMABlockScaleKind::MXF4;
+      break;
+    case MmaKind::mxf4nvf4:
+      kind = NVVM::MMABlockScaleKind::MXF4NVF4;
+      break;
+    default:
+      return rewriter.notifyMatchFailure(op, "dense kind");
+    }
+    // The block size is spelled out: ue4m3 scales cover 16 elements
+    // (.block16 = .scale_vec::4X), ue8m0 ones 32 (.block32).
+    NVVM::Tcgen05MMABlockScale block =
+        idesc.getScaleType() == ScaleType::ue4m3
+            ? NVVM::Tcgen05MMABlockScale::BLOCK16
+            : NVVM::Tcgen05MMABlockScale::BLOCK32;
+    Value desc = i32Const(rewriter, op.getLoc(),
+                          static_cast<int32_t>(idesc.getEncoding()));
+    rewriter.replaceOpWithNewOp<NVVM::Tcgen05MMABlockScaleOp>(
+        op, kind, toNVVMGroup(idesc.getCtaGroup()), block,
+        NVVM::Tcgen05MMACollectorOp::DISCARD, adaptor.getD(), adaptor.getA(),
+        adaptor.getB(), desc, adaptor.getAccumulate(), adaptor.getScaleA(),
+        adaptor.getScaleB());
+    return success();
+  }
+};
+
+struct TmemCopyLowering : ConvertOpToLLVMPattern<TmemCopyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TmemCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::Tcgen05CpShape shape;
+    NVVM::Tcgen05CpMulticast multicast = NVVM::Tcgen05CpMulticast::NONE;
+    switch (op.getShape()) {
+    case CpShape::shape_32x128b_warpx4:
+      shape = NVVM::Tcgen05CpShape::SHAPE_32x128b;
+      multicast = NVVM::Tcgen05CpMulticast::WARPX4;
+      break;
+    case CpShape::shape_128x128b:
+      shape = NVVM::Tcgen05CpShape::SHAPE_128x128b;
+      break;
+    case CpShape::shape_128x256b:
+      shape = NVVM::Tcgen05CpShape::SHAPE_128x256b;
+      break;
+    }
+    rewriter.replaceOpWithNewOp<NVVM::Tcgen05CpOp>(
+        op, shape, toNVVMGroup(op.getCtaGroup()), multicast,
+        NVVM::Tcgen05CpSrcFormatAttr(), adaptor.getDst(), adaptor.getSrc());
+    return success();
+  }
+};
+
 struct CommitLowering : ConvertOpToLLVMPattern<CommitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -451,5 +514,6 @@ void nvfp4::populateSM100ToNVVMConversionPatterns(
   patterns.add<TmemAllocLowering, TmemBaseLowering, TmemDeallocLowering,
                TmemRelinquishLowering, TmemSliceLowering, TmemLoadLowering,
                TmemStoreLowering, WaitLowering, FenceLowering,
-               UmmaDescLowering, MmaLowering, CommitLowering>(converter);
+               UmmaDescLowering, MmaLowering, MmaBlockScaleLowering,
+               TmemCopyLowering, CommitLowering>(converter);
 }

@@ -265,6 +265,36 @@ func.func @mma(%acc: !acc, %a: i64, %b: i64,
   return
 }
 
+// CHECK-LABEL: func.func @mma_block_scale
+// CHECK-SAME: (%[[ACC:[^:]+]]: !sm100.tmem<128x256xf32, acc>, %[[A:[^:]+]]: i64, %[[B:[^:]+]]: i64, %[[EN:[^:]+]]: i1, %[[SA:[^:]+]]: !sm100.tmem<128x16xf8E4M3FN, scales>, %[[SB:[^:]+]]: !sm100.tmem<128x32xf8E4M3FN, scales>, %[[SDESC:[^:]+]]: i64,
+func.func @mma_block_scale(%acc: !acc, %a: i64, %b: i64, %en: i1,
+                           %sa: !sm100.tmem<128x16xf8E4M3FN, scales>,
+                           %sb: !sm100.tmem<128x32xf8E4M3FN, scales>,
+                           %sdesc: i64,
+                           %ea: !sm100.tmem<128x16xf8E8M0FNU, scales>,
+                           %eb: !sm100.tmem<128x32xf8E8M0FNU, scales>) {
+  // CHECK-DAG: %[[TSA:.+]] = builtin.unrealized_conversion_cast %[[SA]] : !sm100.tmem<128x16xf8E4M3FN, scales> to !llvm.ptr<6>
+  // CHECK-DAG: %[[TSB:.+]] = builtin.unrealized_conversion_cast %[[SB]] : !sm100.tmem<128x32xf8E4M3FN, scales> to !llvm.ptr<6>
+  // CHECK-DAG: %[[D:.+]] = builtin.unrealized_conversion_cast %[[ACC]] : !sm100.tmem<128x256xf32, acc> to !llvm.ptr<6>
+  %e = nvvm.elect.sync -> i1
+  scf.if %e {
+    // The scale factors into TMEM: tcgen05.cp.cta_group::1.32x128b.warpx4.
+    // CHECK: nvvm.tcgen05.cp %[[TSA]], %[[SDESC]] {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
+    sm100.tmem_copy shape_32x128b_warpx4 %sa, %sdesc : !sm100.tmem<128x16xf8E4M3FN, scales>
+    // CHECK: nvvm.tcgen05.cp %[[TSB]], %[[SDESC]] {shape = #nvvm.tcgen05_cp_shape<shape_128x256b>}
+    sm100.tmem_copy shape_128x256b %sb, %sdesc : !sm100.tmem<128x32xf8E4M3FN, scales>
+    // NVFP4, M = 128, N = 256, UE4M3 (sm100-encodings.md's worked example):
+    // (1 << 7) | (1 << 10) | (32 << 17) | (1 << 27) = 0x08400480.
+    // CHECK: %[[I:.+]] = llvm.mlir.constant(138413184 : i32) : i32
+    // CHECK: nvvm.tcgen05.mma.block_scale %[[D]], %[[A]], %[[B]], %[[I]], %[[EN]], %[[TSA]], %[[TSB]] {blockScale = #nvvm.tcgen05_mma_block_scale<block16>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf4nvf4>}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %acc, %a, %b, %en scales(%sa, %sb) : !acc, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+    // mxf8f6f4 with ue8m0 scales over 32 elements: .block32.
+    // CHECK: nvvm.tcgen05.mma.block_scale {{.+}} {blockScale = #nvvm.tcgen05_mma_block_scale<block32>, ctaGroup = #nvvm.cta_group<cta_1>, kind = #nvvm.block_scale_kind<mxf8f6f4>}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf8f6f4, a = f8E4M3FN, b = f8E4M3FN, d = f32, m = 128, n = 256> %acc, %a, %b, %en scales(%ea, %eb) : !acc, !sm100.tmem<128x16xf8E8M0FNU, scales>, !sm100.tmem<128x32xf8E8M0FNU, scales>
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @commit
 // CHECK-SAME: (%[[RING:[^:]+]]: !nvgpu.mbarrier.group<{{.+}}>, %[[BARS:[^:]+]]: memref<4xi64, #gpu.address_space<workgroup>>, %[[I:[^:]+]]: index, %[[MASK:[^:]+]]: i16)
 func.func @commit(%ring: !ring, %bars: !bars, %i: index, %mask: i16) {

@@ -684,6 +684,133 @@ func.func @mma_block_scaled(%d: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64,
 // -----
 
 //===----------------------------------------------------------------------===//
+// sm100.mma_block_scale
+//===----------------------------------------------------------------------===//
+
+func.func @mma_block_scale_1(%d: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x16xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E4M3FN, scales>) {
+  // Rule: sm100.mma_block_scale 1 — the kind is block-scaled
+  sm100.elect_one {
+      // expected-error @+1 {{'sm100.mma_block_scale' op expected a block-scaled kind (mxf8f6f4, mxf4, mxf4nvf4), got f16; dense kinds use sm100.mma}}
+    sm100.mma_block_scale #sm100.idesc<kind = f16, a = bf16, b = bf16, d = f32, m = 128, n = 256> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_block_scale_2(%d: !sm100.tmem<128x128xf32, acc>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x16xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E4M3FN, scales>) {
+  // Rule: sm100.mma_block_scale 2 — an f32 accumulator of M x N
+  sm100.elect_one {
+      // expected-error @+1 {{'sm100.mma_block_scale' op expected the accumulator to be '!sm100.tmem<128x256xf32, acc>' for #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3>, got '!sm100.tmem<128x128xf32, acc>'}}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<128x128xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_block_scale_3(%d: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x16xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E4M3FN, scales>) {
+  // Rule: sm100.mma_block_scale 3 — FP4 operands are K-major
+  sm100.elect_one {
+      // (checked by the #sm100.idesc attribute)
+    // expected-error @+1 {{expected k-major B for kind::mxf4nvf4 (transpose is not supported), got mn-major}}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, b_major = mn, scale_type = ue4m3> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_block_scale_4(%d: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x16xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E4M3FN, scales>) {
+  // Rule: sm100.mma_block_scale 4 — ue4m3 only with mxf4nvf4
+  sm100.elect_one {
+      // (checked by the #sm100.idesc attribute)
+    // expected-error @+1 {{expected scale type ue8m0 for kind::mxf8f6f4, got ue4m3}}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf8f6f4, a = f8E4M3FN, b = f8E4M3FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_block_scale_5(%d: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x8xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E4M3FN, scales>) {
+  // Rule: sm100.mma_block_scale 5 — scale_a spans 4 columns
+  sm100.elect_one {
+      // expected-error @+1 {{'sm100.mma_block_scale' op expected scale_a to be a `scales` matrix of 'f8E4M3FN' at least 4 TMEM columns wide ('!sm100.tmem<128x16xf8E4M3FN, scales>' or wider), got '!sm100.tmem<128x8xf8E4M3FN, scales>'}}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x8xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_block_scale_5(%d: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x16xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E8M0FNU, scales>) {
+  // Rule: sm100.mma_block_scale 5 — scale_b spans ceil(N/32) columns of the scale type
+  sm100.elect_one {
+      // expected-error @+1 {{'sm100.mma_block_scale' op expected scale_b to be a `scales` matrix of 'f8E4M3FN' at least 8 TMEM columns wide ('!sm100.tmem<128x32xf8E4M3FN, scales>' or wider), got '!sm100.tmem<128x32xf8E8M0FNU, scales>'}}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E8M0FNU, scales>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_block_scale_6(%d: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x16xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E4M3FN, scales>) {
+  // Rule: sm100.mma_block_scale 6 — issued by a single thread
+    // expected-error @+1 {{'sm100.mma_block_scale' op expected to be inside 'sm100.elect_one' (it is issued by a single thread)}}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  return
+}
+
+// -----
+
+func.func @mma_block_scale_7(%d: !sm100.tmem<64x256xf32, acc_m64>, %a: i64, %b: i64, %acc: i1, %sa: !sm100.tmem<128x16xf8E4M3FN, scales>, %sb: !sm100.tmem<128x32xf8E4M3FN, scales>) {
+  // Rule: sm100.mma_block_scale 7 — cta_group 2 needs M = 256
+  sm100.elect_one {
+      // expected-error @+1 {{'sm100.mma_block_scale' op supports cta_group 2 only with M = 256, got M = 128}}
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, cta_group = 2, scale_type = ue4m3> %d, %a, %b, %acc scales(%sa, %sb) : !sm100.tmem<64x256xf32, acc_m64>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// sm100.tmem_copy
+//===----------------------------------------------------------------------===//
+
+func.func @tmem_copy_narrow(%t: !sm100.tmem<128x16xf8E4M3FN, scales>, %desc: i64) {
+  sm100.elect_one {
+    // Rule: sm100.tmem_copy 1 — the destination is wide enough
+    // expected-error @+1 {{'sm100.tmem_copy' op expected a 128-row destination at least 8 TMEM columns wide for shape_128x256b, got '!sm100.tmem<128x16xf8E4M3FN, scales>'}}
+    sm100.tmem_copy shape_128x256b %t, %desc : !sm100.tmem<128x16xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+func.func @tmem_copy_not_elected(%t: !sm100.tmem<128x16xf8E4M3FN, scales>, %desc: i64) {
+  // Rule: sm100.tmem_copy 2 — issued by a single thread
+  // expected-error @+1 {{'sm100.tmem_copy' op expected to be inside 'sm100.elect_one' (it is issued by a single thread)}}
+  sm100.tmem_copy shape_32x128b_warpx4 %t, %desc : !sm100.tmem<128x16xf8E4M3FN, scales>
+  return
+}
+
+// -----
+
+func.func @tmem_copy_group(%t: !sm100.tmem<128x16xf8E4M3FN, scales>, %desc: i64) {
+  sm100.elect_one {
+    // Rule: sm100.tmem_copy 3 — cta_group 1 or 2
+    // expected-error @+1 {{'sm100.tmem_copy' op expected cta_group 1 or 2, got 3}}
+    sm100.tmem_copy shape_32x128b_warpx4 %t, %desc {cta_group = 3} : !sm100.tmem<128x16xf8E4M3FN, scales>
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // sm100.commit
 //===----------------------------------------------------------------------===//
 

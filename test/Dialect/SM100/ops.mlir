@@ -213,3 +213,19 @@ func.func @warp_roles_no_regs() {
   }
   return
 }
+
+// Block-scaled MMA and the scale-factor copy into TMEM.
+// CHECK-LABEL: func.func @block_scaled
+// CHECK: sm100.tmem_copy shape_32x128b_warpx4 %{{.+}}, %{{.+}} : <128x16xf8E4M3FN, scales>
+// CHECK: sm100.tmem_copy shape_128x128b %{{.+}}, %{{.+}} {cta_group = 2 : i64} : <128x16xf8E4M3FN, scales>
+// CHECK: sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} scales(%{{.+}}, %{{.+}}) : <128x256xf32, acc>, <128x16xf8E4M3FN, scales>, <128x32xf8E4M3FN, scales>
+func.func @block_scaled(%acc: !sm100.tmem<128x256xf32, acc>, %a: i64, %b: i64, %en: i1,
+                        %sa: !sm100.tmem<128x16xf8E4M3FN, scales>,
+                        %sb: !sm100.tmem<128x32xf8E4M3FN, scales>, %desc: i64) {
+  sm100.elect_one {
+    sm100.tmem_copy shape_32x128b_warpx4 %sa, %desc : !sm100.tmem<128x16xf8E4M3FN, scales>
+    sm100.tmem_copy shape_128x128b %sa, %desc {cta_group = 2} : !sm100.tmem<128x16xf8E4M3FN, scales>
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3> %acc, %a, %b, %en scales(%sa, %sb) : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+  }
+  return
+}

@@ -323,6 +323,74 @@ LogicalResult MmaOp::verify() {
   return verifyOneWarpRole(*this);
 }
 
+LogicalResult MmaBlockScaleOp::verify() {
+  IDescAttr idesc = getIdesc();
+  MmaKind kind = idesc.getKind();
+  // Rule 1.
+  if (!umma::isBlockScaled(toUMMA(kind)))
+    return emitOpError("expected a block-scaled kind (mxf8f6f4, mxf4, "
+                       "mxf4nvf4), got ")
+           << stringifyMmaKind(kind) << "; dense kinds use sm100.mma";
+  int64_t ctaGroup = idesc.getCtaGroup();
+  // Rule 7.
+  if (ctaGroup == 2 && idesc.getM() != 256)
+    return emitOpError("supports cta_group 2 only with M = 256, got M = ")
+           << idesc.getM();
+  // Rule 2.
+  int64_t rowsPerCta = idesc.getM() / ctaGroup;
+  TmemType d = getD().getType();
+  auto f32 = Float32Type::get(getContext());
+  if (d.getLayout() != TmemLayout::acc || d.getRows() != rowsPerCta ||
+      d.getCols() != idesc.getN() || !d.getElementType().isF32())
+    return emitOpError("expected the accumulator to be ")
+           << TmemType::get(getContext(), rowsPerCta, idesc.getN(), f32,
+                            TmemLayout::acc)
+           << " for " << idesc << ", got " << d;
+  // Rules 3 and 4: the IDescAttr verifier (K-major FP4, scale type per
+  // kind).
+  bool ue4m3 = idesc.getScaleType() == ScaleType::ue4m3;
+  // Rule 5.
+  Type scaleElem = ue4m3 ? Type(Float8E4M3FNType::get(getContext()))
+                         : Type(Float8E8M0FNUType::get(getContext()));
+  auto checkScales = [&](TmemType t, StringRef name,
+                         int64_t minColumns) -> LogicalResult {
+    if (t.getLayout() != TmemLayout::scales || t.getElementType() != scaleElem ||
+        t.getNumColumns() < minColumns)
+      return emitOpError("expected ")
+             << name << " to be a `scales` matrix of " << scaleElem
+             << " at least " << minColumns << " TMEM columns wide ("
+             << TmemType::get(getContext(), 128, 4 * minColumns, scaleElem,
+                              TmemLayout::scales)
+             << " or wider), got " << t;
+    return success();
+  };
+  if (failed(checkScales(getScaleA().getType(), "scale_a", 4)) ||
+      failed(checkScales(getScaleB().getType(), "scale_b",
+                         (idesc.getN() + 31) / 32)))
+    return failure();
+  // Rule 6.
+  if (failed(verifySingleThreadIssue(*this)))
+    return failure();
+  return verifyOneWarpRole(*this);
+}
+
+LogicalResult TmemCopyOp::verify() {
+  // Rule 1.
+  int64_t columns = getShape() == CpShape::shape_128x256b ? 8 : 4;
+  TmemType dst = getDst().getType();
+  if (dst.getRows() != 128 || dst.getNumColumns() < columns)
+    return emitOpError("expected a 128-row destination at least ")
+           << columns << " TMEM columns wide for " << stringifyCpShape(getShape())
+           << ", got " << dst;
+  // Rule 3.
+  if (failed(verifyCtaGroup(*this, getCtaGroup())))
+    return failure();
+  // Rule 2.
+  if (failed(verifySingleThreadIssue(*this)))
+    return failure();
+  return verifyOneWarpRole(*this);
+}
+
 LogicalResult CommitOp::verify() {
   if (auto group = dyn_cast<nvgpu::MBarrierGroupType>(getBarriers().getType())) {
     auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(group.getMemorySpace());

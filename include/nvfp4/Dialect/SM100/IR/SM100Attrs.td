@@ -95,6 +95,15 @@ def SM100_WaitKind : I32EnumAttr<"WaitKind",
   let cppNamespace = "::nvfp4::sm100";
 }
 
+def SM100_CpShape32x128bWarpx4 : I32EnumAttrCase<"shape_32x128b_warpx4", 0>;
+def SM100_CpShape128x128b : I32EnumAttrCase<"shape_128x128b", 1>;
+def SM100_CpShape128x256b : I32EnumAttrCase<"shape_128x256b", 2>;
+def SM100_CpShape : I32EnumAttr<"CpShape",
+    "the shape (and multicast) of a tcgen05.cp",
+    [SM100_CpShape32x128bWarpx4, SM100_CpShape128x128b, SM100_CpShape128x256b]> {
+  let cppNamespace = "::nvfp4::sm100";
+}
+
 def SM100_FenceBefore : I32EnumAttrCase<"before_thread_sync", 0>;
 def SM100_FenceAfter : I32EnumAttrCase<"after_thread_sync", 1>;
 def SM100_FenceKind : I32EnumAttr<"FenceKind",

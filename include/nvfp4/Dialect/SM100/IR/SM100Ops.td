@@ -347,6 +347,95 @@ def SM100_MmaOp : SM100_Op<"mma"> {
   let hasVerifier = 1;
 }
 
+def SM100_MmaBlockScaleOp : SM100_Op<"mma_block_scale"> {
+  let summary = "issue one asynchronous block-scaled UMMA (single thread)";
+  let description = [{
+    `d = (a * sfa) * (b * sfb) + (accumulate ? d : 0)` on the fifth-generation
+    tensor cores with per-block scale factors (PTX ISA 9.7.16.10.9,
+    `tcgen05.mma.cta_group.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale`):
+    every `block` consecutive K elements of a row of A (column of B) are
+    multiplied by one scale factor read from tensor memory. `a` and `b` are
+    shared-memory descriptors (`sm100.umma_desc`), `d` a TMEM accumulator,
+    `scale_a` and `scale_b` TMEM matrices in the `scales` layout: row m's
+    scale factor for K block j is byte j of lane m, column `scale_a` + m/32
+    (a 128-row A needs 4 columns); column n's is byte j of lane 32·p + n%32,
+    column `scale_b` + n/32 in every lane partition p (copied there by
+    `sm100.tmem_copy` with `shape_32x128b_warpx4` from the swizzled 128×4
+    scale-factor layout; docs/NVFP4.md). NVFP4 is `kind = mxf4nvf4,
+    scale_type = ue4m3` (16 elements per scale, `.block16`).
+
+    - Rule 1: the kind is block-scaled (mxf8f6f4, mxf4, mxf4nvf4).
+    - Rule 2: `d` is an f32 accumulator (`acc`) of idesc.m / cta_group rows
+      and idesc.n columns.
+    - Rule 3: mxf4 and mxf4nvf4 operands are K-major (no transpose for FP4;
+      checked by the `#sm100.idesc` attribute's verifier).
+    - Rule 4: the scale type fits the kind: ue4m3 only with mxf4nvf4
+      (16-element blocks); mxf8f6f4 and mxf4 take ue8m0 (32-element blocks;
+      checked by the `#sm100.idesc` attribute's verifier).
+    - Rule 5: `scale_a` and `scale_b` are `scales` matrices of the scale
+      type's element (f8E4M3FN for ue4m3, f8E8M0FNU for ue8m0); `scale_a`
+      spans at least 4 TMEM columns (16 bytes per lane: the 128 rows' scale
+      factors sit in columns m/32) and `scale_b` at least ⌈idesc.n / 32⌉
+      columns (4·⌈n / 32⌉ bytes per lane).
+    - Rule 6: issued inside `sm100.elect_one`, and inside a `sm100.role` of
+      exactly one warp when in one.
+    - Rule 7: cta_group 2 supports M = 256 only.
+
+    Example (NVFP4 x NVFP4 -> f32, M = 128, N = 256, K = 64 per MMA):
+
+    ```mlir
+    sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 256, scale_type = ue4m3>
+        %acc, %da, %db, %accumulate scales(%sfa, %sfb)
+        : !sm100.tmem<128x256xf32, acc>, !sm100.tmem<128x16xf8E4M3FN, scales>, !sm100.tmem<128x32xf8E4M3FN, scales>
+    ```
+  }];
+  let arguments = (ins SM100_Tmem:$d, I64:$a, I64:$b, I1:$accumulate,
+                   SM100_Tmem:$scale_a, SM100_Tmem:$scale_b,
+                   SM100_IDescAttr:$idesc);
+  let assemblyFormat = [{
+    qualified($idesc) $d `,` $a `,` $b `,` $accumulate
+    `scales` `(` $scale_a `,` $scale_b `)` attr-dict
+    `:` type($d) `,` type($scale_a) `,` type($scale_b)
+  }];
+  let hasVerifier = 1;
+}
+
+def SM100_TmemCopyOp : SM100_Op<"tmem_copy"> {
+  let summary = "copy a shared-memory matrix into tensor memory (single thread)";
+  let description = [{
+    Asynchronously copies the shared-memory matrix that the descriptor
+    `src` (`sm100.umma_desc`, K-major, no swizzle for scale factors)
+    describes into tensor memory at `dst` (PTX ISA 9.7.16.9.2,
+    `tcgen05.cp.cta_group.shape{.multicast}`). Ordered before the
+    tcgen05.mma that this thread issues next; completion is observed with
+    `sm100.commit` like an MMA's.
+
+    | shape | copies |
+    |-------|--------|
+    | `shape_32x128b_warpx4` | 32 rows x 16 bytes, to lanes r, 32 + r, 64 + r, 96 + r of 4 columns (`.32x128b.warpx4`: the scale-factor copy) |
+    | `shape_128x128b` | 128 rows x 16 bytes to 128 lanes, 4 columns |
+    | `shape_128x256b` | 128 rows x 32 bytes to 128 lanes, 8 columns |
+
+    - Rule 1: `dst` is a 128-row TMEM matrix at least as many 32-bit
+      columns wide as the shape writes (4, or 8 for `shape_128x256b`).
+    - Rule 2: issued inside `sm100.elect_one`, and inside a `sm100.role` of
+      exactly one warp when in one.
+    - Rule 3: cta_group is 1 or 2.
+
+    Example (one 512-byte atom of scale factors, 128 rows of A):
+
+    ```mlir
+    sm100.tmem_copy shape_32x128b_warpx4 %sfa_k0, %desc : !sm100.tmem<128x16xf8E4M3FN, scales>
+    ```
+  }];
+  let arguments = (ins SM100_Tmem:$dst, I64:$src, SM100_CpShape:$shape,
+                   DefaultValuedAttr<I64Attr, "1">:$cta_group);
+  let assemblyFormat = [{
+    $shape $dst `,` $src attr-dict `:` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
 def SM100_CommitOp : SM100_Op<"commit"> {
   let summary = "make an mbarrier track this thread's prior UMMAs (single thread)";
   let description = [{
