@@ -394,6 +394,33 @@ public:
     }
     return nullptr;
   }
+  /// A pending MMA that reads or writes tensor-memory columns a
+  /// tcgen05.cp being issued writes (D, A in TMEM, or the scale factors).
+  /// tcgen05.cp -> tcgen05.mma is a tcgen05 pipeline but tcgen05.mma ->
+  /// tcgen05.cp is not (PTX ISA 9.7.16.6.2), so the copy may land before
+  /// the MMA has read the columns.
+  const MmaOp *copyOverPendingMma(const MmaOp &cp) const {
+    auto overlap = [](uint32_t a0, uint32_t an, uint32_t b0, uint32_t bn) {
+      return an && bn && a0 < b0 + bn && b0 < a0 + an;
+    };
+    for (const MmaOp &q : queue_) {
+      if (q.isCommit || q.special)
+        continue;
+      for (int p = 0; p < 2; ++p) {
+        if (!cp.parts[p] || (q.parts[0] != cp.parts[p] &&
+                             q.parts[1] != cp.parts[p]))
+          continue;
+        uint32_t qa = q.aTmem ? q.aCols : 0;
+        if (overlap(cp.dCol0, cp.dCols, q.dCol0, q.dCols) ||
+            overlap(cp.dCol0, cp.dCols, q.aCol0, qa) ||
+            (q.scaled &&
+             (overlap(cp.dCol0, cp.dCols, q.sfaCol, 4) ||
+              overlap(cp.dCol0, cp.dCols, q.sfbCol, (q.f.n + 31) / 32))))
+          return &q;
+      }
+    }
+    return nullptr;
+  }
   /// The pending MMA whose tensor-memory lanes [lane0, lane1) and columns
   /// [col, col + n) of `cta` overlap: written (D) or, when `write`, also
   /// read (A, accumulated D).
@@ -569,6 +596,17 @@ bool Executor::cpShiftLane(Warp &w, uint32_t lane, const XInst &I) {
     }
   }
   op.origin = location(w, lane, I.line);
+  if (op.special == 1)
+    if (const MmaOp *q = tensorUnit().copyOverPendingMma(op))
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "race: this tcgen05.cp writes tensor-memory columns " +
+                       std::to_string(op.dCol0) + ".." +
+                       std::to_string(op.dCol0 + op.dCols - 1) +
+                       " that the tcgen05.mma issued in " + q->origin +
+                       " (not complete) uses; tcgen05.mma -> tcgen05.cp "
+                       "is not a tcgen05 pipeline (PTX ISA 9.7.16.6.2), so "
+                       "the copy may land first: wait on the mbarrier of a "
+                       "tcgen05.commit after the MMA");
   if (san_)
     for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q)
       if (!sanTmem(w, lane, I, op.parts[q]->rank, 0, rows, op.dCol0,

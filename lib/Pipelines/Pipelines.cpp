@@ -79,13 +79,17 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
 
   // 0. Every nvfp4.attention becomes a warp-specialized sm100 kernel in a
   //    gpu.module of its own, every nvfp4.attention_merge a merge kernel,
-  //    every nvfp4.quantize / dequantize its kernels (nothing happens
-  //    without such ops).
+  //    every nvfp4.quantize / dequantize its kernels, every
+  //    nvfp4.scaled_matmul a block-scaled GEMM (nothing happens without
+  //    such ops).
   NVFP4LowerAttentionOptions attention;
   attention.numSms = opts.numSms;
   pm.addPass(createNVFP4LowerAttention(attention));
   pm.addPass(createNVFP4LowerAttentionMerge());
   pm.addPass(createNVFP4LowerQuantize());
+  NVFP4LowerScaledMatmulOptions matmul;
+  matmul.numSms = opts.numSms;
+  pm.addPass(createNVFP4LowerScaledMatmul(matmul));
   if (*stop == PipelineStep::Attention)
     return success();
 

@@ -641,6 +641,11 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
       os << "input, a copy of " << t.sameAs;
     } else if (!t.sliceOf.empty()) {
       os << "input, the leading columns of " << t.sliceOf << "'s rows";
+    } else if (t.output && t.inout) {
+      os << "output, initially random from seed " << o.seed + i
+         << " (what the kernel does not write must keep it)";
+      if (t.tolerance || o.relL2Tolerance)
+        os << ", PASS if " << describe(toleranceOf(spec, t, o.relL2Tolerance));
     } else if (t.output) {
       os << "output, poisoned";
       if (t.tolerance || o.relL2Tolerance)
@@ -770,6 +775,10 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
       size_t w = sizes.at(t.shape.back()), ws = sizes.at(src->shape.back());
       for (size_t r = 0; r < n / w; ++r)
         std::memcpy(&bytes[r * w * eb], &from[r * ws * eb], w * eb);
+    } else if (t.output && t.inout) {
+      if (Error e = fillRandom(bytes.data(), bytes.size(), o.seed + i,
+                               fillTypeOf(t.type)))
+        return fail(std::move(e).withContext("tensor '" + t.name + "'"));
     } else if (t.output || t.workspace) {
       for (uint64_t e = 0; e < n; ++e) {
         if (elemBytes(t.type) == 1)
@@ -856,7 +865,7 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
   std::vector<std::vector<double>> operands(nOperands);
   for (size_t i = 0; i < nOperands; ++i) {
     const HarnessTensor &t = spec.tensors[i];
-    if (!t.absent && !t.output)
+    if (!t.absent && (!t.output || t.inout))
       operands[i] = decode(host[i].data(), elements(t, sizes), t.type);
   }
   // The reference's input checks (a block-table entry outside the cache,
@@ -986,7 +995,7 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
   // The reference and the comparison.
   for (size_t i = 0; i < nOperands; ++i) {
     const HarnessTensor &t = spec.tensors[i];
-    if (t.output)
+    if (t.output && !t.inout)
       operands[i].assign(elements(t, sizes), 0.0);
   }
   if (Error e = ref.compute(sizes, spec.options, operands))

@@ -152,6 +152,63 @@ Error dequantizeCompute(const std::map<std::string, uint64_t> &sizes,
   return Error::success();
 }
 
+/// Operands a, sfa, gsa, b, sfb, gsb, d: D = deq(A) deq(B)^T in float64,
+/// the scale factors in the swizzled layout (viewed as [tiles, 4 Kt, 128]).
+Error matmulCompute(const std::map<std::string, uint64_t> &sizes,
+                    const ReferenceOptions &options,
+                    std::vector<std::vector<double>> &ops) {
+  const uint64_t m = sizes.at("m"), n = sizes.at("n"), k = sizes.at("k");
+  if (k % 16 != 0 || sizes.at("kh") * 2 != k)
+    return makeError("sizes: expected k a multiple of 16 and kh = k / 2, "
+                     "found k = ",
+                     k, ", kh = ", sizes.at("kh"));
+  double type = options.count("round_to") ? options.at("round_to") : 0;
+  if (type != 0 && type != 1)
+    return makeError("option round_to: expected 0 (f32) or 1 (bf16), found ",
+                     type);
+  // Dequantized operands, exactly (code * SF is exact; / gs in double).
+  auto deq = [&](const std::vector<double> &data, const std::vector<double> &sf,
+                 double gs, uint64_t rows) {
+    std::vector<double> out(rows * k);
+    for (uint64_t r = 0; r < rows; ++r)
+      for (uint64_t c = 0; c < k; ++c) {
+        uint8_t byte = uint8_t(data[r * (k / 2) + c / 2]);
+        uint8_t code = (c % 2) ? byte >> 4 : byte & 0xf;
+        uint8_t scale = uint8_t(sf[uint64_t(fp4::sfOffset(
+            fp4::SfLayout::Swizzled, int64_t(r), int64_t(c / 16), int64_t(k)))]);
+        out[r * k + c] = double(fp4::decodeE2M1(code)) *
+                         double(fp4::decodeE4M3(scale)) / gs;
+      }
+    return out;
+  };
+  std::vector<double> a = deq(ops[0], ops[1], ops[2][0], m);
+  std::vector<double> b = deq(ops[3], ops[4], ops[5][0], n);
+  std::vector<double> &d = ops[6];
+  for (uint64_t i = 0; i < m; ++i)
+    for (uint64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (uint64_t c = 0; c < k; ++c)
+        acc += a[i * k + c] * b[j * k + c];
+      // bf16: rounded through f32, as the kernel's f32 result is.
+      d[i * n + j] = type == 0 ? acc : roundTo(float(acc), 1);
+    }
+  return Error::success();
+}
+
+/// The matmul's f32 output against float64: the bound.
+Tolerance matmulTolerance() {
+  Tolerance t;
+  t.relL2 = 1e-5;
+  return t;
+}
+
+/// A tensor scale filled with a random positive value.
+ReferenceOperand gsRandom0(const char *name = "gsa") {
+  ReferenceOperand gs{name, {"one"}, false};
+  gs.fill = "encode_scale";
+  return gs;
+}
+
 std::vector<ReferenceOption> layoutOptions() {
   return {{"sf_layout", false, "0 (swizzled 128x4, default) or 1 (row_major)"}};
 }
@@ -199,6 +256,23 @@ void nvfp4::rt::appendNvfp4References(std::vector<Reference> &refs) {
   std::vector<ReferenceOption> dequantOptions = layoutOptions();
   dequantOptions.push_back(
       {"round_to", false, "the output type: 0 f32 (default), 1 bf16, 2 f16"});
+  ReferenceOperand sfa{"sfa", {"mt", "kq", "c128"}, false};
+  sfa.fill = "e4m3_scales";
+  ReferenceOperand sfb{"sfb", {"nt", "kq", "c128"}, false};
+  sfb.fill = "e4m3_scales";
+  refs.push_back(Reference{
+      "nvfp4_scaled_matmul",
+      "nvfp4.scaled_matmul: D = deq(A) deq(B)^T in float64, docs/NVFP4.md",
+      {{"a", {"m", "kh"}, false},
+       sfa,
+       gsRandom0(),
+       {"b", {"n", "kh"}, false},
+       sfb,
+       gsRandom0("gsb"),
+       {"d", {"m", "n"}, true, "", matmulTolerance()}},
+      matmulCompute,
+      {{"round_to", false,
+        "0: f32 output (default); 1: the reference rounded to bf16"}}});
   refs.push_back(Reference{
       "nvfp4_dequantize",
       "nvfp4.dequantize: e2m1 * e4m3 / gs rounded to the output type, "

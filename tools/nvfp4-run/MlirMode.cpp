@@ -274,6 +274,7 @@ public:
       tensor.pageSizeOf = o.pageSizeOf;
       tensor.fill = o.fill;
       tensor.fillOf = o.fillOf;
+      tensor.inout = o.inout;
       tensor.lse = o.lse;
       tensor.absent = absent.count(o.name) != 0;
       if (auto it = same.find(o.name); it != same.end())
@@ -713,6 +714,10 @@ int run::runMlirMode(const rt::RunOptions &options) {
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());
     lower.addPass(nvfp4::createNVFP4LowerQuantize());
+    nvfp4::NVFP4LowerScaledMatmulOptions matmulOptions;
+    if (options.numSms)
+      matmulOptions.numSms = int64_t(options.numSms);
+    lower.addPass(nvfp4::createNVFP4LowerScaledMatmul(matmulOptions));
     if (failed(lower.run(*module)))
       return usageError("lowering the nvfp4.attention ops of " +
                         options.input + " failed (the diagnostics above)");

@@ -957,6 +957,51 @@ TEST(Tcgen05CpTest, DecompressedAFeedsF8F6F4Mma) {
     }
 }
 
+TEST(Tcgen05CpTest, CopyOverAPendingMmasOperandIsARace) {
+  // tcgen05.cp -> tcgen05.mma is a tcgen05 pipeline, tcgen05.mma ->
+  // tcgen05.cp is not (PTX ISA 9.7.16.6.2): a copy into TMEM columns that
+  // an MMA issued before it (and not known complete) reads may land first.
+  // The block-scaled GEMM refills its scale-factor buffers this way and
+  // waits on a commit first (lib/Dialect/NVFP4/Transforms/
+  // LowerScaledMatmul.cpp).
+  const uint32_t M = 128, N = 64, K = 32;
+  Operand A = randomOperand(ElemType::E2M1, M, K, 31);
+  Operand B = randomOperand(ElemType::E2M3, N, K, 32);
+  Launch l;
+  l.img.assign(8192 + N * K, 0);
+  placeOperand(l.img, 0, A, false);
+  placeOperand(l.img, 8192, B, false);
+  l.ad = smemDesc(0, M / 8 * 128, 128, Swizzle::None);
+  l.bd = smemDesc(8192, N / 8 * 128, 128, Swizzle::None);
+  l.idesc = idescOf(MmaKind::F8F6F4, ElemType::E2M1, ElemType::E2M3,
+                    ElemType::F32, M, N, false);
+  const std::string copyThenMma =
+      "  add.u32 %r30, %r8, 256;\n"
+      "  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r30], %rd9;\n"
+      "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r8], [%r30], %rd11, %r13, "
+      "%p5;\n";
+  std::vector<uint32_t> out;
+  std::string e =
+      run(l, "",
+          copyThenMma +
+              "  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r30], "
+              "%rd9;\n",
+          N, out);
+  EXPECT_NE(e.find("race: this tcgen05.cp writes tensor-memory columns "
+                   "256..263"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("is not a tcgen05 pipeline"), std::string::npos) << e;
+  // A copy into other columns is not.
+  EXPECT_EQ(run(l, "",
+                copyThenMma +
+                    "  add.u32 %r31, %r8, 320;\n"
+                    "  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 "
+                    "[%r31], %rd9;\n",
+                N, out),
+            "");
+}
+
 //===----------------------------------------------------------------------===//
 // Verifier-style errors
 //===----------------------------------------------------------------------===//

@@ -116,6 +116,11 @@ struct ReferenceOperand {
   /// e4m3 codes in [0, 0x7E]: finite and non-negative).
   std::string fill;
   std::string fillOf;
+  /// Outputs: the kernel writes only part of it (the rows of a grouped
+  /// matmul's groups); it starts as random values (seed N + i) instead of
+  /// poison, and the computation receives those initial values instead of
+  /// zeros, so what the op leaves alone must keep them.
+  bool inout = false;
 };
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.

@@ -70,6 +70,8 @@ struct HarnessTensor {
   std::string pageSizeOf = "ps"; ///< the size naming its tokens per page
   /// Inputs: a named fill (ReferenceOperand::fill, fillOf).
   std::string fill, fillOf;
+  /// Outputs: partly written (ReferenceOperand::inout).
+  bool inout = false;
   /// Not an operand of the reference: scratch memory the kernels share
   /// (partial results of a split-KV attention), of shape `dims`; allocated
   /// and poisoned like an output, never compared. Workspace tensors follow

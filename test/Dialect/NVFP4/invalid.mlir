@@ -1031,3 +1031,57 @@ func.func @dequantize_rule4(%q: tensor<64x32xf4E2M1FN>, %sf: tensor<128x4xf8E4M3
   %x = nvfp4.dequantize %q, %sf scale(%gs) : (tensor<64x32xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<64x32xf8E4M3FN>
   return
 }
+
+// -----
+
+// Rule: nvfp4.scaled_matmul 1 — A and B are 2-D f4E2M1FN
+func.func @matmul_rule1_type(%a: tensor<128x64xf8E4M3FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>, %b: tensor<64x64xf4E2M1FN>, %sfb: tensor<128x4xf8E4M3FN>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op expects A to be a 2-D tensor of f4E2M1FN, found 'tensor<128x64xf8E4M3FN>'}}
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g : (tensor<128x64xf8E4M3FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.scaled_matmul 1 — one K
+func.func @matmul_rule1_k(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>, %b: tensor<64x128xf4E2M1FN>, %sfb: tensor<128x8xf8E4M3FN>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op expects B's K (dim 1) to equal A's (64), found 128}}
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g : (tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<64x128xf4E2M1FN>, tensor<128x8xf8E4M3FN>, tensor<f32>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.scaled_matmul 1 — K is a multiple of 16
+func.func @matmul_rule1_k16(%a: tensor<128x40xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>, %b: tensor<64x40xf4E2M1FN>, %sfb: tensor<128x4xf8E4M3FN>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op expects A's K (dim 1) to be a multiple of 16 (one e4m3 scale per 16 elements), found 40}}
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g : (tensor<128x40xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<64x40xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.scaled_matmul 2 — scale factors in the swizzled shape
+func.func @matmul_rule2(%a: tensor<100x64xf4E2M1FN>, %sfa: tensor<100x4xf8E4M3FN>, %g: tensor<f32>, %b: tensor<64x64xf4E2M1FN>, %sfb: tensor<128x4xf8E4M3FN>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op expects the scale factors' dim 0 to be 128 (M rounded up to 128, sf_layout swizzled), found 100}}
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g : (tensor<100x64xf4E2M1FN>, tensor<100x4xf8E4M3FN>, tensor<f32>, tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<100x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.scaled_matmul 3 — the tensor scales are tensor<f32>
+func.func @matmul_rule3(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>, %g2: tensor<2xf32>, %b: tensor<64x64xf4E2M1FN>, %sfb: tensor<128x4xf8E4M3FN>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op expects b_scale to be tensor<f32> (one f32 encode scale), found 'tensor<2xf32>'}}
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g2 : (tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<2xf32>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.scaled_matmul 4 — D is [M, N] of bf16 or f32
+func.func @matmul_rule4(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>, %b: tensor<64x64xf4E2M1FN>, %sfb: tensor<128x4xf8E4M3FN>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op expects the result to be [M, N] = [128, 64] of bf16 or f32, found 'tensor<128x64xf16>'}}
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g : (tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<128x64xf16>
+  return
+}

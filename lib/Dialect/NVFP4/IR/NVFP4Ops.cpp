@@ -568,3 +568,110 @@ LogicalResult DequantizeOp::verify() {
            << out;
   return success();
 }
+
+LogicalResult ScaledMatmulOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  // Rule 1.
+  for (auto [t, name] : {std::pair(a, "A"), std::pair(b, "B")}) {
+    if (t.getRank() != 2 || !isa<Float4E2M1FNType>(t.getElementType()))
+      return emitOpError("expects ")
+             << name << " to be a 2-D tensor of f4E2M1FN, found " << t;
+  }
+  int64_t k = a.getDimSize(1), kb = b.getDimSize(1);
+  if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(kb) && k != kb)
+    return emitOpError("expects B's K (dim 1) to equal A's (")
+           << k << "), found " << kb;
+  if (failed(verifyNvfp4Shape(*this, "A", a)) ||
+      failed(verifyNvfp4Shape(*this, "B", b)))
+    return failure();
+  // Rule 2.
+  if (failed(verifyScaleFactors(*this, a,
+                                cast<RankedTensorType>(getAScales().getType()),
+                                SfLayout::swizzled)) ||
+      failed(verifyScaleFactors(*this, b,
+                                cast<RankedTensorType>(getBScales().getType()),
+                                SfLayout::swizzled)))
+    return failure();
+  // Rule 3.
+  if (failed(verifyTensorScale(*this, "a_scale", getAScale().getType())) ||
+      failed(verifyTensorScale(*this, "b_scale", getBScale().getType())))
+    return failure();
+  // Rule 4.
+  auto d = cast<RankedTensorType>(getD().getType());
+  auto agree = [](int64_t x, int64_t y) {
+    return ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x == y;
+  };
+  if (d.getRank() != 2 || !agree(d.getDimSize(0), a.getDimSize(0)) ||
+      !agree(d.getDimSize(1), b.getDimSize(0)) ||
+      !(d.getElementType().isBF16() || d.getElementType().isF32()))
+    return emitOpError("expects the result to be [M, N] = [")
+           << sizeStr(a.getDimSize(0)) << ", " << sizeStr(b.getDimSize(0))
+           << "] of bf16 or f32, found " << d;
+  return success();
+}
+
+LogicalResult GroupedScaledMatmulOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  bool masked = getLayout() == GroupLayout::masked;
+  auto agree = [](int64_t x, int64_t y) {
+    return ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x == y;
+  };
+  // Rule 1.
+  int64_t aRank = masked ? 3 : 2;
+  if (a.getRank() != aRank || !isa<Float4E2M1FNType>(a.getElementType()))
+    return emitOpError("expects A to be a ")
+           << aRank << "-D tensor of f4E2M1FN ("
+           << (masked ? "[E, max_m, K] for layout masked"
+                      : "[M, K] for layout contiguous")
+           << "), found " << a;
+  if (b.getRank() != 3 || !isa<Float4E2M1FNType>(b.getElementType()))
+    return emitOpError("expects B to be a 3-D [E, N, K] tensor of f4E2M1FN, "
+                       "found ")
+           << b;
+  int64_t k = a.getDimSize(aRank - 1), kb = b.getDimSize(2);
+  if (!agree(k, kb))
+    return emitOpError("expects B's K (dim 2) to equal A's (")
+           << k << "), found " << kb;
+  if (!ShapedType::isDynamic(k) && k % fp4::kBlock != 0)
+    return emitOpError("expects K to be a multiple of 16 (one e4m3 scale per "
+                       "16 elements), found ")
+           << k;
+  int64_t e = b.getDimSize(0);
+  if (masked && !agree(a.getDimSize(0), e))
+    return emitOpError("expects A's dim 0 to equal the groups of B (")
+           << sizeStr(e) << "), found " << sizeStr(a.getDimSize(0));
+  // Rule 2.
+  if (failed(verifyScaleFactors(*this, a,
+                                cast<RankedTensorType>(getAScales().getType()),
+                                SfLayout::swizzled)) ||
+      failed(verifyScaleFactors(*this, b,
+                                cast<RankedTensorType>(getBScales().getType()),
+                                SfLayout::swizzled)))
+    return failure();
+  // Rule 3.
+  for (auto [v, name, isF32] :
+       {std::tuple(getAScale(), "a_scale", true),
+        std::tuple(getBScale(), "b_scale", true),
+        std::tuple(getSizes(), "sizes", false)}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    bool typeOk = isF32 ? t.getElementType().isF32()
+                        : t.getElementType().isInteger(32);
+    if (t.getRank() != 1 || !agree(t.getDimSize(0), e) || !typeOk)
+      return emitOpError("expects ")
+             << name << " to be tensor<" << sizeStr(e) << "x"
+             << (isF32 ? "f32" : "i32") << "> (one per group), found " << t;
+  }
+  // Rule 4.
+  auto d = cast<RankedTensorType>(getD().getType());
+  bool shapeOk = d.getRank() == aRank;
+  for (int64_t i = 0; shapeOk && i < aRank - 1; ++i)
+    shapeOk = agree(d.getDimSize(i), a.getDimSize(i));
+  shapeOk = shapeOk && agree(d.getDimSize(aRank - 1), b.getDimSize(1));
+  if (!shapeOk || !(d.getElementType().isBF16() || d.getElementType().isF32()))
+    return emitOpError("expects the result to have A's rows and B's N (")
+           << (masked ? "[E, max_m, N]" : "[M, N]")
+           << ") of bf16 or f32, found " << d;
+  return success();
+}

@@ -111,4 +111,23 @@ def NVFP4_NanPolicyAttr : EnumAttr<NVFP4_Dialect, NVFP4_NanPolicyEnum, "nan"> {
   }];
 }
 
+def NVFP4_GroupContiguous : I32EnumAttrCase<"contiguous", 0>;
+def NVFP4_GroupMasked : I32EnumAttrCase<"masked", 1>;
+def NVFP4_GroupLayoutEnum : I32EnumAttr<"GroupLayout",
+    "how the rows of a grouped (MoE) matmul's groups are laid out",
+    [NVFP4_GroupContiguous, NVFP4_GroupMasked]> {
+  let cppNamespace = "::nvfp4";
+  let genSpecializedAttr = 0;
+}
+def NVFP4_GroupLayoutAttr : EnumAttr<NVFP4_Dialect, NVFP4_GroupLayoutEnum,
+                                     "group_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+  let description = [{
+    `contiguous`: the groups' rows one after another in one `[M, K]`
+    tensor, each group starting on a multiple of 128 rows (DeepGEMM's
+    contiguous / psum layouts, the engines' per-expert padding to 128);
+    `masked`: `[E, max_m, K]`, group g's rows are the first `sizes[g]`.
+  }];
+}
+
 #endif // NVFP4_DIALECT_NVFP4_IR_NVFP4DIALECT_TD

@@ -348,4 +348,119 @@ def NVFP4_DequantizeOp : NVFP4_Op<"dequantize", [Pure]> {
   let hasVerifier = 1;
 }
 
+def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
+  let summary = "NVFP4 x NVFP4 matmul: D = dequant(A) * dequant(B)^T";
+  let description = [{
+    `D[m, n] = sum_k deq(A)[m, k] * deq(B)[n, k]` with both operands NVFP4
+    (docs/NVFP4.md): `deq(X)[r, k] = e2m1(X[r, k]) * e4m3(SF_X[r, k / 16]) /
+    gs_X`. The tensor cores multiply the e2m1 values with their block scale
+    factors (`tcgen05.mma.kind::mxf4nvf4.block_scale.block16`, f32
+    accumulation); the epilogue applies `1 / (gs_A * gs_B)` and rounds to
+    the result type. Scale factors are in the swizzled 128x4 layout
+    `nvfp4.quantize` writes by default (its padding must not be NaN: the
+    kernels multiply the padding's scale factors by zero values).
+
+    | value       | type | |
+    |-------------|------|-|
+    | `a`         | `tensor<M x K x f4E2M1FN>` | row-major (K contiguous) |
+    | `a_scales`  | `tensor<M' x K' x f8E4M3FN>` | M' = round_up(M, 128), K' = round_up(K / 16, 4), swizzled |
+    | `a_scale`   | `tensor<f32>` | A's encode scale gs_A |
+    | `b`         | `tensor<N x K x f4E2M1FN>` | row-major (K contiguous): B transposed |
+    | `b_scales`  | `tensor<N' x K' x f8E4M3FN>` | N' = round_up(N, 128) |
+    | `b_scale`   | `tensor<f32>` | gs_B |
+    | `d`         | `tensor<M x N x T>` | T = bf16 or f32 |
+
+    - Rule 1: `a` and `b` are 2-D f4E2M1FN with the same K, a multiple of
+      16.
+    - Rule 2: `a_scales` and `b_scales` are f8E4M3FN of the swizzled shape
+      of their operand (a dynamic size agrees with any).
+    - Rule 3: `a_scale` and `b_scale` are `tensor<f32>`.
+    - Rule 4: `d` is [M, N] of bf16 or f32.
+
+    Example (a DeepSeek-V4 projection, 256 tokens):
+
+    ```mlir
+    %d = nvfp4.scaled_matmul %a, %sfa, %gsa, %w, %sfw, %gsw
+        : (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>, tensor<f32>,
+           tensor<2048x7168xf4E2M1FN>, tensor<2048x448xf8E4M3FN>, tensor<f32>)
+        -> tensor<256x2048xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$a_scales,
+                   AnyRankedTensor:$a_scale, AnyRankedTensor:$b,
+                   AnyRankedTensor:$b_scales, AnyRankedTensor:$b_scale);
+  let results = (outs AnyRankedTensor:$d);
+  let assemblyFormat = [{
+    $a `,` $a_scales `,` $a_scale `,` $b `,` $b_scales `,` $b_scale attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NVFP4_GroupedScaledMatmulOp : NVFP4_Op<"grouped_scaled_matmul", [Pure]> {
+  let summary = "NVFP4 matmuls of E groups (MoE experts) in one launch";
+  let description = [{
+    For every group g (an expert) with `m_g = sizes[g]` rows:
+    `D_g = deq(A_g) * deq(B[g])^T` as `nvfp4.scaled_matmul` defines it,
+    with the group's tensor scales `a_scale[g]` and `b_scale[g]`
+    (docs/NVFP4.md, "Grouped matmul"). The `layout` attribute says where
+    group g's rows are:
+
+    - `contiguous` (default): A is `[M, K]` and D `[M, N]`; group g's rows
+      start at `start_g = sum over h < g of round_up(m_h, 128)` (every
+      group starts on a 128-row boundary, as DeepGEMM's contiguous and
+      psum layouts and the engines' per-expert padding have it), and
+      `start_E <= M` is required at run time. Rows between groups are
+      neither read into D nor written.
+    - `masked`: A is `[E, max_m, K]` and D `[E, max_m, N]`; group g's rows
+      are the first `m_g <= max_m` (DeepGEMM's masked layout for decode
+      with CUDA graphs). Rows past `m_g` are not written.
+
+    A group with no rows costs nothing: the kernel's tiles are those of
+    the non-empty groups, spread over the SMs.
+
+    | value       | type | |
+    |-------------|------|-|
+    | `a`         | contiguous: `tensor<M x K x f4E2M1FN>`; masked: `tensor<E x max_m x K x f4E2M1FN>` | |
+    | `a_scales`  | the swizzled scale factors of `a` (masked: per group) | |
+    | `a_scale`   | `tensor<E x f32>` | each group's gs_A |
+    | `b`         | `tensor<E x N x K x f4E2M1FN>` | the experts' weights, K contiguous |
+    | `b_scales`  | `tensor<E x N' x K' x f8E4M3FN>` | per expert, swizzled |
+    | `b_scale`   | `tensor<E x f32>` | each expert's gs_B |
+    | `sizes`     | `tensor<E x i32>` | the groups' row counts |
+    | `d`         | contiguous: `tensor<M x N x T>`; masked: `tensor<E x max_m x N x T>` | T = bf16 or f32 |
+
+    - Rule 1: `a` is 2-D (contiguous) or 3-D (masked) f4E2M1FN, `b` is
+      3-D f4E2M1FN, with one K, a multiple of 16; masked: `a`'s dim 0 is E.
+    - Rule 2: `a_scales` and `b_scales` are f8E4M3FN of their operand's
+      swizzled shape.
+    - Rule 3: `a_scale` and `b_scale` are `tensor<E x f32>`, `sizes` is
+      `tensor<E x i32>`.
+    - Rule 4: `d` has A's rows (contiguous: [M, N]; masked: [E, max_m, N])
+      and element type bf16 or f32.
+
+    Example (DeepSeek-V4 routed experts, masked for decode):
+
+    ```mlir
+    %d = nvfp4.grouped_scaled_matmul %a, %sfa, %gsa, %w, %sfw, %gsw, %counts
+        {layout = #nvfp4.group_layout<masked>}
+        : (tensor<8x128x7168xf4E2M1FN>, tensor<8x128x448xf8E4M3FN>, tensor<8xf32>,
+           tensor<8x2048x7168xf4E2M1FN>, tensor<8x2048x448xf8E4M3FN>, tensor<8xf32>,
+           tensor<8xi32>) -> tensor<8x128x2048xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$a_scales,
+                   AnyRankedTensor:$a_scale, AnyRankedTensor:$b,
+                   AnyRankedTensor:$b_scales, AnyRankedTensor:$b_scale,
+                   AnyRankedTensor:$sizes,
+                   DefaultValuedAttr<NVFP4_GroupLayoutAttr,
+                                     "::nvfp4::GroupLayout::contiguous">:$layout);
+  let results = (outs AnyRankedTensor:$d);
+  let assemblyFormat = [{
+    $a `,` $a_scales `,` $a_scale `,` $b `,` $b_scales `,` $b_scale `,` $sizes
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

@@ -97,4 +97,39 @@ def NVFP4LowerQuantize : Pass<"nvfp4-lower-quantize", "::mlir::ModuleOp"> {
   ];
 }
 
+def NVFP4LowerScaledMatmul
+    : Pass<"nvfp4-lower-scaled-matmul", "::mlir::ModuleOp"> {
+  let summary = "build a block-scaled SM100 GEMM for every nvfp4.scaled_matmul";
+  let description = [{
+    For every `nvfp4.scaled_matmul` of the module, builds a
+    warp-specialized kernel (docs/NVFP4.md, "Block-scaled matmul"): TMA
+    loads of the e2m1 operands (SW128) and of the swizzled scale-factor
+    atoms into a ring of stages, `tcgen05.cp.32x128b.warpx4` of the scale
+    factors into tensor memory, `tcgen05.mma.kind::mxf4nvf4.block_scale`
+    with f32 accumulation, and an epilogue that applies 1 / (gs_A gs_B).
+    One CTA per 128 x BN tile (BN = 256, 128 or 64, the widest that still
+    gives every SM a CTA); M, N and K need not be multiples of the tile
+    (K a multiple of 32). The kernel carries an `nvfp4.harness` attribute
+    (reference `nvfp4_scaled_matmul`). Ops that already carry
+    `nvfp4.kernel` are left alone.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::nvfp4::sm100::SM100Dialect"];
+  let options = [
+    Option<"numSms", "num-sms", "int64_t", /*default=*/"148",
+           "SMs of the target device: the N tile is the widest (256, 128, "
+           "64) whose grid still has a CTA per SM; 148 is a B200">,
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Block-scaled GEMM kernels built">,
+  ];
+}
+
 #endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD

@@ -1,0 +1,606 @@
+//===- LowerScaledMatmul.cpp - nvfp4.scaled_matmul to an SM100 kernel -----===//
+//
+// Builds, for every nvfp4.scaled_matmul, a warp-specialized block-scaled
+// GEMM (docs/NVFP4.md, "Block-scaled matmul"): one CTA per 128 x BN tile of
+// D, K in steps of 256 values (128 bytes: one 128-byte swizzle row) through
+// a ring of shared-memory stages.
+//
+//   load (warp 4)   TMA: A [128 x 128 B] and B [BN x 128 B] (SW128), and
+//                   the four 512-byte scale-factor atoms of each 128 rows
+//                   (the swizzled 128x4 layout, no swizzle), one mbarrier
+//                   per stage counting the bytes.
+//   mma (warp 5)    per K step: tcgen05.cp.32x128b.warpx4 of every atom into
+//                   one of two TMEM scale-factor buffers (once the MMAs of
+//                   two steps back, which read it, have committed), then
+//                   four tcgen05.mma.kind::mxf4nvf4.block_scale.block16
+//                   (K = 64 each); commit frees the stage, the last commit
+//                   signals the epilogue.
+//   epilogue (0-3)  TMEM -> registers 32 columns at a time, times
+//                   1 / (gs_A gs_B), rounded to bf16 or f32, stored; rows
+//                   and columns past M and N are not stored (TMA filled
+//                   them with zeros).
+//
+//===----------------------------------------------------------------------===//
+
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
+
+#include "AttentionKernel.h"
+
+#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
+#include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
+#include "nvfp4/Support/Nvfp4Format.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace nvfp4 {
+#define GEN_PASS_DEF_NVFP4LOWERSCALEDMATMUL
+#include "nvfp4/Dialect/NVFP4/Transforms/Passes.h.inc"
+} // namespace nvfp4
+
+using namespace mlir;
+using namespace nvfp4;
+using namespace nvfp4::attn;
+
+namespace {
+
+constexpr int64_t kBlockM = 128;
+/// K values per stage: 128 bytes of e2m1, one 128-byte swizzle row.
+constexpr int64_t kBlockK = 256;
+constexpr int64_t kKBytes = kBlockK / 2;
+/// K values per tcgen05.mma of kind mxf4nvf4.
+constexpr int64_t kMmaK = 64;
+constexpr int64_t kMmasPerStage = kBlockK / kMmaK;
+/// Bytes of the scale factors of 128 rows for one stage: four 512-byte
+/// atoms (each 128 rows x 4 blocks).
+constexpr int64_t kSfTileBytes = kMmasPerStage * 512;
+constexpr int64_t kMaxStages = 6;
+/// Dynamic shared memory a CTA may use on SM100, less the 1 KiB slack for
+/// aligning the base to 1024 bytes.
+constexpr int64_t kSmemBudget = 227 * 1024 - 1024;
+
+struct MatmulPlan {
+  int64_t m, n, k;
+  Type out;
+  int64_t blockN;      ///< 256, 128 or 64
+  int64_t stages;
+  int64_t sfbTiles;    ///< 128-row scale-factor tiles of B per stage
+  int64_t mTiles, nTiles, kSteps;
+  int64_t aBytes() const { return kBlockM * kKBytes; }
+  int64_t bBytes() const { return blockN * kKBytes; }
+  int64_t stageBytes() const {
+    return aBytes() + bBytes() + kSfTileBytes + sfbTiles * kSfTileBytes;
+  }
+  /// TMEM columns: the accumulator, then per scale-factor buffer A's
+  /// scale factors (4 columns per MMA: one 128-row atom) and B's (4 per
+  /// 128-row atom of the N tile per MMA; a 64-wide tile uses half of its
+  /// atom).
+  int64_t sfbColumns() const { return 4 * sfbTiles; }
+  int64_t sfColumnsPerStage() const {
+    return kMmasPerStage * (4 + sfbColumns());
+  }
+  /// Two scale-factor buffers (K steps alternate).
+  static constexpr int64_t kSfBuffers = 2;
+  int64_t tmemColumns() const {
+    int64_t used = blockN + kSfBuffers * sfColumnsPerStage();
+    int64_t alloc = 32;
+    while (alloc < used)
+      alloc *= 2;
+    return alloc;
+  }
+};
+
+FailureOr<MatmulPlan> planOf(ScaledMatmulOp op, int64_t numSms) {
+  for (Value v : op->getOperands())
+    if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
+      return op.emitOpError("cannot be lowered yet: expected static shapes, "
+                            "got ")
+             << v.getType();
+  auto a = cast<RankedTensorType>(op.getA().getType());
+  auto b = cast<RankedTensorType>(op.getB().getType());
+  auto d = cast<RankedTensorType>(op.getD().getType());
+  if (!d.hasStaticShape())
+    return op.emitOpError("cannot be lowered yet: expected static shapes, "
+                          "got ")
+           << d;
+  MatmulPlan p;
+  p.m = a.getDimSize(0);
+  p.k = a.getDimSize(1);
+  p.n = b.getDimSize(0);
+  p.out = d.getElementType();
+  if (p.m == 0 || p.n == 0 || p.k == 0)
+    return op.emitOpError("cannot be lowered: expected non-empty operands, "
+                          "got M = ")
+           << p.m << ", N = " << p.n << ", K = " << p.k;
+  if (p.k % 32 != 0)
+    return op.emitOpError("cannot be lowered: expected K to be a multiple "
+                          "of 32 (TMA needs rows of a multiple of 16 bytes "
+                          "of packed e2m1), got ")
+           << p.k;
+  p.mTiles = (p.m + kBlockM - 1) / kBlockM;
+  p.kSteps = (p.k + kBlockK - 1) / kBlockK;
+  // The widest N tile that still gives every SM a CTA; 64 at least.
+  p.blockN = 256;
+  while (p.blockN > 64 &&
+         p.mTiles * ((p.n + p.blockN - 1) / p.blockN) < numSms)
+    p.blockN /= 2;
+  p.nTiles = (p.n + p.blockN - 1) / p.blockN;
+  p.sfbTiles = (p.blockN + 127) / 128;
+  p.stages = std::min(kMaxStages, kSmemBudget / p.stageBytes());
+  if (p.mTiles > 65535 || p.nTiles > INT32_MAX)
+    return op.emitOpError("cannot be lowered: expected at most 65535 row "
+                          "tiles of 128, got ")
+           << p.mTiles;
+  return p;
+}
+
+class MatmulBuilder {
+public:
+  MatmulBuilder(ImplicitLocOpBuilder &b, const MatmulPlan &p)
+      : b(b), ir(b), ctx(b.getContext()), p(p) {}
+
+  DictionaryAttr build(gpu::GPUModuleOp module, StringRef name);
+
+private:
+  Value idx(int64_t v) { return ir.idx(v); }
+  Type groupType(unsigned n) {
+    return nvgpu::MBarrierGroupType::get(ctx, ir.workgroup(), n);
+  }
+  nvgpu::TensorMapDescriptorType tmapType(MemRefType box,
+                                          nvgpu::TensorMapSwizzleKind sw) {
+    return nvgpu::TensorMapDescriptorType::get(
+        ctx, box, sw, nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+        nvgpu::TensorMapOOBKind::OOB_ZERO,
+        nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+  }
+  sm100::TmemType tmem(int64_t cols, Type elem, sm100::TmemLayout layout) {
+    return sm100::TmemType::get(ctx, 128, cols, elem, layout);
+  }
+  Value view(Value offset, MemRefType type) {
+    return memref::ViewOp::create(b, type, smem, offset, ValueRange{});
+  }
+  void wait(Value group, Value index, Value parity, StringRef role) {
+    ir.wait(group, index, parity, role);
+  }
+  void fence(sm100::FenceKind kind, StringRef role) {
+    ir.named(sm100::FenceOp::create(b, kind), role);
+  }
+  template <typename F> void elected(F f) {
+    auto elect = sm100::ElectOneOp::create(b);
+    elect.getBody().push_back(new Block());
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&elect.getBody().front());
+    f();
+  }
+  /// Byte offset (from the aligned base) of stage `s`'s parts.
+  Value stageOff(Value s) { return ir.add(base, ir.mul(s, idx(p.stageBytes()))); }
+
+  void loadRole();
+  void mmaRole();
+  void epilogueRole();
+
+  ImplicitLocOpBuilder &b;
+  IR ir;
+  MLIRContext *ctx;
+  const MatmulPlan &p;
+
+  Value tmapA, tmapB, tmapSfa, tmapSfb, gsA, gsB, out;
+  Value smem, base, full, empty, done, all;
+  Value mTile, nTile, tid, warp;
+  MemRefType aBox, bBox, sfaBox, sfbBox;
+};
+
+DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
+  auto gsType = MemRefType::get({1}, f32);
+  auto outType = MemRefType::get({p.m, p.n}, p.out);
+  SmallVector<Type> args = {ptr, ptr, gsType, ptr, ptr, gsType, outType};
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  memref::GlobalOp::create(b, "tmem_slot", b.getStringAttr("private"),
+                           ir.smemMemref({1}, b.getI32Type()), Attribute(),
+                           /*constant=*/false, IntegerAttr());
+  auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(args, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({256, 1, 1}));
+  func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(128));
+  b.setInsertionPointToStart(&func.getBody().front());
+
+  // Tensor maps (by pointer), box shapes outermost first.
+  aBox = ir.smemMemref({kBlockM, kKBytes}, i8);
+  bBox = ir.smemMemref({p.blockN, kKBytes}, i8);
+  sfaBox = ir.smemMemref({1, 4 * kMmasPerStage, 128}, i8);
+  sfbBox = ir.smemMemref({p.sfbTiles, 4 * kMmasPerStage, 128}, i8);
+  auto cast = [&](Value v, MemRefType box, nvgpu::TensorMapSwizzleKind sw) {
+    return UnrealizedConversionCastOp::create(b, tmapType(box, sw), v)
+        .getResult(0);
+  };
+  tmapA = cast(func.getArgument(0), aBox,
+               nvgpu::TensorMapSwizzleKind::SWIZZLE_128B);
+  tmapSfa = cast(func.getArgument(1), sfaBox,
+                 nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE);
+  gsA = func.getArgument(2);
+  tmapB = cast(func.getArgument(3), bBox,
+               nvgpu::TensorMapSwizzleKind::SWIZZLE_128B);
+  tmapSfb = cast(func.getArgument(4), sfbBox,
+                 nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE);
+  gsB = func.getArgument(5);
+  out = func.getArgument(6);
+
+  tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  warp = ir.divu(tid, idx(32));
+  nTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  mTile = gpu::BlockIdOp::create(b, gpu::Dimension::y);
+
+  auto smemTy = MemRefType::get({ShapedType::kDynamic}, i8,
+                                MemRefLayoutAttrInterface(), ir.workgroup());
+  smem = gpu::DynamicSharedMemoryOp::create(b, smemTy);
+  Value ptrIdx = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+  base = ir.sub(ir.andi(ir.add(ptrIdx, idx(1023)), idx(-1024)), ptrIdx);
+
+  full = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(p.stages)));
+  empty = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(p.stages)));
+  done = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  Value slot = memref::GetGlobalOp::create(
+      b, ir.smemMemref({1}, b.getI32Type()), "tmem_slot");
+  ir.ifThen(ir.eq(tid, idx(0)), [&] {
+    for (int64_t s = 0; s < p.stages; ++s) {
+      ir.named(nvgpu::MBarrierInitOp::create(b, full, idx(1), idx(s), Value()),
+               "init full[" + Twine(s) + "]");
+      ir.named(nvgpu::MBarrierInitOp::create(b, empty, idx(1), idx(s), Value()),
+               "init empty[" + Twine(s) + "]");
+    }
+    ir.named(nvgpu::MBarrierInitOp::create(b, done, idx(1), idx(0), Value()),
+             "init done");
+    for (Value t : {tmapA, tmapSfa, tmapB, tmapSfb})
+      nvgpu::TmaPrefetchOp::create(b, t, Value());
+  });
+  ir.ifThen(ir.eq(warp, idx(0)), [&] {
+    sm100::TmemAllocOp::create(b, slot, uint32_t(p.tmemColumns()));
+  });
+  fence(sm100::FenceKind::before_thread_sync, "alloc: fence before barrier");
+  ir.named(gpu::BarrierOp::create(b), "alloc: barrier");
+  fence(sm100::FenceKind::after_thread_sync, "alloc: fence after barrier");
+  all = sm100::TmemBaseOp::create(
+      b, tmem(p.tmemColumns(), f32, sm100::TmemLayout::acc), slot);
+
+  auto roles = sm100::WarpRolesOp::create(b, 8u);
+  roles.getBody().push_back(new Block());
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&roles.getBody().front());
+    auto makeRole = [&](StringRef roleName, uint32_t begin, uint32_t end,
+                        int64_t regs) {
+      auto role = sm100::RoleOp::create(b, roleName, begin, end,
+                                        b.getI32IntegerAttr(int32_t(regs)));
+      role.getBody().push_back(new Block());
+      return role;
+    };
+    auto epi = makeRole("epilogue", 0, 4, 152);
+    auto load = makeRole("load", 4, 5, 96);
+    auto mma = makeRole("mma", 5, 6, 96);
+    makeRole("spare", 6, 8, 96);
+    b.setInsertionPointToStart(&epi.getBody().front());
+    epilogueRole();
+    b.setInsertionPointToStart(&load.getBody().front());
+    loadRole();
+    b.setInsertionPointToStart(&mma.getBody().front());
+    mmaRole();
+  }
+  fence(sm100::FenceKind::before_thread_sync, "dealloc: fence before barrier");
+  ir.named(gpu::BarrierOp::create(b), "dealloc: barrier");
+  fence(sm100::FenceKind::after_thread_sync, "dealloc: fence after barrier");
+  ir.ifThen(ir.eq(warp, idx(0)), [&] {
+    sm100::TmemDeallocOp::create(b, all, uint32_t(p.tmemColumns()));
+  });
+  gpu::ReturnOp::create(b);
+
+  // The harness.
+  auto str = [&](StringRef v) { return b.getStringAttr(v); };
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  auto named = [&](StringRef n, Attribute v) { return b.getNamedAttr(n, v); };
+  int64_t kt = (p.k / fp4::kBlock + 3) / 4;
+  SmallVector<NamedAttribute> sizes = {
+      named("m", i64(p.m)),          named("n", i64(p.n)),
+      named("k", i64(p.k)),          named("kh", i64(p.k / 2)),
+      named("mt", i64(p.mTiles)),    named("nt", i64((p.n + 127) / 128)),
+      named("kq", i64(4 * kt)),      named("c128", i64(128)),
+      named("one", i64(1))};
+  SmallVector<Attribute> hargs = {
+      harnessTensorMap(b, "a", {"m", "kh"}, {kKBytes, kBlockM}),
+      harnessTensorMap(b, "sfa", {"mt", "kq", "c128"},
+                       {128, 4 * kMmasPerStage, 1}, "none"),
+      harnessBuffer(b, "gsa"),
+      harnessTensorMap(b, "b", {"n", "kh"}, {kKBytes, p.blockN}),
+      harnessTensorMap(b, "sfb", {"nt", "kq", "c128"},
+                       {128, 4 * kMmasPerStage, p.sfbTiles}, "none"),
+      harnessBuffer(b, "gsb"),
+      harnessBuffer(b, "d")};
+  SmallVector<NamedAttribute> harness = {
+       named("reference", str("nvfp4_scaled_matmul")),
+       named("types",
+             b.getDictionaryAttr(
+                 {named("a", str("u8")), named("sfa", str("u8")),
+                  named("gsa", str("f32")), named("b", str("u8")),
+                  named("sfb", str("u8")), named("gsb", str("f32")),
+                  named("d", str(harnessTypeName(p.out)))})),
+       named("sizes", b.getDictionaryAttr(sizes)),
+       named("options", b.getDictionaryAttr({named(
+                            "round_to", i64(p.out.isF32() ? 0 : 1))})),
+       named("grid", b.getDenseI32ArrayAttr(
+                         {int32_t(p.nTiles), int32_t(p.mTiles), 1})),
+       named("block", b.getDenseI32ArrayAttr({256, 1, 1})),
+       named("dynamic_smem", i64(p.stages * p.stageBytes() + 1024)),
+       named("args", b.getArrayAttr(hargs))};
+  // A bf16 result is the f32 one rounded: where the f32 sum and the exact
+  // one straddle a bf16 rounding boundary the two differ by one bf16 ulp
+  // (docs/NVFP4.md, "Block-scaled matmul").
+  if (!p.out.isF32())
+    harness.push_back(named(
+        "tolerances",
+        b.getDictionaryAttr({named(
+            "d", b.getDictionaryAttr({named("rel_l2", b.getF64FloatAttr(2e-4)),
+                                      named("cos", b.getF64FloatAttr(0.99999))}))})));
+  return b.getDictionaryAttr(harness);
+}
+
+void MatmulBuilder::loadRole() {
+  elected([&] {
+    Value m0 = ir.mul(mTile, idx(kBlockM));
+    Value n0 = ir.mul(nTile, idx(p.blockN));
+    Value n128 = ir.divu(n0, idx(128));
+    ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) {
+      Value s = ir.remu(kt, idx(p.stages));
+      Value round = ir.divu(kt, idx(p.stages));
+      // The first pass over the ring does not wait (a fresh barrier
+      // completes phase -1).
+      wait(empty, s, ir.xori1(ir.parityOf(round)), "load: wait empty");
+      ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
+                   b, full, idx(p.stageBytes()), s, Value()),
+               "load: expect_tx full");
+      Value off = stageOff(s);
+      Value kByte = ir.mul(kt, idx(kKBytes));
+      Value kq = ir.mul(kt, idx(4 * kMmasPerStage));
+      nvgpu::TmaAsyncLoadOp::create(b, view(off, aBox), full, tmapA,
+                                    ValueRange{kByte, m0}, s, Value(),
+                                    Value());
+      Value bOff = ir.add(off, idx(p.aBytes()));
+      nvgpu::TmaAsyncLoadOp::create(b, view(bOff, bBox), full, tmapB,
+                                    ValueRange{kByte, n0}, s, Value(),
+                                    Value());
+      Value sfaOff = ir.add(bOff, idx(p.bBytes()));
+      nvgpu::TmaAsyncLoadOp::create(b, view(sfaOff, sfaBox), full, tmapSfa,
+                                    ValueRange{idx(0), kq, mTile}, s, Value(),
+                                    Value());
+      Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
+      nvgpu::TmaAsyncLoadOp::create(b, view(sfbOff, sfbBox), full, tmapSfb,
+                                    ValueRange{idx(0), kq, n128}, s, Value(),
+                                    Value());
+    });
+  });
+}
+
+void MatmulBuilder::mmaRole() {
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
+  Type e4m3 = Float8E4M3FNType::get(ctx);
+  Type e2m1 = Float4E2M1FNType::get(ctx);
+  Type i64 = b.getI64Type();
+  auto acc = sm100::TmemSliceOp::create(
+      b, tmem(p.blockN, f32, sm100::TmemLayout::acc), all, 0u);
+  auto idesc = sm100::IDescAttr::get(
+      ctx, sm100::MmaKind::mxf4nvf4, e2m1, e2m1, f32, kBlockM, p.blockN,
+      sm100::Major::k, sm100::Major::k, false, false, 1,
+      sm100::ScaleType::ue4m3);
+  auto dataLayout = [&](int64_t rows) {
+    return sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
+                                      sm100::Swizzle::sw128, e2m1, rows,
+                                      kBlockK, /*k_first=*/false);
+  };
+  // One 512-byte scale-factor atom: 32 rows of 16 bytes, K-major, no
+  // swizzle (SBO = 128 B between 8-row groups; the layout's K of 32 only
+  // sets the unused LBO).
+  auto sfLayout = sm100::SmemLayoutAttr::get(
+      ctx, sm100::Major::k, sm100::Swizzle::none, e4m3, 32, 32,
+      /*k_first=*/false);
+  auto atomType = tmem(16, e4m3, sm100::TmemLayout::scales);
+  auto sfbType =
+      tmem(4 * ((p.blockN + 31) / 32), e4m3, sm100::TmemLayout::scales);
+  auto slice = [&](int64_t col, sm100::TmemType t) -> Value {
+    // Static columns: the TMEM address is a constant offset of the base.
+    return sm100::TmemSliceOp::create(b, t, all, uint32_t(col));
+  };
+  auto atomDesc = [&](Value byteOff) -> Value {
+    return sm100::UmmaDescOp::create(b, i64, smem, ValueRange{byteOff},
+                                     sfLayout, 0u);
+  };
+  // K step kt: stage s = kt % stages of the ring, scale-factor buffer
+  // `buf` = kt % 2 of TMEM (static: TMEM columns are attributes).
+  auto step = [&](Value kt) {
+    Value s = ir.remu(kt, idx(p.stages));
+    wait(full, s, ir.parityOf(ir.divu(kt, idx(p.stages))), "mma: wait full");
+    // The scale-factor buffer of step kt was read by the MMAs of step
+    // kt - 2: wait for their commit to empty (mma -> cp is not a tcgen05
+    // pipeline, so issue order alone does not protect it). Step kt - 2 +
+    // stages >= kt is not issued yet, so the parity names one phase.
+    ir.ifThen(ir.cmp(arith::CmpIPredicate::uge, kt, idx(2)), [&] {
+      Value prev = ir.sub(kt, idx(2));
+      wait(empty, ir.remu(prev, idx(p.stages)),
+           ir.parityOf(ir.divu(prev, idx(p.stages))),
+           "mma: wait empty of step - 2");
+    });
+    fence(sm100::FenceKind::after_thread_sync, "mma: fence after full");
+    Value off = stageOff(s);
+    Value bOff = ir.add(off, idx(p.aBytes()));
+    Value sfaOff = ir.add(bOff, idx(p.bBytes()));
+    Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
+    Value aTile = view(off, ir.smemMemref({kBlockM, kKBytes}, i8));
+    Value bTile = view(bOff, ir.smemMemref({p.blockN, kKBytes}, i8));
+    SmallVector<Value> sfaDesc, sfbDesc, aDesc, bDesc;
+    for (int64_t j = 0; j < kMmasPerStage; ++j) {
+      sfaDesc.push_back(atomDesc(ir.add(sfaOff, idx(512 * j))));
+      for (int64_t r = 0; r < p.sfbTiles; ++r)
+        sfbDesc.push_back(
+            atomDesc(ir.add(sfbOff, idx(r * kSfTileBytes + 512 * j))));
+      aDesc.push_back(sm100::UmmaDescOp::create(
+          b, i64, aTile, ValueRange{idx(0), idx(0)}, dataLayout(kBlockM),
+          uint32_t(j)));
+      bDesc.push_back(sm100::UmmaDescOp::create(
+          b, i64, bTile, ValueRange{idx(0), idx(0)}, dataLayout(p.blockN),
+          uint32_t(j)));
+    }
+    Value notFirst = ir.ne(kt, idx(0));
+    auto issue = [&](int64_t buf) {
+      const int64_t sfCol = p.blockN + buf * p.sfColumnsPerStage();
+      auto sfaCol = [&](int64_t j) { return sfCol + 4 * j; };
+      auto sfbCol = [&](int64_t j) {
+        return sfCol + 4 * kMmasPerStage + j * p.sfbColumns();
+      };
+      // Scale factors into TMEM: A's atom j (K blocks 4j..4j+3 of the 128
+      // rows) to column sfaCol(j) (row m's word lands in column m / 32);
+      // atom j of B's 128-row tile r to sfbCol(j) + 4r.
+      for (int64_t j = 0; j < kMmasPerStage; ++j) {
+        sm100::TmemCopyOp::create(b, slice(sfaCol(j), atomType), sfaDesc[j],
+                                  sm100::CpShape::shape_32x128b_warpx4, 1);
+        for (int64_t r = 0; r < p.sfbTiles; ++r)
+          sm100::TmemCopyOp::create(b, slice(sfbCol(j) + 4 * r, atomType),
+                                    sfbDesc[j * p.sfbTiles + r],
+                                    sm100::CpShape::shape_32x128b_warpx4, 1);
+      }
+      for (int64_t j = 0; j < kMmasPerStage; ++j) {
+        Value accumulate = j == 0 ? notFirst : ir.i1(true);
+        auto mma = [&](int64_t sfbShift) {
+          sm100::MmaBlockScaleOp::create(
+              b, acc, aDesc[j], bDesc[j], accumulate,
+              slice(sfaCol(j), atomType),
+              slice(sfbCol(j) + sfbShift, sfbType), idesc);
+        };
+        // A 64-wide N tile is half of a 128-row scale-factor atom: the odd
+        // tiles' columns start 64 / 32 = 2 TMEM columns in.
+        if (p.blockN < 128)
+          ir.ifThenElse(ir.eq(ir.remu(nTile, idx(128 / p.blockN)), idx(0)),
+                        [&] { mma(0); }, [&] { mma(p.blockN / 32); });
+        else
+          mma(0);
+      }
+    };
+    ir.ifThenElse(ir.eq(ir.remu(kt, idx(2)), idx(0)), [&] { issue(0); },
+                  [&] { issue(1); });
+    ir.named(sm100::CommitOp::create(b, empty, s, Value(), 1u),
+             "mma: commit empty");
+  };
+  elected([&] {
+    ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) { step(kt); });
+    ir.named(sm100::CommitOp::create(b, done, idx(0), Value(), 1u),
+             "mma: commit done");
+  });
+}
+
+void MatmulBuilder::epilogueRole() {
+  Type f32 = b.getF32Type();
+  auto acc = sm100::TmemSliceOp::create(
+      b, tmem(p.blockN, f32, sm100::TmemLayout::acc), all, 0u);
+  Value ga = memref::LoadOp::create(b, gsA, ValueRange{idx(0)});
+  Value gb = memref::LoadOp::create(b, gsB, ValueRange{idx(0)});
+  Value alpha =
+      arith::DivFOp::create(b, ir.f32(1.0), arith::MulFOp::create(b, ga, gb));
+  wait(done, idx(0), ir.i1(false), "epilogue: wait done");
+  fence(sm100::FenceKind::after_thread_sync, "epilogue: fence after done");
+  Value row = ir.add(ir.mul(mTile, idx(kBlockM)), tid);
+  Value n0 = ir.mul(nTile, idx(p.blockN));
+  Value rowValid = ir.cmp(arith::CmpIPredicate::ult, row, idx(p.m));
+  auto v32 = VectorType::get({32}, f32);
+  const int64_t width = p.out.isF32() ? 4 : 8;
+  // Vector stores need every row to start on 16 bytes.
+  const bool rowsAligned = (p.n * (p.out.isF32() ? 4 : 2)) % 16 == 0;
+  for (int64_t c = 0; c < p.blockN; c += 32) {
+    Value v = sm100::TmemLoadOp::create(b, v32, acc, idx(c),
+                                        sm100::LdStShape::shape_32x32b, 32u,
+                                        false, IntegerAttr(), IntegerAttr())
+                  .getResult();
+    sm100::WaitOp::create(b, sm100::WaitKind::load);
+    Value scaled = arith::MulFOp::create(
+        b, v, vector::BroadcastOp::create(b, v32, alpha));
+    Value outV = p.out.isF32()
+                     ? scaled
+                     : Value(arith::TruncFOp::create(
+                           b, VectorType::get({32}, p.out), scaled));
+    Value col0 = ir.add(n0, idx(c));
+    Value whole = ir.andi(
+        rowValid, ir.cmp(arith::CmpIPredicate::ule, ir.add(col0, idx(32)),
+                         idx(p.n)));
+    auto storeAll = [&] {
+      for (int64_t i = 0; i < 32; i += width) {
+        SmallVector<int64_t> lanes;
+        for (int64_t l = 0; l < width; ++l)
+          lanes.push_back(i + l);
+        Value part = vector::ShuffleOp::create(b, outV, outV, lanes);
+        auto st = vector::StoreOp::create(b, part, out,
+                                          ValueRange{row, ir.add(col0, idx(i))});
+        st.setAlignment(16);
+      }
+    };
+    auto storeEach = [&] {
+      for (int64_t i = 0; i < 32; ++i) {
+        Value col = ir.add(col0, idx(i));
+        ir.ifThen(ir.andi(rowValid,
+                          ir.cmp(arith::CmpIPredicate::ult, col, idx(p.n))),
+                  [&] {
+                    Value e = vector::ExtractOp::create(
+                        b, outV, ArrayRef<int64_t>{i});
+                    memref::StoreOp::create(b, e, out, ValueRange{row, col});
+                  });
+      }
+    };
+    if (rowsAligned)
+      ir.ifThenElse(whole, storeAll, storeEach);
+    else
+      storeEach();
+  }
+}
+
+struct NVFP4LowerScaledMatmulPass
+    : nvfp4::impl::NVFP4LowerScaledMatmulBase<NVFP4LowerScaledMatmulPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<ScaledMatmulOp> ops;
+    module.walk([&](ScaledMatmulOp op) {
+      if (!op->hasAttr("nvfp4.kernel"))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    SymbolTable symbols(module);
+    for (ScaledMatmulOp op : ops) {
+      FailureOr<MatmulPlan> p = planOf(op, numSms);
+      if (failed(p))
+        return signalPassFailure();
+      auto parent = op->getParentOfType<FunctionOpInterface>();
+      std::string base =
+          (parent ? parent.getName().str() : std::string("kernel")) +
+          "_matmul";
+      ImplicitLocOpBuilder b(op.getLoc(), module.getContext());
+      b.setInsertionPointToEnd(module.getBody());
+      auto gpuModule = gpu::GPUModuleOp::create(b, base);
+      symbols.insert(gpuModule);
+      std::string name = gpuModule.getName().str();
+      MatmulBuilder builder(b, *p);
+      DictionaryAttr harness = builder.build(gpuModule, name);
+      auto func = cast<gpu::GPUFuncOp>(
+          SymbolTable::lookupSymbolIn(gpuModule, b.getStringAttr(name)));
+      func->setAttr("nvfp4.harness", harness);
+      op->setAttr("nvfp4.kernel",
+                  SymbolRefAttr::get(gpuModule.getNameAttr(),
+                                     {FlatSymbolRefAttr::get(
+                                         b.getStringAttr(name))}));
+      ++numKernels;
+    }
+  }
+};
+
+} // namespace
