@@ -151,17 +151,31 @@ Error fillNamed(const HarnessSpec &spec, std::vector<std::vector<uint8_t>> &host
       b = uint8_t(b % 0x7F); // [0, 0x7E]: finite, non-negative
     return Error::success();
   }
+  if (t.fill == "group_sizes_masked" || t.fill == "group_sizes_contiguous") {
+    if (t.type != ElemType::I32 || !sizes.count(t.fillOf))
+      return makeError("group sizes are i32 bounded by a size");
+    std::vector<int32_t> v = fillGroupSizes(
+        bytes.size() / 4, sizes.at(t.fillOf),
+        t.fill == "group_sizes_masked", seed + i);
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    return Error::success();
+  }
   if (t.fill == "encode_scale") {
-    if (t.type != ElemType::F32 || bytes.size() != 4)
-      return makeError("a tensor scale is one f32");
+    if (t.type != ElemType::F32 || (!t.fillOf.empty() && bytes.size() != 4))
+      return makeError("a tensor scale is f32 (one, when derived from an "
+                       "input)");
     float gs;
     if (t.fillOf.empty()) {
-      // A positive full-mantissa scale in [2^-2, 2^12).
-      uint8_t r[4];
-      (void)fillRandom(r, 4, seed + i, FillType::F32);
-      float u;
-      std::memcpy(&u, r, 4);
-      gs = std::ldexp(1.0f + std::fabs(u), int(seed % 14) - 2);
+      // Positive full-mantissa scales in [2^-2, 2^12).
+      std::vector<uint8_t> r(bytes.size());
+      (void)fillRandom(r.data(), r.size(), seed + i, FillType::F32);
+      for (size_t e = 0; e < bytes.size() / 4; ++e) {
+        float u;
+        std::memcpy(&u, &r[4 * e], 4);
+        gs = std::ldexp(1.0f + std::fabs(u), int((seed + e) % 14) - 2);
+        std::memcpy(&bytes[4 * e], &gs, 4);
+      }
+      return Error::success();
     } else {
       size_t j = 0;
       while (j < i && spec.tensors[j].name != t.fillOf)
@@ -505,6 +519,39 @@ Tolerance nvfp4::rt::toleranceOf(const HarnessSpec &spec,
   return tol;
 }
 
+std::vector<int32_t> nvfp4::rt::fillGroupSizes(size_t groups, uint64_t bound,
+                                               bool masked, uint64_t seed) {
+  SplitMix64 rng{seed};
+  std::vector<int32_t> out(groups, 0);
+  uint64_t left = bound; // contiguous: rows not yet taken (128-aligned)
+  for (size_t g = 0; g < groups; ++g) {
+    uint64_t cap = masked ? bound : left;
+    uint64_t v = 0;
+    switch (g % 4) {
+    case 0:
+      v = 0;
+      break;
+    case 1:
+      v = masked ? bound : std::min<uint64_t>(cap, 1 + rng.next() % 300);
+      break;
+    case 2:
+      v = std::min<uint64_t>(cap, 1);
+      break;
+    default:
+      v = cap ? 1 + rng.next() % cap : 0;
+      if (!masked)
+        v = std::min<uint64_t>(v, 1 + rng.next() % 200);
+      break;
+    }
+    if (!masked && g + 1 == groups)
+      v = cap; // the last group takes the rest
+    out[g] = int32_t(v);
+    if (!masked)
+      left -= std::min(left, (v + 127) / 128 * 128);
+  }
+  return out;
+}
+
 std::vector<int32_t> nvfp4::rt::fillLengths(size_t n, uint64_t bound,
                                             uint64_t seed) {
   SplitMix64 rng{seed};
@@ -671,6 +718,13 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
                               : " for " + t.fillOf);
     } else if (t.fill == "e4m3_scales") {
       os << "input, e4m3 codes in [0, 0x7E] from seed " << o.seed + i;
+    } else if (t.fill == "group_sizes_masked" ||
+               t.fill == "group_sizes_contiguous") {
+      os << "input, group sizes from seed " << o.seed + i << ": "
+         << joinValues(fillGroupSizes(elements(t, o.sizes),
+                                      o.sizes.at(t.fillOf),
+                                      t.fill == "group_sizes_masked",
+                                      o.seed + i));
     } else if (!t.lengthsOf.empty()) {
       os << "input, lengths in [1," << t.lengthsOf << "] from seed "
          << o.seed + i << ": "

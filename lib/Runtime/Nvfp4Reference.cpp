@@ -152,46 +152,131 @@ Error dequantizeCompute(const std::map<std::string, uint64_t> &sizes,
   return Error::success();
 }
 
-/// Operands a, sfa, gsa, b, sfb, gsb, d: D = deq(A) deq(B)^T in float64,
-/// the scale factors in the swizzled layout (viewed as [tiles, 4 Kt, 128]).
-Error matmulCompute(const std::map<std::string, uint64_t> &sizes,
-                    const ReferenceOptions &options,
-                    std::vector<std::vector<double>> &ops) {
-  const uint64_t m = sizes.at("m"), n = sizes.at("n"), k = sizes.at("k");
-  if (k % 16 != 0 || sizes.at("kh") * 2 != k)
-    return makeError("sizes: expected k a multiple of 16 and kh = k / 2, "
-                     "found k = ",
-                     k, ", kh = ", sizes.at("kh"));
+/// The dequantized rows [row0, row0 + rows) of an NVFP4 operand: `data`
+/// bytes at `dataOff` (rows of k / 2), swizzled scale factors at `sfOff`
+/// (the row index r counts from the start of that scale-factor tensor).
+std::vector<double> dequantRows(const std::vector<double> &data,
+                                uint64_t dataOff, const std::vector<double> &sf,
+                                uint64_t sfOff, double gs, uint64_t row0,
+                                uint64_t rows, uint64_t k) {
+  std::vector<double> out(rows * k);
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t c = 0; c < k; ++c) {
+      uint8_t byte = uint8_t(data[dataOff + (row0 + r) * (k / 2) + c / 2]);
+      uint8_t code = (c % 2) ? byte >> 4 : byte & 0xf;
+      uint8_t scale = uint8_t(sf[sfOff + uint64_t(fp4::sfOffset(
+                                             fp4::SfLayout::Swizzled,
+                                             int64_t(row0 + r), int64_t(c / 16),
+                                             int64_t(k)))]);
+      out[r * k + c] = double(fp4::decodeE2M1(code)) *
+                       double(fp4::decodeE4M3(scale)) / gs;
+    }
+  return out;
+}
+
+Expected<int> roundToOption(const ReferenceOptions &options) {
   double type = options.count("round_to") ? options.at("round_to") : 0;
   if (type != 0 && type != 1)
     return makeError("option round_to: expected 0 (f32) or 1 (bf16), found ",
                      type);
-  // Dequantized operands, exactly (code * SF is exact; / gs in double).
-  auto deq = [&](const std::vector<double> &data, const std::vector<double> &sf,
-                 double gs, uint64_t rows) {
-    std::vector<double> out(rows * k);
-    for (uint64_t r = 0; r < rows; ++r)
-      for (uint64_t c = 0; c < k; ++c) {
-        uint8_t byte = uint8_t(data[r * (k / 2) + c / 2]);
-        uint8_t code = (c % 2) ? byte >> 4 : byte & 0xf;
-        uint8_t scale = uint8_t(sf[uint64_t(fp4::sfOffset(
-            fp4::SfLayout::Swizzled, int64_t(r), int64_t(c / 16), int64_t(k)))]);
-        out[r * k + c] = double(fp4::decodeE2M1(code)) *
-                         double(fp4::decodeE4M3(scale)) / gs;
-      }
-    return out;
-  };
-  std::vector<double> a = deq(ops[0], ops[1], ops[2][0], m);
-  std::vector<double> b = deq(ops[3], ops[4], ops[5][0], n);
-  std::vector<double> &d = ops[6];
-  for (uint64_t i = 0; i < m; ++i)
+  return int(type);
+}
+
+/// D rows = A rows x B^T (both dequantized, [rows x k] and [n x k]),
+/// rounded to the output type, stored from `dOff` (rows of n).
+void gemmRows(const std::vector<double> &a, const std::vector<double> &b,
+              uint64_t rows, uint64_t n, uint64_t k, int type,
+              std::vector<double> &d, uint64_t dOff) {
+  for (uint64_t i = 0; i < rows; ++i)
     for (uint64_t j = 0; j < n; ++j) {
       double acc = 0;
       for (uint64_t c = 0; c < k; ++c)
         acc += a[i * k + c] * b[j * k + c];
       // bf16: rounded through f32, as the kernel's f32 result is.
-      d[i * n + j] = type == 0 ? acc : roundTo(float(acc), 1);
+      d[dOff + i * n + j] = type == 0 ? acc : roundTo(float(acc), 1);
     }
+}
+
+Error checkK(const std::map<std::string, uint64_t> &sizes) {
+  const uint64_t k = sizes.at("k");
+  if (k % 16 != 0 || sizes.at("kh") * 2 != k)
+    return makeError("sizes: expected k a multiple of 16 and kh = k / 2, "
+                     "found k = ",
+                     k, ", kh = ", sizes.at("kh"));
+  return Error::success();
+}
+
+/// Operands a, sfa, gsa, b, sfb, gsb, d: D = deq(A) deq(B)^T in float64,
+/// the scale factors in the swizzled layout (viewed as [tiles, 4 Kt, 128]).
+Error matmulCompute(const std::map<std::string, uint64_t> &sizes,
+                    const ReferenceOptions &options,
+                    std::vector<std::vector<double>> &ops) {
+  if (Error e = checkK(sizes))
+    return e;
+  Expected<int> type = roundToOption(options);
+  if (!type)
+    return type.takeError();
+  const uint64_t m = sizes.at("m"), n = sizes.at("n"), k = sizes.at("k");
+  std::vector<double> a = dequantRows(ops[0], 0, ops[1], 0, ops[2][0], 0, m, k);
+  std::vector<double> b = dequantRows(ops[3], 0, ops[4], 0, ops[5][0], 0, n, k);
+  gemmRows(a, b, m, n, k, *type, ops[6], 0);
+  return Error::success();
+}
+
+/// Grouped: operands a, sfa, gsa [e], b [e, n, kh], sfb [e, nt, kq, 128],
+/// gsb [e], sizes [e], d (inout). Contiguous: group g's rows start at the
+/// sum of the earlier groups' rows rounded up to 128 each; masked: A, its
+/// scale factors and D have a leading group dimension.
+Error groupedValidate(bool masked, const std::map<std::string, uint64_t> &sizes,
+                      const std::vector<std::vector<double>> &ops) {
+  const uint64_t e = sizes.at("e"), m = sizes.at("m");
+  uint64_t start = 0;
+  for (uint64_t g = 0; g < e; ++g) {
+    double rows = ops[6][g];
+    if (rows < 0 || (masked && rows > double(m)))
+      return makeError("sizes[", g, "] = ", rows, ": group ", g,
+                       masked ? " must have between 0 and max_m = "
+                              : " must have at least 0 rows",
+                       masked ? std::to_string(m) : std::string(), " rows");
+    if (!masked) {
+      if (start + uint64_t(rows) > m)
+        return makeError("sizes[", g, "] = ", rows, ": group ", g,
+                         " starts at row ", start, " (every group starts on "
+                         "a 128-row boundary) and overruns M = ",
+                         m);
+      start += (uint64_t(rows) + 127) / 128 * 128;
+    }
+  }
+  return Error::success();
+}
+
+Error groupedCompute(bool masked, const std::map<std::string, uint64_t> &sizes,
+                     const ReferenceOptions &options,
+                     std::vector<std::vector<double>> &ops) {
+  if (Error e = checkK(sizes))
+    return e;
+  if (Error e = groupedValidate(masked, sizes, ops))
+    return e;
+  Expected<int> type = roundToOption(options);
+  if (!type)
+    return type.takeError();
+  const uint64_t e = sizes.at("e"), m = sizes.at("m"), n = sizes.at("n"),
+                 k = sizes.at("k");
+  const uint64_t aSfPerGroup = sizes.at("mt") * sizes.at("kq") * 128;
+  const uint64_t bSfPerGroup = sizes.at("nt") * sizes.at("kq") * 128;
+  uint64_t start = 0;
+  for (uint64_t g = 0; g < e; ++g) {
+    const uint64_t rows = uint64_t(ops[6][g]);
+    std::vector<double> a =
+        masked ? dequantRows(ops[0], g * m * (k / 2), ops[1], g * aSfPerGroup,
+                             ops[2][g], 0, rows, k)
+               : dequantRows(ops[0], 0, ops[1], 0, ops[2][g], start, rows, k);
+    std::vector<double> b = dequantRows(ops[3], g * n * (k / 2), ops[4],
+                                        g * bSfPerGroup, ops[5][g], 0, n, k);
+    gemmRows(a, b, rows, n, k, *type, ops[7],
+             masked ? g * m * n : start * n);
+    start += (rows + 127) / 128 * 128;
+  }
   return Error::success();
 }
 
@@ -273,6 +358,55 @@ void nvfp4::rt::appendNvfp4References(std::vector<Reference> &refs) {
       matmulCompute,
       {{"round_to", false,
         "0: f32 output (default); 1: the reference rounded to bf16"}}});
+  for (bool masked : {false, true}) {
+    ReferenceOperand ga = gsRandom0("gsa"), gb = gsRandom0("gsb");
+    ga.shape = gb.shape = {"e"};
+    ReferenceOperand gsfa{"sfa",
+                          masked ? std::vector<std::string>{"e", "mt", "kq",
+                                                            "c128"}
+                                 : std::vector<std::string>{"mt", "kq", "c128"},
+                          false};
+    gsfa.fill = "e4m3_scales";
+    ReferenceOperand gsfb{"sfb", {"e", "nt", "kq", "c128"}, false};
+    gsfb.fill = "e4m3_scales";
+    ReferenceOperand groupSizes{"sizes", {"e"}, false};
+    groupSizes.fill = masked ? "group_sizes_masked" : "group_sizes_contiguous";
+    groupSizes.fillOf = "m";
+    ReferenceOperand d{"d",
+                       masked ? std::vector<std::string>{"e", "m", "n"}
+                              : std::vector<std::string>{"m", "n"},
+                       true, "", matmulTolerance()};
+    d.inout = true;
+    refs.push_back(Reference{
+        masked ? "nvfp4_grouped_matmul_masked"
+               : "nvfp4_grouped_matmul_contiguous",
+        std::string("nvfp4.grouped_scaled_matmul, layout ") +
+            (masked ? "masked" : "contiguous") +
+            ": each group's D = deq(A_g) deq(B_g)^T in float64, docs/NVFP4.md",
+        {{"a",
+          masked ? std::vector<std::string>{"e", "m", "kh"}
+                 : std::vector<std::string>{"m", "kh"},
+          false},
+         gsfa,
+         ga,
+         {"b", {"e", "n", "kh"}, false},
+         gsfb,
+         gb,
+         groupSizes,
+         d},
+        [masked](const std::map<std::string, uint64_t> &sizes,
+                 const ReferenceOptions &options,
+                 std::vector<std::vector<double>> &ops) {
+          return groupedCompute(masked, sizes, options, ops);
+        },
+        {{"round_to", false,
+          "0: f32 output (default); 1: the reference rounded to bf16"},
+         {"layout", false, "0 contiguous, 1 masked (as the reference's name)"}},
+        [masked](const std::map<std::string, uint64_t> &sizes,
+                 const std::vector<std::vector<double>> &ops) {
+          return groupedValidate(masked, sizes, ops);
+        }});
+  }
   refs.push_back(Reference{
       "nvfp4_dequantize",
       "nvfp4.dequantize: e2m1 * e4m3 / gs rounded to the output type, "

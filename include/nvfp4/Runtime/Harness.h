@@ -161,6 +161,15 @@ Tolerance toleranceOf(const HarnessSpec &spec, const HarnessTensor &t,
 /// is odd and in (bound/2, bound) (several tiles and a partial one, for any
 /// tile size that is a power of two below bound/2); the others uniform in
 /// [1, bound].
+/// The row counts of `groups` groups of a grouped matmul (MoE experts)
+/// from `seed`, uneven and with empty groups: masked (each in [0, bound]):
+/// group g % 4 == 0 has 0 rows, g % 4 == 1 has `bound`, g % 4 == 2 has 1,
+/// the rest are uniform in [1, bound]; contiguous (the groups' 128-aligned
+/// rows share `bound` rows): the same pattern, each group at most what is
+/// left, the last one taking the rest.
+std::vector<int32_t> fillGroupSizes(size_t groups, uint64_t bound, bool masked,
+                                    uint64_t seed);
+
 std::vector<int32_t> fillLengths(size_t n, uint64_t bound, uint64_t seed);
 
 /// A block table of n entries from `seed`: a shuffled permutation of the

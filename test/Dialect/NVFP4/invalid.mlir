@@ -1085,3 +1085,66 @@ func.func @matmul_rule4(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN
   %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g : (tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<128x64xf16>
   return
 }
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 1 — A's rank follows the layout
+func.func @grouped_rule1_a(%a: tensor<4x128x64xf4E2M1FN>, %sfa: tensor<4x128x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects A to be a 2-D tensor of f4E2M1FN ([M, K] for layout contiguous), found 'tensor<4x128x64xf4E2M1FN>'}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<4x128x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<4x128x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 1 — B is [E, N, K]
+func.func @grouped_rule1_b(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<64x64xf4E2M1FN>, %sfb: tensor<128x4xf8E4M3FN>, %n: tensor<4xi32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects B to be a 3-D [E, N, K] tensor of f4E2M1FN, found 'tensor<64x64xf4E2M1FN>'}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<256x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 1 — masked A has E groups
+func.func @grouped_rule1_e(%a: tensor<3x128x64xf4E2M1FN>, %sfa: tensor<3x128x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects A's dim 0 to equal the groups of B (4), found 3}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n {layout = #nvfp4.group_layout<masked>} : (tensor<3x128x64xf4E2M1FN>, tensor<3x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<3x128x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 1 — K is a multiple of 16
+func.func @grouped_rule1_k(%a: tensor<256x40xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x40xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects K to be a multiple of 16 (one e4m3 scale per 16 elements), found 40}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<256x40xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x40xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<256x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 2 — B's scale factors per expert
+func.func @grouped_rule2(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x64x4xf8E4M3FN>, %n: tensor<4xi32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects the scale factors' dim 1 to be 128 (M rounded up to 128, sf_layout swizzled), found 64}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x64x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<256x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 3 — sizes is one i32 per group
+func.func @grouped_rule3(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<5xi32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects sizes to be tensor<4xi32> (one per group), found 'tensor<5xi32>'}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<5xi32>) -> tensor<256x64xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 4 — D has A's rows and B's N
+func.func @grouped_rule4(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects the result to have A's rows and B's N ([M, N]) of bf16 or f32, found 'tensor<256x32xf32>'}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<256x32xf32>
+  return
+}

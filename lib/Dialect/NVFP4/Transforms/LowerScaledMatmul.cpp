@@ -61,8 +61,15 @@ constexpr int64_t kMaxStages = 6;
 constexpr int64_t kSmemBudget = 227 * 1024 - 1024;
 
 struct MatmulPlan {
+  /// Rows of A: M (dense, contiguous) or max_m (masked).
   int64_t m, n, k;
   Type out;
+  /// nvfp4.grouped_scaled_matmul: E groups, their layout.
+  bool grouped = false;
+  bool masked = false;
+  int64_t groups = 1;
+  /// CTAs of the persistent grid: min(an upper bound of the tiles, SMs).
+  int64_t ctas = 1;
   int64_t blockN;      ///< 256, 128 or 64
   int64_t stages;
   int64_t sfbTiles;    ///< 128-row scale-factor tiles of B per stage
@@ -91,49 +98,79 @@ struct MatmulPlan {
   }
 };
 
-FailureOr<MatmulPlan> planOf(ScaledMatmulOp op, int64_t numSms) {
+/// Groups a grouped matmul may have (its schedule lives in shared memory).
+constexpr int64_t kMaxGroups = 1024;
+
+FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms) {
   for (Value v : op->getOperands())
     if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
-      return op.emitOpError("cannot be lowered yet: expected static shapes, "
-                            "got ")
+      return op->emitOpError("cannot be lowered yet: expected static shapes, "
+                             "got ")
              << v.getType();
-  auto a = cast<RankedTensorType>(op.getA().getType());
-  auto b = cast<RankedTensorType>(op.getB().getType());
-  auto d = cast<RankedTensorType>(op.getD().getType());
-  if (!d.hasStaticShape())
-    return op.emitOpError("cannot be lowered yet: expected static shapes, "
-                          "got ")
-           << d;
   MatmulPlan p;
-  p.m = a.getDimSize(0);
-  p.k = a.getDimSize(1);
-  p.n = b.getDimSize(0);
+  RankedTensorType a, b, d;
+  if (auto dense = dyn_cast<ScaledMatmulOp>(op)) {
+    a = cast<RankedTensorType>(dense.getA().getType());
+    b = cast<RankedTensorType>(dense.getB().getType());
+    d = cast<RankedTensorType>(dense.getD().getType());
+    p.m = a.getDimSize(0);
+    p.k = a.getDimSize(1);
+    p.n = b.getDimSize(0);
+  } else {
+    auto grouped = cast<GroupedScaledMatmulOp>(op);
+    a = cast<RankedTensorType>(grouped.getA().getType());
+    b = cast<RankedTensorType>(grouped.getB().getType());
+    d = cast<RankedTensorType>(grouped.getD().getType());
+    p.grouped = true;
+    p.masked = grouped.getLayout() == GroupLayout::masked;
+    p.groups = b.getDimSize(0);
+    p.m = a.getDimSize(a.getRank() - 2);
+    p.k = a.getDimSize(a.getRank() - 1);
+    p.n = b.getDimSize(1);
+    if (p.groups < 1 || p.groups > kMaxGroups)
+      return op->emitOpError("cannot be lowered: expected 1 to ")
+             << kMaxGroups << " groups, got " << p.groups;
+  }
+  if (!d.hasStaticShape())
+    return op->emitOpError("cannot be lowered yet: expected static shapes, "
+                           "got ")
+           << d;
   p.out = d.getElementType();
   if (p.m == 0 || p.n == 0 || p.k == 0)
-    return op.emitOpError("cannot be lowered: expected non-empty operands, "
-                          "got M = ")
+    return op->emitOpError("cannot be lowered: expected non-empty operands, "
+                           "got M = ")
            << p.m << ", N = " << p.n << ", K = " << p.k;
   if (p.k % 32 != 0)
-    return op.emitOpError("cannot be lowered: expected K to be a multiple "
-                          "of 32 (TMA needs rows of a multiple of 16 bytes "
-                          "of packed e2m1), got ")
+    return op->emitOpError("cannot be lowered: expected K to be a multiple "
+                           "of 32 (TMA needs rows of a multiple of 16 bytes "
+                           "of packed e2m1), got ")
            << p.k;
   p.mTiles = (p.m + kBlockM - 1) / kBlockM;
   p.kSteps = (p.k + kBlockK - 1) / kBlockK;
+  // Row tiles at most: all groups full (masked), or M's (contiguous: the
+  // groups' 128-aligned rows fit in M).
+  const int64_t rowTiles = p.masked ? p.groups * p.mTiles : p.mTiles;
   // The widest N tile that still gives every SM a CTA; 64 at least.
   p.blockN = 256;
   while (p.blockN > 64 &&
-         p.mTiles * ((p.n + p.blockN - 1) / p.blockN) < numSms)
+         rowTiles * ((p.n + p.blockN - 1) / p.blockN) < numSms)
     p.blockN /= 2;
   p.nTiles = (p.n + p.blockN - 1) / p.blockN;
   p.sfbTiles = (p.blockN + 127) / 128;
   p.stages = std::min(kMaxStages, kSmemBudget / p.stageBytes());
-  if (p.mTiles > 65535 || p.nTiles > INT32_MAX)
-    return op.emitOpError("cannot be lowered: expected at most 65535 row "
-                          "tiles of 128, got ")
-           << p.mTiles;
+  p.ctas = std::min(rowTiles * p.nTiles, numSms);
+  if (rowTiles * p.nTiles > INT32_MAX)
+    return op->emitOpError("cannot be lowered: expected at most 2^31 tiles "
+                           "of 128 x ")
+           << p.blockN << ", got " << rowTiles * p.nTiles;
   return p;
 }
+
+/// One tile of a CTA's share: its index i among the CTA's tiles, the
+/// group, the row tile within the group and the N tile.
+struct Tile {
+  Value i, group, mt, nt;
+};
 
 class MatmulBuilder {
 public:
@@ -175,7 +212,21 @@ private:
   }
   /// Byte offset (from the aligned base) of stage `s`'s parts.
   Value stageOff(Value s) { return ir.add(base, ir.mul(s, idx(p.stageBytes()))); }
+  Value sched(Value i) {
+    return ir.toIndex(memref::LoadOp::create(b, schedule, ValueRange{i}));
+  }
+  /// The first tile of group g (schedule[g]); schedule[E] is the total.
+  Value tileStart(Value g) { return sched(g); }
+  /// The first row of group g in A and D (contiguous layout).
+  Value rowStart(Value g) { return sched(ir.add(idx(p.groups + 1), g)); }
+  /// Group g's rows.
+  Value rowsOf(Value g) {
+    return sched(ir.add(idx(2 * p.groups + 1), g));
+  }
 
+  void prologueSchedule(Value sizes);
+  /// Runs `body` for each tile of this CTA, in order.
+  void forEachTile(function_ref<void(const Tile &)> body);
   void loadRole();
   void mmaRole();
   void epilogueRole();
@@ -186,23 +237,128 @@ private:
   const MatmulPlan &p;
 
   Value tmapA, tmapB, tmapSfa, tmapSfb, gsA, gsB, out;
-  Value smem, base, full, empty, done, all;
-  Value mTile, nTile, tid, warp;
+  Value smem, base, full, empty, accFull, accEmpty, all, schedule;
+  Value tid, warp, cta;
   MemRefType aBox, bBox, sfaBox, sfbBox;
 };
 
+void MatmulBuilder::prologueSchedule(Value sizes) {
+  // Thread 0 writes, for each group g: the first tile, the first row
+  // (contiguous layout) and the rows; a bad size is printed and traps.
+  const int64_t e = p.groups;
+  Type i32 = b.getI32Type();
+  auto store = [&](Value v, Value at) {
+    memref::StoreOp::create(b, ir.toI32(v), schedule, ValueRange{at});
+  };
+  SmallVector<Value> res = ir.forLoop(
+      idx(0), idx(e), idx(1), ValueRange{idx(0), idx(0)},
+      [&](Value g, ValueRange acc) {
+        Value tiles = acc[0], row = acc[1];
+        Value m = sizes ? ir.toIndex(memref::LoadOp::create(b, sizes,
+                                                            ValueRange{g}))
+                        : idx(p.m);
+        Value mSigned = sizes ? Value(memref::LoadOp::create(
+                                    b, sizes, ValueRange{g}))
+                              : ir.i32(p.m);
+        // Valid: 0 <= m_g, and m_g <= max_m (masked) or the group's
+        // 128-aligned rows inside M (contiguous).
+        Value end = ir.add(row, ir.mul(ir.ceilDivu(m, idx(kBlockM)),
+                                       idx(kBlockM)));
+        Value neg = arith::CmpIOp::create(b, arith::CmpIPredicate::slt,
+                                          mSigned, ir.i32(0));
+        Value over = p.masked
+                         ? ir.cmp(arith::CmpIPredicate::ugt, m, idx(p.m))
+                         : ir.cmp(arith::CmpIPredicate::ugt,
+                                  ir.add(row, m), idx(p.m));
+        ir.ifThen(ir.ori(neg, over), [&] {
+          gpu::PrintfOp::create(
+              b,
+              b.getStringAttr(
+                  p.masked
+                      ? "nvfp4.grouped_scaled_matmul: group %d has %d rows, "
+                        "outside [0, max_m = " +
+                            std::to_string(p.m) + "]\n"
+                      : "nvfp4.grouped_scaled_matmul: group %d (%d rows) "
+                        "overruns M = " +
+                            std::to_string(p.m) +
+                            " (groups start on 128-row boundaries)\n"),
+              ValueRange{ir.toI32(g), mSigned});
+          ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
+        });
+        Value rowsClamped = ir.select(neg, idx(0), m);
+        store(tiles, g);
+        store(row, ir.add(idx(e + 1), g));
+        store(rowsClamped, ir.add(idx(2 * e + 1), g));
+        Value t = ir.mul(ir.ceilDivu(rowsClamped, idx(kBlockM)),
+                         idx(p.nTiles));
+        return SmallVector<Value>{ir.add(tiles, t),
+                                  p.masked ? row : end};
+      });
+  store(res[0], idx(e));
+  (void)i32;
+}
+
+void MatmulBuilder::forEachTile(function_ref<void(const Tile &)> body) {
+  Value total = tileStart(idx(p.groups));
+  Value stride = idx(p.ctas);
+  // This CTA's tiles: cta, cta + ctas, ... below the total.
+  Value mine = ir.select(ir.cmp(arith::CmpIPredicate::ult, cta, total),
+                         ir.ceilDivu(ir.sub(total, cta), stride), idx(0));
+  ir.forLoop(idx(0), mine, idx(1), ValueRange{idx(0)},
+             [&](Value i, ValueRange acc) {
+               Value t = ir.add(cta, ir.mul(i, stride));
+               // The group: advance while the next group starts at or
+               // before t (tiles increase, so the cursor only moves on).
+               auto loop = scf::WhileOp::create(b, TypeRange{b.getIndexType()},
+                                                ValueRange{acc[0]});
+               {
+                 OpBuilder::InsertionGuard g(b);
+                 Block *before = b.createBlock(&loop.getBefore(), {},
+                                               {b.getIndexType()},
+                                               {b.getLoc()});
+                 Value gc = before->getArgument(0);
+                 Value next = ir.add(gc, idx(1));
+                 Value more = ir.andi(
+                     ir.cmp(arith::CmpIPredicate::ult, next, idx(p.groups)),
+                     ir.cmp(arith::CmpIPredicate::ule, tileStart(next), t));
+                 scf::ConditionOp::create(b, more, ValueRange{gc});
+                 Block *after = b.createBlock(&loop.getAfter(), {},
+                                              {b.getIndexType()},
+                                              {b.getLoc()});
+                 scf::YieldOp::create(
+                     b, ValueRange{ir.add(after->getArgument(0), idx(1))});
+               }
+               Value group = loop.getResult(0);
+               Value local = ir.sub(t, tileStart(group));
+               Tile tile{i, group, ir.divu(local, idx(p.nTiles)),
+                         ir.remu(local, idx(p.nTiles))};
+               body(tile);
+               return SmallVector<Value>{group};
+             });
+}
+
 DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   Type ptr = LLVM::LLVMPointerType::get(ctx);
-  Type f32 = b.getF32Type(), i8 = b.getI8Type();
-  auto gsType = MemRefType::get({1}, f32);
-  auto outType = MemRefType::get({p.m, p.n}, p.out);
+  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto gsType = MemRefType::get({p.groups}, f32);
+  auto outType = p.masked ? MemRefType::get({p.groups, p.m, p.n}, p.out)
+                          : MemRefType::get({p.m, p.n}, p.out);
   SmallVector<Type> args = {ptr, ptr, gsType, ptr, ptr, gsType, outType};
+  if (p.grouped)
+    args.push_back(MemRefType::get({p.groups}, i32));
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
   memref::GlobalOp::create(b, "tmem_slot", b.getStringAttr("private"),
-                           ir.smemMemref({1}, b.getI32Type()), Attribute(),
+                           ir.smemMemref({1}, i32), Attribute(),
                            /*constant=*/false, IntegerAttr());
+  // The tile schedule: first tile per group (and the total), first row per
+  // group, rows per group.
+  // 16-byte aligned: LLVM vectorizes stores to it and would otherwise
+  // issue st.shared.v2 at 4-byte-aligned addresses.
+  memref::GlobalOp::create(b, "schedule", b.getStringAttr("private"),
+                           ir.smemMemref({3 * p.groups + 1}, i32), Attribute(),
+                           /*constant=*/false, b.getI64IntegerAttr(16));
   auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(args, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({256, 1, 1}));
@@ -210,10 +366,15 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   b.setInsertionPointToStart(&func.getBody().front());
 
   // Tensor maps (by pointer), box shapes outermost first.
-  aBox = ir.smemMemref({kBlockM, kKBytes}, i8);
-  bBox = ir.smemMemref({p.blockN, kKBytes}, i8);
-  sfaBox = ir.smemMemref({1, 4 * kMmasPerStage, 128}, i8);
-  sfbBox = ir.smemMemref({p.sfbTiles, 4 * kMmasPerStage, 128}, i8);
+  aBox = p.masked ? ir.smemMemref({1, kBlockM, kKBytes}, i8)
+                  : ir.smemMemref({kBlockM, kKBytes}, i8);
+  bBox = p.grouped ? ir.smemMemref({1, p.blockN, kKBytes}, i8)
+                   : ir.smemMemref({p.blockN, kKBytes}, i8);
+  sfaBox = p.masked ? ir.smemMemref({1, 1, 4 * kMmasPerStage, 128}, i8)
+                    : ir.smemMemref({1, 4 * kMmasPerStage, 128}, i8);
+  sfbBox = p.grouped
+               ? ir.smemMemref({1, p.sfbTiles, 4 * kMmasPerStage, 128}, i8)
+               : ir.smemMemref({p.sfbTiles, 4 * kMmasPerStage, 128}, i8);
   auto cast = [&](Value v, MemRefType box, nvgpu::TensorMapSwizzleKind sw) {
     return UnrealizedConversionCastOp::create(b, tmapType(box, sw), v)
         .getResult(0);
@@ -229,11 +390,11 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
                  nvgpu::TensorMapSwizzleKind::SWIZZLE_NONE);
   gsB = func.getArgument(5);
   out = func.getArgument(6);
+  Value sizes = p.grouped ? func.getArgument(7) : Value();
 
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   warp = ir.divu(tid, idx(32));
-  nTile = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  mTile = gpu::BlockIdOp::create(b, gpu::Dimension::y);
+  cta = gpu::BlockIdOp::create(b, gpu::Dimension::x);
 
   auto smemTy = MemRefType::get({ShapedType::kDynamic}, i8,
                                 MemRefLayoutAttrInterface(), ir.workgroup());
@@ -243,9 +404,12 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 
   full = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(p.stages)));
   empty = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(p.stages)));
-  done = nvgpu::MBarrierCreateOp::create(b, groupType(1));
-  Value slot = memref::GetGlobalOp::create(
-      b, ir.smemMemref({1}, b.getI32Type()), "tmem_slot");
+  accFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  accEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  Value slot = memref::GetGlobalOp::create(b, ir.smemMemref({1}, i32),
+                                           "tmem_slot");
+  schedule = memref::GetGlobalOp::create(
+      b, ir.smemMemref({3 * p.groups + 1}, i32), "schedule");
   ir.ifThen(ir.eq(tid, idx(0)), [&] {
     for (int64_t s = 0; s < p.stages; ++s) {
       ir.named(nvgpu::MBarrierInitOp::create(b, full, idx(1), idx(s), Value()),
@@ -253,10 +417,15 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       ir.named(nvgpu::MBarrierInitOp::create(b, empty, idx(1), idx(s), Value()),
                "init empty[" + Twine(s) + "]");
     }
-    ir.named(nvgpu::MBarrierInitOp::create(b, done, idx(1), idx(0), Value()),
-             "init done");
+    ir.named(
+        nvgpu::MBarrierInitOp::create(b, accFull, idx(1), idx(0), Value()),
+        "init acc_full");
+    ir.named(
+        nvgpu::MBarrierInitOp::create(b, accEmpty, idx(128), idx(0), Value()),
+        "init acc_empty");
     for (Value t : {tmapA, tmapSfa, tmapB, tmapSfb})
       nvgpu::TmaPrefetchOp::create(b, t, Value());
+    prologueSchedule(sizes);
   });
   ir.ifThen(ir.eq(warp, idx(0)), [&] {
     sm100::TmemAllocOp::create(b, slot, uint32_t(p.tmemColumns()));
@@ -303,38 +472,63 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   auto named = [&](StringRef n, Attribute v) { return b.getNamedAttr(n, v); };
   int64_t kt = (p.k / fp4::kBlock + 3) / 4;
-  SmallVector<NamedAttribute> sizes = {
+  SmallVector<NamedAttribute> sizesAttr = {
       named("m", i64(p.m)),          named("n", i64(p.n)),
       named("k", i64(p.k)),          named("kh", i64(p.k / 2)),
       named("mt", i64(p.mTiles)),    named("nt", i64((p.n + 127) / 128)),
       named("kq", i64(4 * kt)),      named("c128", i64(128)),
       named("one", i64(1))};
-  SmallVector<Attribute> hargs = {
-      harnessTensorMap(b, "a", {"m", "kh"}, {kKBytes, kBlockM}),
-      harnessTensorMap(b, "sfa", {"mt", "kq", "c128"},
-                       {128, 4 * kMmasPerStage, 1}, "none"),
-      harnessBuffer(b, "gsa"),
-      harnessTensorMap(b, "b", {"n", "kh"}, {kKBytes, p.blockN}),
-      harnessTensorMap(b, "sfb", {"nt", "kq", "c128"},
-                       {128, 4 * kMmasPerStage, p.sfbTiles}, "none"),
-      harnessBuffer(b, "gsb"),
-      harnessBuffer(b, "d")};
+  if (p.grouped)
+    sizesAttr.push_back(named("e", i64(p.groups)));
+  SmallVector<Attribute> hargs;
+  if (p.masked)
+    hargs = {harnessTensorMap(b, "a", {"e", "m", "kh"}, {kKBytes, kBlockM, 1}),
+             harnessTensorMap(b, "sfa", {"e", "mt", "kq", "c128"},
+                              {128, 4 * kMmasPerStage, 1, 1}, "none")};
+  else
+    hargs = {harnessTensorMap(b, "a", {"m", "kh"}, {kKBytes, kBlockM}),
+             harnessTensorMap(b, "sfa", {"mt", "kq", "c128"},
+                              {128, 4 * kMmasPerStage, 1}, "none")};
+  hargs.push_back(harnessBuffer(b, "gsa"));
+  if (p.grouped) {
+    hargs.push_back(
+        harnessTensorMap(b, "b", {"e", "n", "kh"}, {kKBytes, p.blockN, 1}));
+    hargs.push_back(harnessTensorMap(b, "sfb", {"e", "nt", "kq", "c128"},
+                                     {128, 4 * kMmasPerStage, p.sfbTiles, 1},
+                                     "none"));
+  } else {
+    hargs.push_back(
+        harnessTensorMap(b, "b", {"n", "kh"}, {kKBytes, p.blockN}));
+    hargs.push_back(harnessTensorMap(b, "sfb", {"nt", "kq", "c128"},
+                                     {128, 4 * kMmasPerStage, p.sfbTiles},
+                                     "none"));
+  }
+  hargs.push_back(harnessBuffer(b, "gsb"));
+  hargs.push_back(harnessBuffer(b, "d"));
+  if (p.grouped)
+    hargs.push_back(harnessBuffer(b, "sizes"));
+  SmallVector<NamedAttribute> typeAttrs = {
+      named("a", str("u8")),   named("sfa", str("u8")),
+      named("gsa", str("f32")), named("b", str("u8")),
+      named("sfb", str("u8")), named("gsb", str("f32")),
+      named("d", str(harnessTypeName(p.out)))};
+  SmallVector<NamedAttribute> options = {
+      named("round_to", i64(p.out.isF32() ? 0 : 1))};
+  if (p.grouped) {
+    typeAttrs.push_back(named("sizes", str("i32")));
+    options.push_back(named("layout", i64(p.masked ? 1 : 0)));
+  }
   SmallVector<NamedAttribute> harness = {
-       named("reference", str("nvfp4_scaled_matmul")),
-       named("types",
-             b.getDictionaryAttr(
-                 {named("a", str("u8")), named("sfa", str("u8")),
-                  named("gsa", str("f32")), named("b", str("u8")),
-                  named("sfb", str("u8")), named("gsb", str("f32")),
-                  named("d", str(harnessTypeName(p.out)))})),
-       named("sizes", b.getDictionaryAttr(sizes)),
-       named("options", b.getDictionaryAttr({named(
-                            "round_to", i64(p.out.isF32() ? 0 : 1))})),
-       named("grid", b.getDenseI32ArrayAttr(
-                         {int32_t(p.nTiles), int32_t(p.mTiles), 1})),
-       named("block", b.getDenseI32ArrayAttr({256, 1, 1})),
-       named("dynamic_smem", i64(p.stages * p.stageBytes() + 1024)),
-       named("args", b.getArrayAttr(hargs))};
+      named("reference", str(p.grouped ? (p.masked ? "nvfp4_grouped_matmul_masked"
+                                                   : "nvfp4_grouped_matmul_contiguous")
+                                       : "nvfp4_scaled_matmul")),
+      named("types", b.getDictionaryAttr(typeAttrs)),
+      named("sizes", b.getDictionaryAttr(sizesAttr)),
+      named("options", b.getDictionaryAttr(options)),
+      named("grid", b.getDenseI32ArrayAttr({int32_t(p.ctas), 1, 1})),
+      named("block", b.getDenseI32ArrayAttr({256, 1, 1})),
+      named("dynamic_smem", i64(p.stages * p.stageBytes() + 1024)),
+      named("args", b.getArrayAttr(hargs))};
   // A bf16 result is the f32 one rounded: where the f32 sum and the exact
   // one straddle a bf16 rounding boundary the two differ by one bf16 ulp
   // (docs/NVFP4.md, "Block-scaled matmul").
@@ -349,36 +543,48 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 
 void MatmulBuilder::loadRole() {
   elected([&] {
-    Value m0 = ir.mul(mTile, idx(kBlockM));
-    Value n0 = ir.mul(nTile, idx(p.blockN));
-    Value n128 = ir.divu(n0, idx(128));
-    ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) {
-      Value s = ir.remu(kt, idx(p.stages));
-      Value round = ir.divu(kt, idx(p.stages));
-      // The first pass over the ring does not wait (a fresh barrier
-      // completes phase -1).
-      wait(empty, s, ir.xori1(ir.parityOf(round)), "load: wait empty");
-      ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
-                   b, full, idx(p.stageBytes()), s, Value()),
-               "load: expect_tx full");
-      Value off = stageOff(s);
-      Value kByte = ir.mul(kt, idx(kKBytes));
-      Value kq = ir.mul(kt, idx(4 * kMmasPerStage));
-      nvgpu::TmaAsyncLoadOp::create(b, view(off, aBox), full, tmapA,
-                                    ValueRange{kByte, m0}, s, Value(),
-                                    Value());
-      Value bOff = ir.add(off, idx(p.aBytes()));
-      nvgpu::TmaAsyncLoadOp::create(b, view(bOff, bBox), full, tmapB,
-                                    ValueRange{kByte, n0}, s, Value(),
-                                    Value());
-      Value sfaOff = ir.add(bOff, idx(p.bBytes()));
-      nvgpu::TmaAsyncLoadOp::create(b, view(sfaOff, sfaBox), full, tmapSfa,
-                                    ValueRange{idx(0), kq, mTile}, s, Value(),
-                                    Value());
-      Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
-      nvgpu::TmaAsyncLoadOp::create(b, view(sfbOff, sfbBox), full, tmapSfb,
-                                    ValueRange{idx(0), kq, n128}, s, Value(),
-                                    Value());
+    forEachTile([&](const Tile &t) {
+      Value row0 = ir.mul(t.mt, idx(kBlockM));
+      Value n0 = ir.mul(t.nt, idx(p.blockN));
+      Value n128 = ir.divu(n0, idx(128));
+      // Contiguous: the group's rows start at its (128-aligned) first row.
+      Value aRow = p.masked ? row0 : ir.add(rowStart(t.group), row0);
+      Value aTile = ir.divu(aRow, idx(kBlockM));
+      ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) {
+        Value step = ir.add(ir.mul(t.i, idx(p.kSteps)), kt);
+        Value s = ir.remu(step, idx(p.stages));
+        Value round = ir.divu(step, idx(p.stages));
+        // The first pass over the ring does not wait (a fresh barrier
+        // completes phase -1).
+        wait(empty, s, ir.xori1(ir.parityOf(round)), "load: wait empty");
+        ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
+                     b, full, idx(p.stageBytes()), s, Value()),
+                 "load: expect_tx full");
+        Value off = stageOff(s);
+        Value kByte = ir.mul(kt, idx(kKBytes));
+        Value kq = ir.mul(kt, idx(4 * kMmasPerStage));
+        auto coords = [&](std::initializer_list<Value> c, bool withGroup) {
+          SmallVector<Value> v(c);
+          if (withGroup)
+            v.push_back(t.group);
+          return v;
+        };
+        nvgpu::TmaAsyncLoadOp::create(b, view(off, aBox), full, tmapA,
+                                      coords({kByte, aRow}, p.masked), s,
+                                      Value(), Value());
+        Value bOff = ir.add(off, idx(p.aBytes()));
+        nvgpu::TmaAsyncLoadOp::create(b, view(bOff, bBox), full, tmapB,
+                                      coords({kByte, n0}, p.grouped), s,
+                                      Value(), Value());
+        Value sfaOff = ir.add(bOff, idx(p.bBytes()));
+        nvgpu::TmaAsyncLoadOp::create(b, view(sfaOff, sfaBox), full, tmapSfa,
+                                      coords({idx(0), kq, aTile}, p.masked), s,
+                                      Value(), Value());
+        Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
+        nvgpu::TmaAsyncLoadOp::create(b, view(sfbOff, sfbBox), full, tmapSfb,
+                                      coords({idx(0), kq, n128}, p.grouped), s,
+                                      Value(), Value());
+      });
     });
   });
 }
@@ -416,17 +622,20 @@ void MatmulBuilder::mmaRole() {
     return sm100::UmmaDescOp::create(b, i64, smem, ValueRange{byteOff},
                                      sfLayout, 0u);
   };
-  // K step kt: stage s = kt % stages of the ring, scale-factor buffer
-  // `buf` = kt % 2 of TMEM (static: TMEM columns are attributes).
-  auto step = [&](Value kt) {
-    Value s = ir.remu(kt, idx(p.stages));
-    wait(full, s, ir.parityOf(ir.divu(kt, idx(p.stages))), "mma: wait full");
-    // The scale-factor buffer of step kt was read by the MMAs of step
-    // kt - 2: wait for their commit to empty (mma -> cp is not a tcgen05
-    // pipeline, so issue order alone does not protect it). Step kt - 2 +
-    // stages >= kt is not issued yet, so the parity names one phase.
-    ir.ifThen(ir.cmp(arith::CmpIPredicate::uge, kt, idx(2)), [&] {
-      Value prev = ir.sub(kt, idx(2));
+  // K step kt of tile t (ring step `step`): stage s = step % stages,
+  // scale-factor buffer step % 2 of TMEM (static: TMEM columns are
+  // attributes).
+  auto kStep = [&](const Tile &t, Value kt, Value step) {
+    Value s = ir.remu(step, idx(p.stages));
+    wait(full, s, ir.parityOf(ir.divu(step, idx(p.stages))),
+         "mma: wait full");
+    // The scale-factor buffer of this step was read by the MMAs of two
+    // steps back: wait for their commit to empty (mma -> cp is not a
+    // tcgen05 pipeline, so issue order alone does not protect it). Step
+    // step - 2 + stages >= step is not issued yet, so the parity names
+    // one phase.
+    ir.ifThen(ir.cmp(arith::CmpIPredicate::uge, step, idx(2)), [&] {
+      Value prev = ir.sub(step, idx(2));
       wait(empty, ir.remu(prev, idx(p.stages)),
            ir.parityOf(ir.divu(prev, idx(p.stages))),
            "mma: wait empty of step - 2");
@@ -480,21 +689,33 @@ void MatmulBuilder::mmaRole() {
         // A 64-wide N tile is half of a 128-row scale-factor atom: the odd
         // tiles' columns start 64 / 32 = 2 TMEM columns in.
         if (p.blockN < 128)
-          ir.ifThenElse(ir.eq(ir.remu(nTile, idx(128 / p.blockN)), idx(0)),
+          ir.ifThenElse(ir.eq(ir.remu(t.nt, idx(128 / p.blockN)), idx(0)),
                         [&] { mma(0); }, [&] { mma(p.blockN / 32); });
         else
           mma(0);
       }
     };
-    ir.ifThenElse(ir.eq(ir.remu(kt, idx(2)), idx(0)), [&] { issue(0); },
+    ir.ifThenElse(ir.eq(ir.remu(step, idx(2)), idx(0)), [&] { issue(0); },
                   [&] { issue(1); });
     ir.named(sm100::CommitOp::create(b, empty, s, Value(), 1u),
              "mma: commit empty");
   };
   elected([&] {
-    ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) { step(kt); });
-    ir.named(sm100::CommitOp::create(b, done, idx(0), Value(), 1u),
-             "mma: commit done");
+    forEachTile([&](const Tile &t) {
+      // The accumulator is free once the epilogue has read the previous
+      // tile out of it (phase i - 1 of acc_empty).
+      ir.ifThen(ir.cmp(arith::CmpIPredicate::uge, t.i, idx(1)), [&] {
+        wait(accEmpty, idx(0), ir.parityOf(ir.sub(t.i, idx(1))),
+             "mma: wait acc_empty");
+        fence(sm100::FenceKind::after_thread_sync,
+              "mma: fence after acc_empty");
+      });
+      ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) {
+        kStep(t, kt, ir.add(ir.mul(t.i, idx(p.kSteps)), kt));
+      });
+      ir.named(sm100::CommitOp::create(b, accFull, idx(0), Value(), 1u),
+               "mma: commit acc_full");
+    });
   });
 }
 
@@ -502,63 +723,80 @@ void MatmulBuilder::epilogueRole() {
   Type f32 = b.getF32Type();
   auto acc = sm100::TmemSliceOp::create(
       b, tmem(p.blockN, f32, sm100::TmemLayout::acc), all, 0u);
-  Value ga = memref::LoadOp::create(b, gsA, ValueRange{idx(0)});
-  Value gb = memref::LoadOp::create(b, gsB, ValueRange{idx(0)});
-  Value alpha =
-      arith::DivFOp::create(b, ir.f32(1.0), arith::MulFOp::create(b, ga, gb));
-  wait(done, idx(0), ir.i1(false), "epilogue: wait done");
-  fence(sm100::FenceKind::after_thread_sync, "epilogue: fence after done");
-  Value row = ir.add(ir.mul(mTile, idx(kBlockM)), tid);
-  Value n0 = ir.mul(nTile, idx(p.blockN));
-  Value rowValid = ir.cmp(arith::CmpIPredicate::ult, row, idx(p.m));
   auto v32 = VectorType::get({32}, f32);
   const int64_t width = p.out.isF32() ? 4 : 8;
   // Vector stores need every row to start on 16 bytes.
   const bool rowsAligned = (p.n * (p.out.isF32() ? 4 : 2)) % 16 == 0;
-  for (int64_t c = 0; c < p.blockN; c += 32) {
-    Value v = sm100::TmemLoadOp::create(b, v32, acc, idx(c),
-                                        sm100::LdStShape::shape_32x32b, 32u,
-                                        false, IntegerAttr(), IntegerAttr())
-                  .getResult();
-    sm100::WaitOp::create(b, sm100::WaitKind::load);
-    Value scaled = arith::MulFOp::create(
-        b, v, vector::BroadcastOp::create(b, v32, alpha));
-    Value outV = p.out.isF32()
-                     ? scaled
-                     : Value(arith::TruncFOp::create(
-                           b, VectorType::get({32}, p.out), scaled));
-    Value col0 = ir.add(n0, idx(c));
-    Value whole = ir.andi(
-        rowValid, ir.cmp(arith::CmpIPredicate::ule, ir.add(col0, idx(32)),
-                         idx(p.n)));
-    auto storeAll = [&] {
-      for (int64_t i = 0; i < 32; i += width) {
-        SmallVector<int64_t> lanes;
-        for (int64_t l = 0; l < width; ++l)
-          lanes.push_back(i + l);
-        Value part = vector::ShuffleOp::create(b, outV, outV, lanes);
-        auto st = vector::StoreOp::create(b, part, out,
-                                          ValueRange{row, ir.add(col0, idx(i))});
-        st.setAlignment(16);
-      }
+  forEachTile([&](const Tile &t) {
+    Value g = p.grouped ? t.group : idx(0);
+    Value ga = memref::LoadOp::create(b, gsA, ValueRange{g});
+    Value gb = memref::LoadOp::create(b, gsB, ValueRange{g});
+    Value alpha =
+        arith::DivFOp::create(b, ir.f32(1.0), arith::MulFOp::create(b, ga, gb));
+    wait(accFull, idx(0), ir.parityOf(t.i), "epilogue: wait acc_full");
+    fence(sm100::FenceKind::after_thread_sync, "epilogue: fence after acc_full");
+    Value row0 = ir.mul(t.mt, idx(kBlockM));
+    // This thread's row of the group, and the group's rows.
+    Value local = ir.add(row0, tid);
+    Value rowValid = ir.cmp(arith::CmpIPredicate::ult, local, rowsOf(t.group));
+    Value row = p.masked ? local : ir.add(rowStart(t.group), local);
+    Value n0 = ir.mul(t.nt, idx(p.blockN));
+    auto at = [&](Value col) -> SmallVector<Value> {
+      if (p.masked)
+        return {t.group, row, col};
+      return {row, col};
     };
-    auto storeEach = [&] {
-      for (int64_t i = 0; i < 32; ++i) {
-        Value col = ir.add(col0, idx(i));
-        ir.ifThen(ir.andi(rowValid,
-                          ir.cmp(arith::CmpIPredicate::ult, col, idx(p.n))),
-                  [&] {
-                    Value e = vector::ExtractOp::create(
-                        b, outV, ArrayRef<int64_t>{i});
-                    memref::StoreOp::create(b, e, out, ValueRange{row, col});
-                  });
-      }
-    };
-    if (rowsAligned)
-      ir.ifThenElse(whole, storeAll, storeEach);
-    else
-      storeEach();
-  }
+    for (int64_t c = 0; c < p.blockN; c += 32) {
+      Value v = sm100::TmemLoadOp::create(b, v32, acc, idx(c),
+                                          sm100::LdStShape::shape_32x32b, 32u,
+                                          false, IntegerAttr(), IntegerAttr())
+                    .getResult();
+      sm100::WaitOp::create(b, sm100::WaitKind::load);
+      Value scaled = arith::MulFOp::create(
+          b, v, vector::BroadcastOp::create(b, v32, alpha));
+      Value outV = p.out.isF32()
+                       ? scaled
+                       : Value(arith::TruncFOp::create(
+                             b, VectorType::get({32}, p.out), scaled));
+      Value col0 = ir.add(n0, idx(c));
+      Value whole = ir.andi(
+          rowValid, ir.cmp(arith::CmpIPredicate::ule, ir.add(col0, idx(32)),
+                           idx(p.n)));
+      auto storeAll = [&] {
+        for (int64_t i = 0; i < 32; i += width) {
+          SmallVector<int64_t> lanes;
+          for (int64_t l = 0; l < width; ++l)
+            lanes.push_back(i + l);
+          Value part = vector::ShuffleOp::create(b, outV, outV, lanes);
+          auto st = vector::StoreOp::create(b, part, out,
+                                            at(ir.add(col0, idx(i))));
+          st.setAlignment(16);
+        }
+      };
+      auto storeEach = [&] {
+        for (int64_t i = 0; i < 32; ++i) {
+          Value col = ir.add(col0, idx(i));
+          ir.ifThen(ir.andi(rowValid, ir.cmp(arith::CmpIPredicate::ult, col,
+                                             idx(p.n))),
+                    [&] {
+                      Value e = vector::ExtractOp::create(
+                          b, outV, ArrayRef<int64_t>{i});
+                      memref::StoreOp::create(b, e, out, at(col));
+                    });
+        }
+      };
+      if (rowsAligned)
+        ir.ifThenElse(whole, storeAll, storeEach);
+      else
+        storeEach();
+    }
+    // The accumulator may take the next tile.
+    fence(sm100::FenceKind::before_thread_sync,
+          "epilogue: fence before acc_empty");
+    ir.named(nvgpu::MBarrierArriveOp::create(
+                 b, nvgpu::MBarrierTokenType::get(ctx), accEmpty, idx(0)),
+             "epilogue: arrive acc_empty");
+  });
 }
 
 struct NVFP4LowerScaledMatmulPass
@@ -566,9 +804,10 @@ struct NVFP4LowerScaledMatmulPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<ScaledMatmulOp> ops;
-    module.walk([&](ScaledMatmulOp op) {
-      if (!op->hasAttr("nvfp4.kernel"))
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) {
+      if (isa<ScaledMatmulOp, GroupedScaledMatmulOp>(op) &&
+          !op->hasAttr("nvfp4.kernel"))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -576,15 +815,15 @@ struct NVFP4LowerScaledMatmulPass
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
-    for (ScaledMatmulOp op : ops) {
+    for (Operation *op : ops) {
       FailureOr<MatmulPlan> p = planOf(op, numSms);
       if (failed(p))
         return signalPassFailure();
       auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string base =
           (parent ? parent.getName().str() : std::string("kernel")) +
-          "_matmul";
-      ImplicitLocOpBuilder b(op.getLoc(), module.getContext());
+          (p->grouped ? "_grouped_matmul" : "_matmul");
+      ImplicitLocOpBuilder b(op->getLoc(), module.getContext());
       b.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(b, base);
       symbols.insert(gpuModule);
