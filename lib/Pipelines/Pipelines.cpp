@@ -34,6 +34,19 @@ nvfp4::parsePipelineStep(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+std::optional<unsigned> nvfp4::ptxVersionOf(llvm::StringRef features) {
+  std::optional<unsigned> ptx;
+  llvm::SmallVector<llvm::StringRef> items;
+  features.split(items, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    llvm::StringRef name = item.trim();
+    unsigned version;
+    if (name.consume_front("+ptx") && !name.getAsInteger(10, version))
+      ptx = std::max(ptx.value_or(0), version);
+  }
+  return ptx;
+}
+
 std::optional<std::string> nvfp4::validateNVVMTarget(llvm::StringRef chip,
                                                      llvm::StringRef features,
                                                      int64_t optLevel) {
@@ -58,8 +71,18 @@ std::optional<std::string> nvfp4::validateNVVMTarget(llvm::StringRef chip,
              features.str() + "'";
     unsigned version;
     if (item.trim().starts_with("+ptx") &&
-        !name.drop_front(3).getAsInteger(10, version))
+        !name.drop_front(3).getAsInteger(10, version)) {
+      // LLVM ignores a PTX version it does not know (with a warning) and
+      // falls back to the chip's default, which then cannot select newer
+      // instructions (a crash in instruction selection): refuse it here.
+      if (version > kMaxKnownPtx)
+        return "PTX ISA " + std::to_string(version / 10) + "." +
+               std::to_string(version % 10) +
+               " is not known to the LLVM 22 NVPTX back end: expected "
+               "+ptx" + std::to_string(kMaxKnownPtx) +
+               " or older in features, got '" + features.str() + "'";
       ptx = std::max(ptx, version);
+    }
   }
   // PTX ISA release notes: sm_100a needs PTX ISA 8.6.
   if (capability >= 100 && ptx < 86)

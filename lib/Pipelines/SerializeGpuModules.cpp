@@ -54,6 +54,51 @@ LogicalResult writeFile(Operation *op, StringRef path, StringRef contents) {
   return success();
 }
 
+/// Instructions the NVPTX back end can only select for some targets, and
+/// would otherwise crash on (LLVM ERROR: Cannot select): the e2m1
+/// conversions need an sm_100a-family chip (PTX ISA, cvt), the block16 /
+/// block32 block-scaled MMAs PTX ISA 8.8.
+LogicalResult checkTargetNeeds(gpu::GPUModuleOp gpuModule) {
+  std::optional<ArrayAttr> targets = gpuModule.getTargets();
+  if (!targets)
+    return success();
+  for (Attribute attr : *targets) {
+    auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+    if (!nvvm)
+      continue;
+    StringRef chip = nvvm.getChip();
+    StringRef digits = chip;
+    unsigned capability = 0;
+    bool familySpecific = false;
+    if (digits.consume_front("sm_") && !digits.empty()) {
+      familySpecific = digits.back() == 'a' || digits.back() == 'f';
+      if (familySpecific)
+        digits = digits.drop_back();
+      (void)digits.getAsInteger(10, capability);
+    }
+    unsigned ptx = nvfp4::ptxVersionOf(nvvm.getFeatures()).value_or(0);
+    WalkResult walk = gpuModule.walk([&](Operation *op) {
+      if (isa<NVVM::ConvertF32x2ToF4x2Op, NVVM::ConvertF4x2ToF16x2Op>(op) &&
+          (capability < 100 || !familySpecific)) {
+        op->emitOpError("needs an sm_100a-family chip (cvt with .e2m1x2), "
+                        "got ")
+            << chip;
+        return WalkResult::interrupt();
+      }
+      if (isa<NVVM::Tcgen05MMABlockScaleOp>(op) && ptx < 88) {
+        op->emitOpError("needs PTX ISA 8.8 (the .block16 / .block32 forms): "
+                        "expected +ptx88 or newer in features, got '")
+            << nvvm.getFeatures() << "'";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
 struct SerializeGpuModulesPass
     : nvfp4::impl::NVFP4SerializeGpuModulesBase<SerializeGpuModulesPass> {
   using Base::Base;
@@ -159,6 +204,8 @@ struct SerializeGpuModulesPass
         return WalkResult::interrupt();
       });
       if (walk.wasInterrupted())
+        return signalPassFailure();
+      if (failed(checkTargetNeeds(gpuModule)))
         return signalPassFailure();
     }
     bool several = names.size() > 1;

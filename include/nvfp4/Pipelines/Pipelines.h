@@ -63,6 +63,12 @@ struct SM100ToCubinOptions
       llvm::cl::init("")};
 };
 
+/// The highest PTX ISA version (x10) the LLVM 22 NVPTX back end knows.
+constexpr unsigned kMaxKnownPtx = 90;
+
+/// The largest +ptxNN of a comma-separated feature list, or none.
+std::optional<unsigned> ptxVersionOf(llvm::StringRef features);
+
 /// Checks an NVVM target before LLVM sees it (LLVM crashes on an empty chip
 /// and aborts on a PTX version the chip does not support): `chip` is
 /// `sm_<digits>[a|f]`, `features` a comma-separated list of `+name` /

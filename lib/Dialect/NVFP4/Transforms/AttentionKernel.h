@@ -256,6 +256,11 @@ mlir::DictionaryAttr buildCombineKernel(const AttentionSchedule &s,
                                         mlir::gpu::GPUModuleOp module,
                                         llvm::StringRef name);
 
+/// The name of the gpu.module (and kernel) built for `op`: its function's
+/// name + `suffix`, with every character a PTX identifier cannot hold
+/// replaced by '_' (a function may be named anything, e.g. "q}").
+std::string kernelBaseName(mlir::Operation *op, llvm::StringRef suffix);
+
 /// Harness helpers shared by the kernels' attributes.
 std::string harnessTypeName(Type t);
 mlir::DictionaryAttr harnessBuffer(mlir::Builder &b, llvm::StringRef tensor);

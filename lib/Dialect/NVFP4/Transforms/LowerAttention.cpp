@@ -1485,10 +1485,7 @@ struct NVFP4LowerAttentionPass
       FailureOr<AttentionSchedule> s = chooseAttentionSchedule(op, numSms);
       if (failed(s))
         return signalPassFailure();
-      auto parent = op->getParentOfType<FunctionOpInterface>();
-      std::string base =
-          (parent ? parent.getName().str() : std::string("kernel")) +
-          "_attention";
+      std::string base = kernelBaseName(op, "_attention");
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());
       b.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(b, base);
@@ -1516,6 +1513,18 @@ struct NVFP4LowerAttentionPass
 //===----------------------------------------------------------------------===//
 // Harness helpers (AttentionKernel.h)
 //===----------------------------------------------------------------------===//
+
+std::string nvfp4::attn::kernelBaseName(Operation *op, StringRef suffix) {
+  auto parent = op->getParentOfType<FunctionOpInterface>();
+  std::string name =
+      (parent ? parent.getName().str() : std::string("kernel")) + suffix.str();
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = '_';
+  if (name.empty() || llvm::isDigit(name.front()))
+    name = "k_" + name;
+  return name;
+}
 
 std::string nvfp4::attn::harnessTypeName(Type t) {
   if (t.isBF16())

@@ -204,9 +204,7 @@ struct NVFP4LowerAttentionMergePass
       FailureOr<MergeShape> m = shapeOf(op);
       if (failed(m))
         return signalPassFailure();
-      auto parent = op->getParentOfType<FunctionOpInterface>();
-      std::string base =
-          (parent ? parent.getName().str() : std::string("kernel")) + "_merge";
+      std::string base = kernelBaseName(op, "_merge");
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());
       b.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(b, base);

@@ -629,10 +629,8 @@ struct NVFP4LowerQuantizePass
                   quant ? quant.getSfLayout() : dequant.getSfLayout());
       if (failed(s))
         return signalPassFailure();
-      auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string base =
-          (parent ? parent.getName().str() : std::string("kernel")) +
-          (quant ? "_quantize" : "_dequantize");
+          kernelBaseName(op, quant ? "_quantize" : "_dequantize");
       ImplicitLocOpBuilder b(op->getLoc(), module.getContext());
       b.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(b, base);

@@ -819,10 +819,8 @@ struct NVFP4LowerScaledMatmulPass
       FailureOr<MatmulPlan> p = planOf(op, numSms);
       if (failed(p))
         return signalPassFailure();
-      auto parent = op->getParentOfType<FunctionOpInterface>();
       std::string base =
-          (parent ? parent.getName().str() : std::string("kernel")) +
-          (p->grouped ? "_grouped_matmul" : "_matmul");
+          kernelBaseName(op, p->grouped ? "_grouped_matmul" : "_matmul");
       ImplicitLocOpBuilder b(op->getLoc(), module.getContext());
       b.setInsertionPointToEnd(module.getBody());
       auto gpuModule = gpu::GPUModuleOp::create(b, base);
