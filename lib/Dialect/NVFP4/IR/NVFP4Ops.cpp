@@ -494,6 +494,18 @@ LogicalResult verifyScaleFactors(Operation *op, RankedTensorType data,
   return success();
 }
 
+/// Both matmul operands' swizzled scale factors.
+LogicalResult verifyOperandScales(Operation *op, RankedTensorType a,
+                                  Value aScales, RankedTensorType b,
+                                  Value bScales) {
+  if (failed(verifyScaleFactors(op, a,
+                                cast<RankedTensorType>(aScales.getType()),
+                                SfLayout::swizzled)))
+    return failure();
+  return verifyScaleFactors(op, b, cast<RankedTensorType>(bScales.getType()),
+                            SfLayout::swizzled);
+}
+
 LogicalResult verifyTensorScale(Operation *op, StringRef what, Type t) {
   auto type = dyn_cast<RankedTensorType>(t);
   if (!type || type.getRank() != 0 || !type.getElementType().isF32())
@@ -586,12 +598,7 @@ LogicalResult ScaledMatmulOp::verify() {
       failed(verifyNvfp4Shape(*this, "B", b)))
     return failure();
   // Rule 2.
-  if (failed(verifyScaleFactors(*this, a,
-                                cast<RankedTensorType>(getAScales().getType()),
-                                SfLayout::swizzled)) ||
-      failed(verifyScaleFactors(*this, b,
-                                cast<RankedTensorType>(getBScales().getType()),
-                                SfLayout::swizzled)))
+  if (failed(verifyOperandScales(*this, a, getAScales(), b, getBScales())))
     return failure();
   // Rule 3.
   if (failed(verifyTensorScale(*this, "a_scale", getAScale().getType())) ||
@@ -643,12 +650,7 @@ LogicalResult GroupedScaledMatmulOp::verify() {
     return emitOpError("expects A's dim 0 to equal the groups of B (")
            << sizeStr(e) << "), found " << sizeStr(a.getDimSize(0));
   // Rule 2.
-  if (failed(verifyScaleFactors(*this, a,
-                                cast<RankedTensorType>(getAScales().getType()),
-                                SfLayout::swizzled)) ||
-      failed(verifyScaleFactors(*this, b,
-                                cast<RankedTensorType>(getBScales().getType()),
-                                SfLayout::swizzled)))
+  if (failed(verifyOperandScales(*this, a, getAScales(), b, getBScales())))
     return failure();
   // Rule 3.
   for (auto [v, name, isF32] :

@@ -145,6 +145,17 @@ public:
     return mlir::SmallVector<Value>(op.getResults());
   }
 
+  /// An sm100.role of warps [begin, end) with `regs` registers and an empty
+  /// body, at the insertion point (inside an sm100.warp_roles).
+  template <typename RoleT>
+  RoleT role(llvm::StringRef name, uint32_t begin, uint32_t end,
+             int64_t regs) {
+    auto r = RoleT::create(b, name, begin, end,
+                           b.getI32IntegerAttr(int32_t(regs)));
+    r.getBody().push_back(new mlir::Block());
+    return r;
+  }
+
   // Types.
   mlir::Attribute workgroup() {
     return mlir::gpu::AddressSpaceAttr::get(ctx,

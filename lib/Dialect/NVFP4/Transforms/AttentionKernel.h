@@ -256,6 +256,22 @@ mlir::DictionaryAttr buildCombineKernel(const AttentionSchedule &s,
                                         mlir::gpu::GPUModuleOp module,
                                         llvm::StringRef name);
 
+/// The kernel a lowered op records as `nvfp4.kernel = @module::@kernel`;
+/// the lowerings skip ops that already carry it.
+inline constexpr llvm::StringLiteral kKernelAttrName = "nvfp4.kernel";
+
+/// A new gpu.module at the end of `module` for `op`'s kernels, named
+/// kernelBaseName(op, suffix) (renamed by `symbols` on a clash); `b` is
+/// left at the end of `module`.
+mlir::gpu::GPUModuleOp createKernelModule(mlir::ImplicitLocOpBuilder &b,
+                                          mlir::ModuleOp module,
+                                          mlir::SymbolTable &symbols,
+                                          mlir::Operation *op,
+                                          llvm::StringRef suffix);
+/// Records `kernel` of `gpuModule` on `op` (kKernelAttrName).
+void recordKernel(mlir::Operation *op, mlir::gpu::GPUModuleOp gpuModule,
+                  llvm::StringRef kernel);
+
 /// The name of the gpu.module (and kernel) built for `op`: its function's
 /// name + `suffix`, with every character a PTX identifier cannot hold
 /// replaced by '_' (a function may be named anything, e.g. "q}").

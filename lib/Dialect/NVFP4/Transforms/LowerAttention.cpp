@@ -42,7 +42,6 @@ using namespace nvfp4::attn;
 
 namespace {
 
-constexpr const char *kKernelAttr = "nvfp4.kernel";
 constexpr const char *kHarnessAttr = "nvfp4.harness";
 
 /// Builds one kernel. Member functions follow the kernel's structure:
@@ -283,10 +282,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     b.setInsertionPointToStart(&roles.getBody().front());
     auto makeRole = [&](StringRef roleName, uint32_t begin, uint32_t end,
                         int64_t regs) {
-      auto role = sm100::RoleOp::create(b, roleName, begin, end,
-                                        b.getI32IntegerAttr(int32_t(regs)));
-      role.getBody().push_back(new Block());
-      return role;
+      return ir.role<sm100::RoleOp>(roleName, begin, end, regs);
     };
     auto softmax = makeRole("softmax", 0, 4, s.softmaxRegs);
     auto load = makeRole("load", 4, 5, s.otherRegs);
@@ -1467,7 +1463,7 @@ struct NVFP4LowerAttentionPass
     ModuleOp module = getOperation();
     SmallVector<AttentionOp> ops;
     module.walk([&](AttentionOp op) {
-      if (!op->hasAttr(kKernelAttr))
+      if (!op->hasAttr(kKernelAttrName))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -1485,11 +1481,9 @@ struct NVFP4LowerAttentionPass
       FailureOr<AttentionSchedule> s = chooseAttentionSchedule(op, numSms);
       if (failed(s))
         return signalPassFailure();
-      std::string base = kernelBaseName(op, "_attention");
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());
-      b.setInsertionPointToEnd(module.getBody());
-      auto gpuModule = gpu::GPUModuleOp::create(b, base);
-      symbols.insert(gpuModule); // renames on a clash
+      auto gpuModule =
+          createKernelModule(b, module, symbols, op, "_attention");
       std::string kernelName = gpuModule.getName().str();
       KernelBuilder builder(*s, b);
       gpu::GPUFuncOp func = builder.build(gpuModule, kernelName);
@@ -1499,10 +1493,7 @@ struct NVFP4LowerAttentionPass
       func->setAttr(kHarnessAttr,
                     harnessAttr(*s, builder.harnessArgs(b), combine, b));
       func->setAttr("nvfp4.schedule", scheduleAttr(*s, b));
-      op->setAttr(
-          kKernelAttr,
-          SymbolRefAttr::get(gpuModule.getNameAttr(),
-                             {FlatSymbolRefAttr::get(func.getNameAttr())}));
+      recordKernel(op, gpuModule, func.getName());
       ++numKernels;
     }
   }
@@ -1513,6 +1504,26 @@ struct NVFP4LowerAttentionPass
 //===----------------------------------------------------------------------===//
 // Harness helpers (AttentionKernel.h)
 //===----------------------------------------------------------------------===//
+
+gpu::GPUModuleOp nvfp4::attn::createKernelModule(ImplicitLocOpBuilder &b,
+                                                 ModuleOp module,
+                                                 SymbolTable &symbols,
+                                                 Operation *op,
+                                                 StringRef suffix) {
+  b.setInsertionPointToEnd(module.getBody());
+  auto gpuModule = gpu::GPUModuleOp::create(b, kernelBaseName(op, suffix));
+  symbols.insert(gpuModule); // renames on a clash
+  b.setInsertionPointToEnd(module.getBody());
+  return gpuModule;
+}
+
+void nvfp4::attn::recordKernel(Operation *op, gpu::GPUModuleOp gpuModule,
+                               StringRef kernel) {
+  MLIRContext *ctx = op->getContext();
+  op->setAttr(kKernelAttrName,
+              SymbolRefAttr::get(gpuModule.getNameAttr(),
+                                 {FlatSymbolRefAttr::get(ctx, kernel)}));
+}
 
 std::string nvfp4::attn::kernelBaseName(Operation *op, StringRef suffix) {
   auto parent = op->getParentOfType<FunctionOpInterface>();

@@ -192,7 +192,7 @@ struct NVFP4LowerAttentionMergePass
     ModuleOp module = getOperation();
     SmallVector<AttentionMergeOp> ops;
     module.walk([&](AttentionMergeOp op) {
-      if (!op->hasAttr("nvfp4.kernel"))
+      if (!op->hasAttr(kKernelAttrName))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -204,17 +204,11 @@ struct NVFP4LowerAttentionMergePass
       FailureOr<MergeShape> m = shapeOf(op);
       if (failed(m))
         return signalPassFailure();
-      std::string base = kernelBaseName(op, "_merge");
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());
-      b.setInsertionPointToEnd(module.getBody());
-      auto gpuModule = gpu::GPUModuleOp::create(b, base);
-      symbols.insert(gpuModule);
+      auto gpuModule = createKernelModule(b, module, symbols, op, "_merge");
       std::string name = gpuModule.getName().str();
       buildMerge(*m, b, gpuModule, name);
-      op->setAttr(
-          "nvfp4.kernel",
-          SymbolRefAttr::get(gpuModule.getNameAttr(),
-                             {FlatSymbolRefAttr::get(b.getStringAttr(name))}));
+      recordKernel(op, gpuModule, name);
       ++numKernels;
     }
   }

@@ -610,7 +610,7 @@ struct NVFP4LowerQuantizePass
     ModuleOp module = getOperation();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<QuantizeOp, DequantizeOp>(op) && !op->hasAttr("nvfp4.kernel"))
+      if (isa<QuantizeOp, DequantizeOp>(op) && !op->hasAttr(kKernelAttrName))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -629,20 +629,14 @@ struct NVFP4LowerQuantizePass
                   quant ? quant.getSfLayout() : dequant.getSfLayout());
       if (failed(s))
         return signalPassFailure();
-      std::string base =
-          kernelBaseName(op, quant ? "_quantize" : "_dequantize");
       ImplicitLocOpBuilder b(op->getLoc(), module.getContext());
-      b.setInsertionPointToEnd(module.getBody());
-      auto gpuModule = gpu::GPUModuleOp::create(b, base);
-      symbols.insert(gpuModule);
+      auto gpuModule = createKernelModule(
+          b, module, symbols, op, quant ? "_quantize" : "_dequantize");
       std::string name = gpuModule.getName().str();
       gpu::GPUFuncOp first =
           quant ? buildQuantize(quant, *s, b, gpuModule, name)
                 : buildDequantize(dequant, *s, b, gpuModule, name);
-      op->setAttr("nvfp4.kernel",
-                  SymbolRefAttr::get(gpuModule.getNameAttr(),
-                                     {FlatSymbolRefAttr::get(
-                                         first.getNameAttr())}));
+      recordKernel(op, gpuModule, first.getName());
       ++numKernels;
     }
   }

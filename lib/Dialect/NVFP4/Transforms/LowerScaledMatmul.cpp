@@ -443,10 +443,7 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     b.setInsertionPointToStart(&roles.getBody().front());
     auto makeRole = [&](StringRef roleName, uint32_t begin, uint32_t end,
                         int64_t regs) {
-      auto role = sm100::RoleOp::create(b, roleName, begin, end,
-                                        b.getI32IntegerAttr(int32_t(regs)));
-      role.getBody().push_back(new Block());
-      return role;
+      return ir.role<sm100::RoleOp>(roleName, begin, end, regs);
     };
     auto epi = makeRole("epilogue", 0, 4, 152);
     auto load = makeRole("load", 4, 5, 96);
@@ -807,7 +804,7 @@ struct NVFP4LowerScaledMatmulPass
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<ScaledMatmulOp, GroupedScaledMatmulOp>(op) &&
-          !op->hasAttr("nvfp4.kernel"))
+          !op->hasAttr(kKernelAttrName))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -819,22 +816,16 @@ struct NVFP4LowerScaledMatmulPass
       FailureOr<MatmulPlan> p = planOf(op, numSms);
       if (failed(p))
         return signalPassFailure();
-      std::string base =
-          kernelBaseName(op, p->grouped ? "_grouped_matmul" : "_matmul");
       ImplicitLocOpBuilder b(op->getLoc(), module.getContext());
-      b.setInsertionPointToEnd(module.getBody());
-      auto gpuModule = gpu::GPUModuleOp::create(b, base);
-      symbols.insert(gpuModule);
+      auto gpuModule = createKernelModule(
+          b, module, symbols, op, p->grouped ? "_grouped_matmul" : "_matmul");
       std::string name = gpuModule.getName().str();
       MatmulBuilder builder(b, *p);
       DictionaryAttr harness = builder.build(gpuModule, name);
       auto func = cast<gpu::GPUFuncOp>(
           SymbolTable::lookupSymbolIn(gpuModule, b.getStringAttr(name)));
       func->setAttr("nvfp4.harness", harness);
-      op->setAttr("nvfp4.kernel",
-                  SymbolRefAttr::get(gpuModule.getNameAttr(),
-                                     {FlatSymbolRefAttr::get(
-                                         b.getStringAttr(name))}));
+      recordKernel(op, gpuModule, name);
       ++numKernels;
     }
   }
