@@ -99,19 +99,24 @@ def NVFP4LowerQuantize : Pass<"nvfp4-lower-quantize", "::mlir::ModuleOp"> {
 
 def NVFP4LowerScaledMatmul
     : Pass<"nvfp4-lower-scaled-matmul", "::mlir::ModuleOp"> {
-  let summary = "build a block-scaled SM100 GEMM for every nvfp4.scaled_matmul";
+  let summary = "build a block-scaled SM100 GEMM for every nvfp4.scaled_matmul "
+                "and nvfp4.grouped_scaled_matmul";
   let description = [{
-    For every `nvfp4.scaled_matmul` of the module, builds a
-    warp-specialized kernel (docs/NVFP4.md, "Block-scaled matmul"): TMA
+    For every `nvfp4.scaled_matmul` and `nvfp4.grouped_scaled_matmul` of
+    the module, builds a persistent warp-specialized kernel (docs/NVFP4.md,
+    "Block-scaled matmul", "Grouped matmul"): TMA
     loads of the e2m1 operands (SW128) and of the swizzled scale-factor
     atoms into a ring of stages, `tcgen05.cp.32x128b.warpx4` of the scale
     factors into tensor memory, `tcgen05.mma.kind::mxf4nvf4.block_scale`
     with f32 accumulation, and an epilogue that applies 1 / (gs_A gs_B).
-    One CTA per 128 x BN tile (BN = 256, 128 or 64, the widest that still
-    gives every SM a CTA); M, N and K need not be multiples of the tile
-    (K a multiple of 32). The kernel carries an `nvfp4.harness` attribute
-    (reference `nvfp4_scaled_matmul`). Ops that already carry
-    `nvfp4.kernel` are left alone.
+    128 x BN tiles (BN = 256, 128 or 64, the widest that still gives every
+    SM a CTA) spread over min(tiles, SMs) CTAs; the grouped form's tiles
+    are those of its non-empty groups, found from the run-time group sizes
+    in the prologue. M, N and K need not be multiples of the tile (K a
+    multiple of 32). The kernel carries an `nvfp4.harness` attribute
+    (references `nvfp4_scaled_matmul`, `nvfp4_grouped_matmul_contiguous`,
+    `nvfp4_grouped_matmul_masked`). Ops that already carry `nvfp4.kernel`
+    are left alone.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
