@@ -19,8 +19,10 @@ def NVFP4_Dialect : Dialect {
     computations on ranked tensors, with exact numerical semantics and no
     hardware in them (no tiles, no tensor memory, no warps). The compiler
     picks a kernel schedule from the shapes and lowers them to the `sm100`
-    dialect. The first operation is `nvfp4.attention`, whose semantics are
-    written out as formulas in docs/Attention.md.
+    dialect. `nvfp4.attention` (and `nvfp4.attention_merge`) have their
+    semantics written out as formulas in docs/Attention.md; the NVFP4 ops
+    (`nvfp4.quantize`, `nvfp4.dequantize`, `nvfp4.scaled_matmul`,
+    `nvfp4.grouped_scaled_matmul`) in docs/NVFP4.md.
   }];
   let useDefaultAttributePrinterParser = 1;
 }
