@@ -5,10 +5,12 @@ For each kernel of examples/dsv4_moe_experts.mlir, one emulator run
 (nvfp4-run --cta-stats; the result is checked against float64, so a figure
 is reported only for a PASS) gives:
 
-  MMAs / minimum   = the tcgen05.mma FLOPs issued (MMAs x 128 x BN x 64 x 2)
-                     / the useful ones (sum over experts of m_g x N x K x 2):
-                     what the 128-row MMA tile pads (decode experts hold
-                     at most 32 tokens), and the N and K tails;
+  MMAs / minimum   = the tcgen05.mma FLOPs issued (MMAs x 128 x BN x 64 x 2,
+                     BN the MMA's N) / the useful ones (sum over experts of
+                     m_g x N x K x 2): the padding of the tiles (decode
+                     experts hold at most 32 tokens: the swapped schedule
+                     makes them the MMA's N of 32, rows of the weights its
+                     M) and the N and K tails;
   SM fill          = total MMAs / (SMs x the busiest CTA's MMAs): 1 when
                      every SM does as much as the busiest;
   tiles per CTA    = the busiest CTA's 128 x BN tiles (its MMAs / (K / 64)).
@@ -50,8 +52,14 @@ def main():
         n, k = int(sizes["n"]), int(sizes["k"])
         counts = [int(x) for x in re.search(
             r"group sizes from seed \d+: ([\d,]+)", text).group(1).split(",")]
-        block_n = int(re.search(r"tmap b as \[e,n,kh\] box=128,(\d+)",
-                                text).group(1))
+        a_rows = int(re.search(r"tmap a as \[e,m,kh\] box=128,(\d+)",
+                               text).group(1)) if "tmap a as [e,m,kh]" in text \
+            else 128
+        b_rows = int(re.search(r"tmap b as \[e,n,kh\] box=128,(\d+)",
+                               text).group(1))
+        # The MMA is 128 x N x 64: N is B's rows, or (the swapped decode
+        # schedule, tokens as the MMA's B) A's.
+        block_n = a_rows if a_rows < 128 else b_rows
         with open(stats) as f:
             per_cta = [int(r["mmas_smem_a"]) for r in csv.DictReader(f)]
         os.unlink(stats)

@@ -24,3 +24,16 @@ func.func @masked(%a: tensor<5x130x256xf4E2M1FN>, %sfa: tensor<5x256x16xf8E4M3FN
          tensor<5xi32>) -> tensor<5x130x96xbf16>
   return %d : tensor<5x130x96xbf16>
 }
+
+// Masked, decode-sized (max_m = 40 <= 64): the swapped schedule, weights
+// as the MMA's A (128 of N's rows per tile, the second 72 deep) and the
+// tokens as its B (N of the MMA = 48), D stored transposed.
+func.func @masked_small(%a: tensor<4x40x256xf4E2M1FN>, %sfa: tensor<4x128x16xf8E4M3FN>, %gsa: tensor<4xf32>,
+                        %b: tensor<4x200x256xf4E2M1FN>, %sfb: tensor<4x256x16xf8E4M3FN>, %gsb: tensor<4xf32>,
+                        %sizes: tensor<4xi32>) -> tensor<4x40x200xf32> {
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %gsa, %b, %sfb, %gsb, %sizes {layout = #nvfp4.group_layout<masked>}
+      : (tensor<4x40x256xf4E2M1FN>, tensor<4x128x16xf8E4M3FN>, tensor<4xf32>,
+         tensor<4x200x256xf4E2M1FN>, tensor<4x256x16xf8E4M3FN>, tensor<4xf32>,
+         tensor<4xi32>) -> tensor<4x40x200xf32>
+  return %d : tensor<4x40x200xf32>
+}

@@ -70,6 +70,11 @@ struct MatmulPlan {
   int64_t groups = 1;
   /// CTAs of the persistent grid: min(an upper bound of the tiles, SMs).
   int64_t ctas = 1;
+  /// Masked groups of at most 64 rows (decode): the MMA's A is the weights
+  /// (128 of B's N rows per tile) and its B the group's tokens (N of the
+  /// MMA = max_m rounded up to 16), so a tile is not mostly padding; the
+  /// epilogue stores D transposed. mTiles then counts B's 128-row tiles.
+  bool swap = false;
   int64_t blockN;      ///< 256, 128 or 64
   int64_t stages;
   int64_t sfbTiles;    ///< 128-row scale-factor tiles of B per stage
@@ -147,6 +152,16 @@ FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms) {
            << p.k;
   p.mTiles = (p.m + kBlockM - 1) / kBlockM;
   p.kSteps = (p.k + kBlockK - 1) / kBlockK;
+  if (p.masked && p.m <= 64) {
+    p.swap = true;
+    p.mTiles = (p.n + kBlockM - 1) / kBlockM;
+    p.blockN = std::max<int64_t>(16, (p.m + 15) / 16 * 16);
+    p.nTiles = 1;
+    p.sfbTiles = 1;
+    p.stages = std::min(kMaxStages, kSmemBudget / p.stageBytes());
+    p.ctas = std::min(p.groups * p.mTiles, numSms);
+    return p;
+  }
   // Row tiles at most: all groups full (masked), or M's (contiguous: the
   // groups' 128-aligned rows fit in M).
   const int64_t rowTiles = p.masked ? p.groups * p.mTiles : p.mTiles;
@@ -289,8 +304,13 @@ void MatmulBuilder::prologueSchedule(Value sizes) {
         store(tiles, g);
         store(row, ir.add(idx(e + 1), g));
         store(rowsClamped, ir.add(idx(2 * e + 1), g));
-        Value t = ir.mul(ir.ceilDivu(rowsClamped, idx(kBlockM)),
-                         idx(p.nTiles));
+        // A group's tiles: its row tiles x N tiles, or (swapped) all of
+        // B's row tiles when it has a row.
+        Value t = p.swap
+                      ? ir.select(ir.eq(rowsClamped, idx(0)), idx(0),
+                                  idx(p.mTiles))
+                      : ir.mul(ir.ceilDivu(rowsClamped, idx(kBlockM)),
+                               idx(p.nTiles));
         return SmallVector<Value>{ir.add(tiles, t),
                                   p.masked ? row : end};
       });
@@ -366,10 +386,12 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   b.setInsertionPointToStart(&func.getBody().front());
 
   // Tensor maps (by pointer), box shapes outermost first.
-  aBox = p.masked ? ir.smemMemref({1, kBlockM, kKBytes}, i8)
+  // (Swapped: tmapA's box holds the tokens, the MMA's B.)
+  aBox = p.masked ? ir.smemMemref({1, p.swap ? p.blockN : kBlockM, kKBytes}, i8)
                   : ir.smemMemref({kBlockM, kKBytes}, i8);
-  bBox = p.grouped ? ir.smemMemref({1, p.blockN, kKBytes}, i8)
-                   : ir.smemMemref({p.blockN, kKBytes}, i8);
+  bBox = p.grouped
+             ? ir.smemMemref({1, p.swap ? kBlockM : p.blockN, kKBytes}, i8)
+             : ir.smemMemref({p.blockN, kKBytes}, i8);
   sfaBox = p.masked ? ir.smemMemref({1, 1, 4 * kMmasPerStage, 128}, i8)
                     : ir.smemMemref({1, 4 * kMmasPerStage, 128}, i8);
   sfbBox = p.grouped
@@ -479,7 +501,8 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     sizesAttr.push_back(named("e", i64(p.groups)));
   SmallVector<Attribute> hargs;
   if (p.masked)
-    hargs = {harnessTensorMap(b, "a", {"e", "m", "kh"}, {kKBytes, kBlockM, 1}),
+    hargs = {harnessTensorMap(b, "a", {"e", "m", "kh"},
+                              {kKBytes, p.swap ? p.blockN : kBlockM, 1}),
              harnessTensorMap(b, "sfa", {"e", "mt", "kq", "c128"},
                               {128, 4 * kMmasPerStage, 1, 1}, "none")};
   else
@@ -488,8 +511,8 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
                               {128, 4 * kMmasPerStage, 1}, "none")};
   hargs.push_back(harnessBuffer(b, "gsa"));
   if (p.grouped) {
-    hargs.push_back(
-        harnessTensorMap(b, "b", {"e", "n", "kh"}, {kKBytes, p.blockN, 1}));
+    hargs.push_back(harnessTensorMap(b, "b", {"e", "n", "kh"},
+                                     {kKBytes, p.swap ? kBlockM : p.blockN, 1}));
     hargs.push_back(harnessTensorMap(b, "sfb", {"e", "nt", "kq", "c128"},
                                      {128, 4 * kMmasPerStage, p.sfbTiles, 1},
                                      "none"));
@@ -566,18 +589,35 @@ void MatmulBuilder::loadRole() {
             v.push_back(t.group);
           return v;
         };
+        Value bOff = ir.add(off, idx(p.aBytes()));
+        Value sfaOff = ir.add(bOff, idx(p.bBytes()));
+        Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
+        if (p.swap) {
+          // The MMA's A: 128 weight rows of group g; its B: the group's
+          // tokens; and their scale factors likewise.
+          nvgpu::TmaAsyncLoadOp::create(b, view(off, bBox), full, tmapB,
+                                        coords({kByte, row0}, true), s,
+                                        Value(), Value());
+          nvgpu::TmaAsyncLoadOp::create(b, view(bOff, aBox), full, tmapA,
+                                        coords({kByte, idx(0)}, true), s,
+                                        Value(), Value());
+          nvgpu::TmaAsyncLoadOp::create(
+              b, view(sfaOff, sfbBox), full, tmapSfb,
+              coords({idx(0), kq, t.mt}, true), s, Value(), Value());
+          nvgpu::TmaAsyncLoadOp::create(
+              b, view(sfbOff, sfaBox), full, tmapSfa,
+              coords({idx(0), kq, idx(0)}, true), s, Value(), Value());
+          return;
+        }
         nvgpu::TmaAsyncLoadOp::create(b, view(off, aBox), full, tmapA,
                                       coords({kByte, aRow}, p.masked), s,
                                       Value(), Value());
-        Value bOff = ir.add(off, idx(p.aBytes()));
         nvgpu::TmaAsyncLoadOp::create(b, view(bOff, bBox), full, tmapB,
                                       coords({kByte, n0}, p.grouped), s,
                                       Value(), Value());
-        Value sfaOff = ir.add(bOff, idx(p.bBytes()));
         nvgpu::TmaAsyncLoadOp::create(b, view(sfaOff, sfaBox), full, tmapSfa,
                                       coords({idx(0), kq, aTile}, p.masked), s,
                                       Value(), Value());
-        Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
         nvgpu::TmaAsyncLoadOp::create(b, view(sfbOff, sfbBox), full, tmapSfb,
                                       coords({idx(0), kq, n128}, p.grouped), s,
                                       Value(), Value());
@@ -733,6 +773,46 @@ void MatmulBuilder::epilogueRole() {
     wait(accFull, idx(0), ir.parityOf(t.i), "epilogue: wait acc_full");
     fence(sm100::FenceKind::after_thread_sync, "epilogue: fence after acc_full");
     Value row0 = ir.mul(t.mt, idx(kBlockM));
+    if (p.swap) {
+      // Transposed: this thread's TMEM lane is column wRow of D (a row of
+      // B), its TMEM columns the group's tokens.
+      Value wRow = ir.add(row0, tid);
+      Value valid = ir.cmp(arith::CmpIPredicate::ult, wRow, idx(p.n));
+      Value tokens = rowsOf(t.group);
+      for (int64_t c = 0; c < p.blockN; c += 32) {
+        const int64_t w = std::min<int64_t>(32, p.blockN - c);
+        auto vw = VectorType::get({w}, f32);
+        Value v = sm100::TmemLoadOp::create(b, vw, acc, idx(c),
+                                            sm100::LdStShape::shape_32x32b,
+                                            uint32_t(w), false, IntegerAttr(),
+                                            IntegerAttr())
+                      .getResult();
+        sm100::WaitOp::create(b, sm100::WaitKind::load);
+        Value scaled = arith::MulFOp::create(
+            b, v, vector::BroadcastOp::create(b, vw, alpha));
+        Value outV = p.out.isF32()
+                         ? scaled
+                         : Value(arith::TruncFOp::create(
+                               b, VectorType::get({w}, p.out), scaled));
+        for (int64_t i = 0; i < w; ++i) {
+          Value token = idx(c + i);
+          ir.ifThen(ir.andi(valid, ir.cmp(arith::CmpIPredicate::ult, token,
+                                          tokens)),
+                    [&] {
+                      Value e = vector::ExtractOp::create(
+                          b, outV, ArrayRef<int64_t>{i});
+                      memref::StoreOp::create(
+                          b, e, out, ValueRange{t.group, token, wRow});
+                    });
+        }
+      }
+      fence(sm100::FenceKind::before_thread_sync,
+            "epilogue: fence before acc_empty");
+      ir.named(nvgpu::MBarrierArriveOp::create(
+                   b, nvgpu::MBarrierTokenType::get(ctx), accEmpty, idx(0)),
+               "epilogue: arrive acc_empty");
+      return;
+    }
     // This thread's row of the group, and the group's rows.
     Value local = ir.add(row0, tid);
     Value rowValid = ir.cmp(arith::CmpIPredicate::ult, local, rowsOf(t.group));

@@ -54,8 +54,10 @@ func.func @mm(%a: tensor<200x1056xf4E2M1FN>, %sfa: tensor<256x68xf8E4M3FN>, %gsa
 // CHECK: memref.global "private" @schedule : memref<25xi32, #gpu.address_space<workgroup>> {alignment = 16 : i64}
 // CHECK: gpu.func @moe_grouped_matmul({{.+}}, %{{.+}}: memref<8x64x2048xbf16>, %{{.+}}: memref<8xi32>) kernel
 // CHECK-SAME: options = {layout = 1 : i64, round_to = 1 : i64}, reference = "nvfp4_grouped_matmul_masked"
-// CHECK: tensormap.descriptor<tensor = memref<1x128x128xi8
+// max_m = 64: the swapped schedule (the tokens, 64, are the MMA's N).
+// CHECK: tensormap.descriptor<tensor = memref<1x64x128xi8
 // CHECK: tensormap.descriptor<tensor = memref<1x1x16x128xi8
+// CHECK: tensormap.descriptor<tensor = memref<1x128x128xi8
 // CHECK: gpu.printf "nvfp4.grouped_scaled_matmul: group %d has %d rows, outside [0, max_m = 64]\0A"
 // CHECK: trap;
 // CHECK: sm100.role "epilogue"
@@ -66,6 +68,7 @@ func.func @mm(%a: tensor<200x1056xf4E2M1FN>, %sfa: tensor<256x68xf8E4M3FN>, %gsa
 // CHECK: sm100.role "mma"
 // CHECK: scf.while
 // CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: sm100.mma_block_scale #sm100.idesc<kind = mxf4nvf4, a = f4E2M1FN, b = f4E2M1FN, d = f32, m = 128, n = 64, scale_type = ue4m3>
 // CHECK: sm100.commit
 func.func @moe(%a: tensor<8x64x7168xf4E2M1FN>, %sfa: tensor<8x128x448xf8E4M3FN>, %gsa: tensor<8xf32>,
                %w: tensor<8x2048x7168xf4E2M1FN>, %sfw: tensor<8x2048x448xf8E4M3FN>, %gsw: tensor<8xf32>,
