@@ -73,8 +73,9 @@ struct MatmulPlan {
   /// Masked groups of at most 64 rows (decode): the MMA's A is the weights
   /// (128 of B's N rows per tile) and its B the group's tokens (N of the
   /// MMA = max_m rounded up to 16), so a tile is not mostly padding; the
-  /// epilogue stores D transposed. mTiles then counts B's 128-row tiles.
+  /// epilogue stores D transposed. A group then has wTiles tiles.
   bool swap = false;
+  int64_t wTiles = 0; ///< B's 128-row tiles (swapped)
   int64_t blockN;      ///< 256, 128 or 64
   int64_t stages;
   int64_t sfbTiles;    ///< 128-row scale-factor tiles of B per stage
@@ -152,14 +153,27 @@ FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms) {
            << p.k;
   p.mTiles = (p.m + kBlockM - 1) / kBlockM;
   p.kSteps = (p.k + kBlockK - 1) / kBlockK;
+  // The kernel views A's scale factors as [groups?, mTiles, 4 Kt, 128] bytes
+  // and B's as [groups?, ceil(N / 128), 4 Kt, 128]: what the op's types
+  // hold (the verifier checked them against the swizzled shape).
+  {
+    const int64_t kt = (p.k / fp4::kBlock + 3) / 4;
+    Value aScales = op->getOperand(1), bScales = op->getOperand(4);
+    int64_t aWant = (p.masked ? p.groups : 1) * p.mTiles * kt * 512;
+    int64_t bWant = p.groups * ((p.n + 127) / 128) * kt * 512;
+    if (cast<RankedTensorType>(aScales.getType()).getNumElements() != aWant ||
+        cast<RankedTensorType>(bScales.getType()).getNumElements() != bWant)
+      return op->emitOpError("internal error: the kernel's scale-factor "
+                             "views do not match the operands' types");
+  }
   if (p.masked && p.m <= 64) {
     p.swap = true;
-    p.mTiles = (p.n + kBlockM - 1) / kBlockM;
+    p.wTiles = (p.n + kBlockM - 1) / kBlockM;
     p.blockN = std::max<int64_t>(16, (p.m + 15) / 16 * 16);
     p.nTiles = 1;
     p.sfbTiles = 1;
     p.stages = std::min(kMaxStages, kSmemBudget / p.stageBytes());
-    p.ctas = std::min(p.groups * p.mTiles, numSms);
+    p.ctas = std::min(p.groups * p.wTiles, numSms);
     return p;
   }
   // Row tiles at most: all groups full (masked), or M's (contiguous: the
@@ -308,7 +322,7 @@ void MatmulBuilder::prologueSchedule(Value sizes) {
         // B's row tiles when it has a row.
         Value t = p.swap
                       ? ir.select(ir.eq(rowsClamped, idx(0)), idx(0),
-                                  idx(p.mTiles))
+                                  idx(p.wTiles))
                       : ir.mul(ir.ceilDivu(rowsClamped, idx(kBlockM)),
                                idx(p.nTiles));
         return SmallVector<Value>{ir.add(tiles, t),
