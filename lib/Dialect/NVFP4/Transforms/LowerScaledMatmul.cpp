@@ -786,6 +786,30 @@ void MatmulBuilder::epilogueRole() {
         arith::DivFOp::create(b, ir.f32(1.0), arith::MulFOp::create(b, ga, gb));
     wait(accFull, idx(0), ir.parityOf(t.i), "epilogue: wait acc_full");
     fence(sm100::FenceKind::after_thread_sync, "epilogue: fence after acc_full");
+    // Columns [c, c + w) of this thread's TMEM lane, times alpha, in the
+    // output type.
+    auto loadScaled = [&](int64_t c, int64_t w) -> Value {
+      auto vw = VectorType::get({w}, f32);
+      Value v = sm100::TmemLoadOp::create(b, vw, acc, idx(c),
+                                          sm100::LdStShape::shape_32x32b,
+                                          uint32_t(w), false, IntegerAttr(),
+                                          IntegerAttr())
+                    .getResult();
+      sm100::WaitOp::create(b, sm100::WaitKind::load);
+      Value scaled = arith::MulFOp::create(
+          b, v, vector::BroadcastOp::create(b, vw, alpha));
+      return p.out.isF32() ? scaled
+                           : Value(arith::TruncFOp::create(
+                                 b, VectorType::get({w}, p.out), scaled));
+    };
+    // The accumulator may take the next tile.
+    auto releaseAcc = [&] {
+      fence(sm100::FenceKind::before_thread_sync,
+            "epilogue: fence before acc_empty");
+      ir.named(nvgpu::MBarrierArriveOp::create(
+                   b, nvgpu::MBarrierTokenType::get(ctx), accEmpty, idx(0)),
+               "epilogue: arrive acc_empty");
+    };
     Value row0 = ir.mul(t.mt, idx(kBlockM));
     if (p.swap) {
       // Transposed: this thread's TMEM lane is column wRow of D (a row of
@@ -795,19 +819,7 @@ void MatmulBuilder::epilogueRole() {
       Value tokens = rowsOf(t.group);
       for (int64_t c = 0; c < p.blockN; c += 32) {
         const int64_t w = std::min<int64_t>(32, p.blockN - c);
-        auto vw = VectorType::get({w}, f32);
-        Value v = sm100::TmemLoadOp::create(b, vw, acc, idx(c),
-                                            sm100::LdStShape::shape_32x32b,
-                                            uint32_t(w), false, IntegerAttr(),
-                                            IntegerAttr())
-                      .getResult();
-        sm100::WaitOp::create(b, sm100::WaitKind::load);
-        Value scaled = arith::MulFOp::create(
-            b, v, vector::BroadcastOp::create(b, vw, alpha));
-        Value outV = p.out.isF32()
-                         ? scaled
-                         : Value(arith::TruncFOp::create(
-                               b, VectorType::get({w}, p.out), scaled));
+        Value outV = loadScaled(c, w);
         for (int64_t i = 0; i < w; ++i) {
           Value token = idx(c + i);
           ir.ifThen(ir.andi(valid, ir.cmp(arith::CmpIPredicate::ult, token,
@@ -820,11 +832,7 @@ void MatmulBuilder::epilogueRole() {
                     });
         }
       }
-      fence(sm100::FenceKind::before_thread_sync,
-            "epilogue: fence before acc_empty");
-      ir.named(nvgpu::MBarrierArriveOp::create(
-                   b, nvgpu::MBarrierTokenType::get(ctx), accEmpty, idx(0)),
-               "epilogue: arrive acc_empty");
+      releaseAcc();
       return;
     }
     // This thread's row of the group, and the group's rows.
@@ -838,17 +846,7 @@ void MatmulBuilder::epilogueRole() {
       return {row, col};
     };
     for (int64_t c = 0; c < p.blockN; c += 32) {
-      Value v = sm100::TmemLoadOp::create(b, v32, acc, idx(c),
-                                          sm100::LdStShape::shape_32x32b, 32u,
-                                          false, IntegerAttr(), IntegerAttr())
-                    .getResult();
-      sm100::WaitOp::create(b, sm100::WaitKind::load);
-      Value scaled = arith::MulFOp::create(
-          b, v, vector::BroadcastOp::create(b, v32, alpha));
-      Value outV = p.out.isF32()
-                       ? scaled
-                       : Value(arith::TruncFOp::create(
-                             b, VectorType::get({32}, p.out), scaled));
+      Value outV = loadScaled(c, 32);
       Value col0 = ir.add(n0, idx(c));
       Value whole = ir.andi(
           rowValid, ir.cmp(arith::CmpIPredicate::ule, ir.add(col0, idx(32)),
@@ -881,12 +879,7 @@ void MatmulBuilder::epilogueRole() {
       else
         storeEach();
     }
-    // The accumulator may take the next tile.
-    fence(sm100::FenceKind::before_thread_sync,
-          "epilogue: fence before acc_empty");
-    ir.named(nvgpu::MBarrierArriveOp::create(
-                 b, nvgpu::MBarrierTokenType::get(ctx), accEmpty, idx(0)),
-             "epilogue: arrive acc_empty");
+    releaseAcc();
   });
 }
 
