@@ -260,9 +260,33 @@ mlir::DictionaryAttr buildCombineKernel(const AttentionSchedule &s,
 /// the lowerings skip ops that already carry it.
 inline constexpr llvm::StringLiteral kKernelAttrName = "nvfp4.kernel";
 
+/// The ops of types OpTs in `module` that no lowering has built a kernel
+/// for yet (they carry no kKernelAttrName), so that running a lowering
+/// twice builds each kernel once.
+template <typename... OpTs>
+llvm::SmallVector<mlir::Operation *> opsToLower(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::Operation *> ops;
+  module.walk([&](mlir::Operation *op) {
+    if (mlir::isa<OpTs...>(op) && !op->hasAttr(kKernelAttrName))
+      ops.push_back(op);
+  });
+  return ops;
+}
+
+/// A pass's `num-sms` option: at least 1, else "PASS: num-sms must be at
+/// least 1, got N" at `module` (a grid of 0 CTAs cannot run).
+mlir::LogicalResult checkNumSms(mlir::ModuleOp module, llvm::StringRef pass,
+                                int64_t numSms);
+
+/// Fences the tensor-memory operations on either side of a CTA barrier
+/// (tcgen05.fence::before_thread_sync, bar.sync, ::after_thread_sync),
+/// named "`when`: fence before barrier", "`when`: barrier", "`when`:
+/// fence after barrier" (docs/SyncMutations.md keys sites by these names).
+void fencedBarrier(IR &ir, const llvm::Twine &when);
+
 /// A new gpu.module at the end of `module` for `op`'s kernels, named
-/// kernelBaseName(op, suffix) (renamed by `symbols` on a clash); `b` is
-/// left at the end of `module`.
+/// kernelBaseName(op, suffix) (renamed by `symbols` on a clash), `module`
+/// marked as holding gpu.modules; `b` is left at the end of `module`.
 mlir::gpu::GPUModuleOp createKernelModule(mlir::ImplicitLocOpBuilder &b,
                                           mlir::ModuleOp module,
                                           mlir::SymbolTable &symbols,

@@ -303,9 +303,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   // Teardown: everyone is done with TMEM before warp 0 frees it; in a
   // cluster, neither CTA exits while the peer may still signal its
   // barriers.
-  fence(sm100::FenceKind::before_thread_sync, "end: fence before barrier");
-  ir.named(gpu::BarrierOp::create(b), "end: barrier");
-  fence(sm100::FenceKind::after_thread_sync, "end: fence after barrier");
+  fencedBarrier(ir, "end");
   if (clustered())
     clusterSync("end");
   ifThen(ir.eq(warp, idx(0)), [&] {
@@ -394,9 +392,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   work.initShared();
   ifThen(ir.eq(warp, idx(0)),
          [&] { sm100::TmemAllocOp::create(b, slot, uint32_t(s.tmemColumns)); });
-  fence(sm100::FenceKind::before_thread_sync, "alloc: fence before barrier");
-  ir.named(gpu::BarrierOp::create(b), "alloc: barrier");
-  fence(sm100::FenceKind::after_thread_sync, "alloc: fence after barrier");
+  fencedBarrier(ir, "alloc");
   // The peer multicasts into our barriers: they must be initialised (and
   // the initialisation visible to the cluster) first.
   if (clustered()) {
@@ -1461,23 +1457,14 @@ struct NVFP4LowerAttentionPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<AttentionOp> ops;
-    module.walk([&](AttentionOp op) {
-      if (!op->hasAttr(kKernelAttrName))
-        ops.push_back(op);
-    });
+    SmallVector<Operation *> ops = opsToLower<AttentionOp>(module);
     if (ops.empty())
       return;
-    if (numSms < 1) {
-      module.emitError("nvfp4-lower-attention: num-sms must be at least 1, "
-                       "got ")
-          << numSms;
+    if (failed(checkNumSms(module, "nvfp4-lower-attention", numSms)))
       return signalPassFailure();
-    }
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
-    for (AttentionOp op : ops) {
+    for (Operation *generic : ops) {
+      auto op = cast<AttentionOp>(generic);
       FailureOr<AttentionSchedule> s = chooseAttentionSchedule(op, numSms);
       if (failed(s))
         return signalPassFailure();
@@ -1510,11 +1497,29 @@ gpu::GPUModuleOp nvfp4::attn::createKernelModule(ImplicitLocOpBuilder &b,
                                                  SymbolTable &symbols,
                                                  Operation *op,
                                                  StringRef suffix) {
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
   b.setInsertionPointToEnd(module.getBody());
   auto gpuModule = gpu::GPUModuleOp::create(b, kernelBaseName(op, suffix));
   symbols.insert(gpuModule); // renames on a clash
   b.setInsertionPointToEnd(module.getBody());
   return gpuModule;
+}
+
+LogicalResult nvfp4::attn::checkNumSms(ModuleOp module, StringRef pass,
+                                      int64_t numSms) {
+  if (numSms >= 1)
+    return success();
+  return module.emitError(pass) << ": num-sms must be at least 1, got "
+                                << numSms;
+}
+
+void nvfp4::attn::fencedBarrier(IR &ir, const Twine &when) {
+  ir.named(sm100::FenceOp::create(ir.b, sm100::FenceKind::before_thread_sync),
+           when + ": fence before barrier");
+  ir.named(gpu::BarrierOp::create(ir.b), when + ": barrier");
+  ir.named(sm100::FenceOp::create(ir.b, sm100::FenceKind::after_thread_sync),
+           when + ": fence after barrier");
 }
 
 void nvfp4::attn::recordKernel(Operation *op, gpu::GPUModuleOp gpuModule,

@@ -190,17 +190,12 @@ struct NVFP4LowerAttentionMergePass
     : nvfp4::impl::NVFP4LowerAttentionMergeBase<NVFP4LowerAttentionMergePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<AttentionMergeOp> ops;
-    module.walk([&](AttentionMergeOp op) {
-      if (!op->hasAttr(kKernelAttrName))
-        ops.push_back(op);
-    });
+    SmallVector<Operation *> ops = opsToLower<AttentionMergeOp>(module);
     if (ops.empty())
       return;
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
-    for (AttentionMergeOp op : ops) {
+    for (Operation *generic : ops) {
+      auto op = cast<AttentionMergeOp>(generic);
       FailureOr<MergeShape> m = shapeOf(op);
       if (failed(m))
         return signalPassFailure();

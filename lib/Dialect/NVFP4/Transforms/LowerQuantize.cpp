@@ -561,7 +561,7 @@ gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
   return amaxFunc;
 }
 
-gpu::GPUFuncOp buildDequantize(DequantizeOp op, const QuantShape &s,
+gpu::GPUFuncOp buildDequantize(const QuantShape &s,
                                ImplicitLocOpBuilder &b,
                                gpu::GPUModuleOp module, StringRef name) {
   Builder q(b, s);
@@ -600,7 +600,6 @@ gpu::GPUFuncOp buildDequantize(DequantizeOp op, const QuantShape &s,
             b.getArrayAttr({harnessBuffer(b, "data"), harnessBuffer(b, "sf"),
                             harnessBuffer(b, "gs"), harnessBuffer(b, "y")}))};
   func->setAttr("nvfp4.harness", b.getDictionaryAttr(h));
-  (void)op;
   return func;
 }
 
@@ -608,15 +607,9 @@ struct NVFP4LowerQuantizePass
     : nvfp4::impl::NVFP4LowerQuantizeBase<NVFP4LowerQuantizePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<Operation *> ops;
-    module.walk([&](Operation *op) {
-      if (isa<QuantizeOp, DequantizeOp>(op) && !op->hasAttr(kKernelAttrName))
-        ops.push_back(op);
-    });
+    SmallVector<Operation *> ops = opsToLower<QuantizeOp, DequantizeOp>(module);
     if (ops.empty())
       return;
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(&getContext()));
     SymbolTable symbols(module);
     for (Operation *op : ops) {
       auto quant = dyn_cast<QuantizeOp>(op);
@@ -635,7 +628,7 @@ struct NVFP4LowerQuantizePass
       std::string name = gpuModule.getName().str();
       gpu::GPUFuncOp first =
           quant ? buildQuantize(quant, *s, b, gpuModule, name)
-                : buildDequantize(dequant, *s, b, gpuModule, name);
+                : buildDequantize(*s, b, gpuModule, name);
       recordKernel(op, gpuModule, first.getName());
       ++numKernels;
     }

@@ -275,7 +275,6 @@ void MatmulBuilder::prologueSchedule(Value sizes) {
   // Thread 0 writes, for each group g: the first tile, the first row
   // (contiguous layout) and the rows; a bad size is printed and traps.
   const int64_t e = p.groups;
-  Type i32 = b.getI32Type();
   auto store = [&](Value v, Value at) {
     memref::StoreOp::create(b, ir.toI32(v), schedule, ValueRange{at});
   };
@@ -283,12 +282,10 @@ void MatmulBuilder::prologueSchedule(Value sizes) {
       idx(0), idx(e), idx(1), ValueRange{idx(0), idx(0)},
       [&](Value g, ValueRange acc) {
         Value tiles = acc[0], row = acc[1];
-        Value m = sizes ? ir.toIndex(memref::LoadOp::create(b, sizes,
-                                                            ValueRange{g}))
-                        : idx(p.m);
         Value mSigned = sizes ? Value(memref::LoadOp::create(
                                     b, sizes, ValueRange{g}))
                               : ir.i32(p.m);
+        Value m = ir.toIndex(mSigned);
         // Valid: 0 <= m_g, and m_g <= max_m (masked) or the group's
         // 128-aligned rows inside M (contiguous).
         Value end = ir.add(row, ir.mul(ir.ceilDivu(m, idx(kBlockM)),
@@ -329,7 +326,6 @@ void MatmulBuilder::prologueSchedule(Value sizes) {
                                   p.masked ? row : end};
       });
   store(res[0], idx(e));
-  (void)i32;
 }
 
 void MatmulBuilder::forEachTile(function_ref<void(const Tile &)> body) {
@@ -466,9 +462,7 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   ir.ifThen(ir.eq(warp, idx(0)), [&] {
     sm100::TmemAllocOp::create(b, slot, uint32_t(p.tmemColumns()));
   });
-  fence(sm100::FenceKind::before_thread_sync, "alloc: fence before barrier");
-  ir.named(gpu::BarrierOp::create(b), "alloc: barrier");
-  fence(sm100::FenceKind::after_thread_sync, "alloc: fence after barrier");
+  fencedBarrier(ir, "alloc");
   all = sm100::TmemBaseOp::create(
       b, tmem(p.tmemColumns(), f32, sm100::TmemLayout::acc), slot);
 
@@ -492,9 +486,7 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     b.setInsertionPointToStart(&mma.getBody().front());
     mmaRole();
   }
-  fence(sm100::FenceKind::before_thread_sync, "dealloc: fence before barrier");
-  ir.named(gpu::BarrierOp::create(b), "dealloc: barrier");
-  fence(sm100::FenceKind::after_thread_sync, "dealloc: fence after barrier");
+  fencedBarrier(ir, "dealloc");
   ir.ifThen(ir.eq(warp, idx(0)), [&] {
     sm100::TmemDeallocOp::create(b, all, uint32_t(p.tmemColumns()));
   });
@@ -774,7 +766,6 @@ void MatmulBuilder::epilogueRole() {
   Type f32 = b.getF32Type();
   auto acc = sm100::TmemSliceOp::create(
       b, tmem(p.blockN, f32, sm100::TmemLayout::acc), all, 0u);
-  auto v32 = VectorType::get({32}, f32);
   const int64_t width = p.out.isF32() ? 4 : 8;
   // Vector stores need every row to start on 16 bytes.
   const bool rowsAligned = (p.n * (p.out.isF32() ? 4 : 2)) % 16 == 0;
@@ -888,16 +879,12 @@ struct NVFP4LowerScaledMatmulPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<Operation *> ops;
-    module.walk([&](Operation *op) {
-      if (isa<ScaledMatmulOp, GroupedScaledMatmulOp>(op) &&
-          !op->hasAttr(kKernelAttrName))
-        ops.push_back(op);
-    });
+    SmallVector<Operation *> ops =
+        opsToLower<ScaledMatmulOp, GroupedScaledMatmulOp>(module);
     if (ops.empty())
       return;
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(&getContext()));
+    if (failed(checkNumSms(module, "nvfp4-lower-scaled-matmul", numSms)))
+      return signalPassFailure();
     SymbolTable symbols(module);
     for (Operation *op : ops) {
       FailureOr<MatmulPlan> p = planOf(op, numSms);

@@ -1,0 +1,17 @@
+// A grid needs at least one SM: both lowerings that plan over num-sms say
+// so instead of building a 0-CTA grid (the matmul's did before).
+// RUN: not nvfp4-opt %s -nvfp4-lower-scaled-matmul="num-sms=0" 2>&1 | FileCheck %s --check-prefix=MATMUL
+// MATMUL: error: nvfp4-lower-scaled-matmul: num-sms must be at least 1, got 0
+// RUN: not nvfp4-opt %s -nvfp4-lower-attention="num-sms=0" 2>&1 | FileCheck %s --check-prefix=ATTN
+// ATTN: error: nvfp4-lower-attention: num-sms must be at least 1, got 0
+
+func.func @mm(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>) -> tensor<128x128xf32> {
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %a, %sfa, %g : (tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<128x128xf32>
+  return %d : tensor<128x128xf32>
+}
+
+func.func @attn(%q: tensor<1x1x8x64xbf16>, %kv: tensor<1x128x1x64xbf16>) -> (tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv softmax_scale(0.125)
+      : (tensor<1x1x8x64xbf16>, tensor<1x128x1x64xbf16>, tensor<1x128x1x64xbf16>) -> (tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>)
+  return %o, %lse : tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>
+}
