@@ -246,6 +246,13 @@ static bool insideAllocation(const Executor::Cta &cta, uint32_t col,
   return false;
 }
 
+/// Whether TMEM column ranges [a0, a0 + an) and [b0, b0 + bn) (either may be
+/// empty) share a column.
+static bool columnsOverlap(uint32_t a0, uint32_t an, uint32_t b0,
+                           uint32_t bn) {
+  return an && bn && a0 < b0 + bn && b0 < a0 + an;
+}
+
 /// Whether an MMA uses data path layout F (PTX ISA 9.7.16.10.5, "Data Path
 /// Layout Organization": M = 64, cta_group::1, not .ws; "4x1, 1/2 datapath
 /// utilized", lane alignment 0 or 16): D row m (and A row m in TMEM) at
@@ -370,9 +377,6 @@ public:
   /// first, so writing what the first reads (or reads or writes as D) is a
   /// race unless a commit's mbarrier was waited on in between.
   const MmaOp *crossPipelineHazard(const MmaOp &op) const {
-    auto overlap = [](uint32_t a0, uint32_t an, uint32_t b0, uint32_t bn) {
-      return an && bn && a0 < b0 + bn && b0 < a0 + an;
-    };
     for (const MmaOp &q : queue_) {
       if (q.isCommit || q.special)
         continue;
@@ -386,9 +390,9 @@ public:
         if (!op.parts[p] || q.parts[p] != op.parts[p])
           continue;
         uint32_t qa = q.aTmem ? q.aCols : 0, oa = op.aTmem ? op.aCols : 0;
-        if (overlap(op.dCol0, op.dCols, q.dCol0, q.dCols) ||
-            overlap(op.dCol0, op.dCols, q.aCol0, qa) ||
-            overlap(op.aCol0, oa, q.dCol0, q.dCols))
+        if (columnsOverlap(op.dCol0, op.dCols, q.dCol0, q.dCols) ||
+            columnsOverlap(op.dCol0, op.dCols, q.aCol0, qa) ||
+            columnsOverlap(op.aCol0, oa, q.dCol0, q.dCols))
           return &q;
       }
     }
@@ -400,9 +404,6 @@ public:
   /// tcgen05.cp is not (PTX ISA 9.7.16.6.2), so the copy may land before
   /// the MMA has read the columns.
   const MmaOp *copyOverPendingMma(const MmaOp &cp) const {
-    auto overlap = [](uint32_t a0, uint32_t an, uint32_t b0, uint32_t bn) {
-      return an && bn && a0 < b0 + bn && b0 < a0 + an;
-    };
     for (const MmaOp &q : queue_) {
       if (q.isCommit || q.special)
         continue;
@@ -411,11 +412,11 @@ public:
                              q.parts[1] != cp.parts[p]))
           continue;
         uint32_t qa = q.aTmem ? q.aCols : 0;
-        if (overlap(cp.dCol0, cp.dCols, q.dCol0, q.dCols) ||
-            overlap(cp.dCol0, cp.dCols, q.aCol0, qa) ||
+        if (columnsOverlap(cp.dCol0, cp.dCols, q.dCol0, q.dCols) ||
+            columnsOverlap(cp.dCol0, cp.dCols, q.aCol0, qa) ||
             (q.scaled &&
-             (overlap(cp.dCol0, cp.dCols, q.sfaCol, 4) ||
-              overlap(cp.dCol0, cp.dCols, q.sfbCol, (q.f.n + 31) / 32))))
+             (columnsOverlap(cp.dCol0, cp.dCols, q.sfaCol, 4) ||
+              columnsOverlap(cp.dCol0, cp.dCols, q.sfbCol, (q.f.n + 31) / 32))))
           return &q;
       }
     }

@@ -52,38 +52,50 @@ float flushSubnormal(float x) {
   return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x;
 }
 
+/// The code of the magnitude of `t` nearest to x (ties to even, anything
+/// at or beyond the largest magnitude saturating to it), with `signBit`
+/// set for a negative x (-0 included); NaN gives `nanCode`.
+template <int N>
+uint8_t encodeSatfinite(const Magnitudes<N> &t, float x, uint8_t signBit,
+                        uint8_t nanCode) {
+  if (std::isnan(x))
+    return nanCode;
+  double a = std::fabs(double(x));
+  int code = a >= t.v[N - 1] ? N - 1 : nearest(t, a);
+  return uint8_t(code | (std::signbit(x) ? signBit : 0));
+}
+
+/// The value of `code`: magnitude code & (signBit - 1), negated by signBit.
+template <int N>
+float decodeSigned(const Magnitudes<N> &t, uint8_t code, uint8_t signBit) {
+  float v = float(t.v[code & (signBit - 1)]);
+  return (code & signBit) ? -v : v;
+}
+
+const Magnitudes<8> &e2m1Table() {
+  static const Magnitudes<8> t = e2m1Magnitudes();
+  return t;
+}
+
+const Magnitudes<127> &e4m3Table() {
+  static const Magnitudes<127> t = e4m3Magnitudes();
+  return t;
+}
+
 } // namespace
 
-uint8_t encodeE2M1(float x) {
-  if (std::isnan(x))
-    return 0x7;
-  static const Magnitudes<8> t = e2m1Magnitudes();
-  double a = std::fabs(double(x));
-  int code = a >= kE2M1Max ? 7 : nearest(t, a);
-  return uint8_t(code | (std::signbit(x) ? 0x8 : 0));
-}
+uint8_t encodeE2M1(float x) { return encodeSatfinite(e2m1Table(), x, 0x8, 0x7); }
 
-float decodeE2M1(uint8_t code) {
-  static const Magnitudes<8> t = e2m1Magnitudes();
-  float v = float(t.v[code & 7]);
-  return (code & 0x8) ? -v : v;
-}
+float decodeE2M1(uint8_t code) { return decodeSigned(e2m1Table(), code, 0x8); }
 
 uint8_t encodeE4M3(float x) {
-  if (std::isnan(x))
-    return 0x7F;
-  static const Magnitudes<127> t = e4m3Magnitudes();
-  double a = std::fabs(double(x));
-  int code = a >= kE4M3Max ? 126 : nearest(t, a);
-  return uint8_t(code | (std::signbit(x) ? 0x80 : 0));
+  return encodeSatfinite(e4m3Table(), x, 0x80, 0x7F);
 }
 
 float decodeE4M3(uint8_t code) {
   if ((code & 0x7F) == 0x7F)
     return std::numeric_limits<float>::quiet_NaN();
-  static const Magnitudes<127> t = e4m3Magnitudes();
-  float v = float(t.v[code & 0x7F]);
-  return (code & 0x80) ? -v : v;
+  return decodeSigned(e4m3Table(), code, 0x80);
 }
 
 float rcpApproxFtz(float x) {

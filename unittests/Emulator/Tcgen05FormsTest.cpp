@@ -924,21 +924,33 @@ TEST(Tcgen05CpTest, Shape4x256bOneRowPerSubpartition) {
       << e;
 }
 
+/// The launch of the decompression tests: e2m1 A (M = 128, K = 32) packed
+/// at shared offset 0 for a decompressing tcgen05.cp, e2m3 B (N = 64) in
+/// its padded form at 8192, a kind::f8f6f4 descriptor.
+struct DecompressCase {
+  static constexpr uint32_t M = 128, N = 64, K = 32;
+  Operand A = randomOperand(ElemType::E2M1, M, K, 31);
+  Operand B = randomOperand(ElemType::E2M3, N, K, 32);
+  Launch l;
+  DecompressCase() {
+    l.img.assign(8192 + N * K, 0);
+    placeOperand(l.img, 0, A, false);
+    placeOperand(l.img, 8192, B, false);
+    l.ad = smemDesc(0, M / 8 * 128, 128, Swizzle::None);
+    l.bd = smemDesc(8192, N / 8 * 128, 128, Swizzle::None);
+    l.idesc = idescOf(MmaKind::F8F6F4, ElemType::E2M1, ElemType::E2M3,
+                      ElemType::F32, M, N, false);
+  }
+};
+
 TEST(Tcgen05CpTest, DecompressedAFeedsF8F6F4Mma) {
   // The ISA's intended chain: e2m1 A packed in shared memory, copied with
   // decompression into TMEM (8-bit containers), used by kind::f8f6f4 with
   // A from TMEM; B e2m3 in its padded shared-memory form.
-  const uint32_t M = 128, N = 64, K = 32;
-  Operand A = randomOperand(ElemType::E2M1, M, K, 31);
-  Operand B = randomOperand(ElemType::E2M3, N, K, 32);
-  Launch l;
-  l.img.assign(8192 + N * K, 0);
-  placeOperand(l.img, 0, A, false);
-  placeOperand(l.img, 8192, B, false);
-  l.ad = smemDesc(0, M / 8 * 128, 128, Swizzle::None);
-  l.bd = smemDesc(8192, N / 8 * 128, 128, Swizzle::None);
-  l.idesc = idescOf(MmaKind::F8F6F4, ElemType::E2M1, ElemType::E2M3,
-                    ElemType::F32, M, N, false);
+  DecompressCase c;
+  const uint32_t M = c.M, N = c.N, K = c.K;
+  const Operand &A = c.A, &B = c.B;
+  Launch &l = c.l;
   std::vector<uint32_t> out;
   ASSERT_EQ(run(l, "",
                 "  add.u32 %r30, %r8, 256;\n"
@@ -964,17 +976,9 @@ TEST(Tcgen05CpTest, CopyOverAPendingMmasOperandIsARace) {
   // The block-scaled GEMM refills its scale-factor buffers this way and
   // waits on a commit first (lib/Dialect/NVFP4/Transforms/
   // LowerScaledMatmul.cpp).
-  const uint32_t M = 128, N = 64, K = 32;
-  Operand A = randomOperand(ElemType::E2M1, M, K, 31);
-  Operand B = randomOperand(ElemType::E2M3, N, K, 32);
-  Launch l;
-  l.img.assign(8192 + N * K, 0);
-  placeOperand(l.img, 0, A, false);
-  placeOperand(l.img, 8192, B, false);
-  l.ad = smemDesc(0, M / 8 * 128, 128, Swizzle::None);
-  l.bd = smemDesc(8192, N / 8 * 128, 128, Swizzle::None);
-  l.idesc = idescOf(MmaKind::F8F6F4, ElemType::E2M1, ElemType::E2M3,
-                    ElemType::F32, M, N, false);
+  DecompressCase c;
+  const uint32_t N = c.N;
+  Launch &l = c.l;
   const std::string copyThenMma =
       "  add.u32 %r30, %r8, 256;\n"
       "  tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r30], %rd9;\n"
