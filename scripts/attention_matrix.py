@@ -65,8 +65,15 @@ def op_text(c):
         cp = c.get("cache_page", 64)
         npages = -(-c.get("slots", 1000) // cp)
         k = v = f"tensor<{npages}x{CACHE_PAGE_BYTES[fmt](cp)}xi8>"
-    o = f"tensor<{B}x{Sq}x{Hq}x{Dv}x{To}>"
+    # to="fp4": O as NVFP4 (o_scale), with a third result: its swizzled
+    # scale factors [round_up(B * Sq, 128), Hq * Dv / 16].
+    fp4 = To == "fp4"
+    o = f"tensor<{B}x{Sq}x{Hq}x{Dv}x{'f4E2M1FN' if fp4 else To}>"
     lse = f"tensor<{B}x{Hq}x{Sq}xf32>"
+    results = [o, lse]
+    if fp4:
+        results.append(f"tensor<{-(-B * Sq // 128) * 128}x"
+                       f"{-(-Hq * Dv // 64) * 4}xf8E4M3FN>")
     same = c.get("same", False)
     # V as the leading Dv columns of K's rows (absorbed MLA): a slice of K.
     vslice = c.get("vslice", False)
@@ -113,6 +120,10 @@ def op_text(c):
             types.append(f"tensor<{B}xi32>")
             opt += " extra_lens(%l2)"
         opt += ' extra_kv_cache(<"%s", page_size = %d>)' % (fmt, ex["page"])
+    if fp4:
+        args.append("%gs: tensor<f32>")
+        types.append("tensor<f32>")
+        opt += " o_scale(%gs)"
     opt += " softmax_scale(%.9g)" % (1.0 / D ** 0.5)
     if c.get("causal"):
         opt += " causal"
@@ -120,11 +131,13 @@ def op_text(c):
         opt += " window(%d)" % c["window"]
     if c.get("splits"):
         opt += " num_splits(%d)" % c["splits"]
-    return (f"func.func @{c['name']}({', '.join(args)}) -> ({o}, {lse}) {{\n"
+    res = ", ".join(results)
+    names = ", ".join(["%o", "%lse", "%sf"][:len(results)])
+    return (f"func.func @{c['name']}({', '.join(args)}) -> ({res}) {{\n"
             f"{body}"
-            f"  %o, %lse = nvfp4.attention {', '.join(operands)}{opt}\n"
-            f"      : ({', '.join(types)}) -> ({o}, {lse})\n"
-            f"  return %o, %lse : {o}, {lse}\n}}\n")
+            f"  {names} = nvfp4.attention {', '.join(operands)}{opt}\n"
+            f"      : ({', '.join(types)}) -> ({res})\n"
+            f"  return {names} : {res}\n}}\n")
 
 
 def case(name, **kw):
@@ -274,6 +287,31 @@ def ci_cases():
         case("dsv4_layer_hca_static", b=2, sq=1, hq=64, hkv=1, topk=128,
              d=512, same=True, cache="deepseek_v4_fp8", cache_page=64,
              slots=400, sink=True, extra=dict(topk=100, slots=300, page=64)),
+        # NVFP4 output (o_scale, issue 14): quantized in the epilogue of
+        # whole units (one and two CTAs per unit, several tiles, prefill
+        # with more than 128 tokens: two scale-factor row tiles), in the
+        # combine kernel of split units, over paged, sparse and fp8 caches.
+        case("fp4out_whole_gqa_causal_sink", b=3, sq=2, hq=16, hkv=2,
+             skv=450, d=128, causal=True, sink=True, lens=True, splits=1,
+             to="fp4"),
+        case("fp4out_whole_d512_pair", b=2, sq=1, hq=64, hkv=1, skv=300,
+             d=512, same=True, sink=True, lens=True, splits=1, to="fp4"),
+        case("fp4out_prefill_two_sf_tiles", b=2, sq=130, hq=2, hkv=1,
+             skv=300, d=64, causal=True, splits=1, to="fp4"),
+        case("fp4out_balanced_mqa_d128", b=3, sq=1, hq=64, hkv=1, skv=400,
+             d=128, sink=True, lens=True, to="fp4"),
+        case("fp4out_split_d512_sink", b=2, sq=1, hq=128, hkv=1, skv=900,
+             d=512, same=True, sink=True, lens=True, sms=14, to="fp4"),
+        case("fp4out_paged64_window", b=2, sq=2, hq=64, hkv=1, skv=520,
+             d=128, page=64, causal=True, window=200, lens=True, sms=6,
+             to="fp4"),
+        case("fp4out_sparse_mtp", b=3, sq=2, hq=64, hkv=1, topk=200, d=128,
+             slots=1000, sink=True, lens=True, to="fp4"),
+        case("fp4out_fp8_v4_layer", b=2, sq=2, hq=64, hkv=1, topk=128,
+             d=512, same=True, cache="deepseek_v4_fp8", cache_page=64,
+             slots=600, sink=True, lens=True,
+             extra=dict(topk=300, slots=1500, page=256, lens=True), sms=16,
+             to="fp4"),
     ]
 
 

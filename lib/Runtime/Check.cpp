@@ -425,6 +425,7 @@ AttentionResult attentionF64(const AttentionProblem &p,
                  Hkv = p.headsKv, D = p.headDim, Dv = p.headDimV;
   AttentionResult r;
   r.o.assign(B * Sq * Hq * Dv, 0.0);
+  r.oRms.assign(B * Sq * Hq * Dv, 0.0);
   r.lse.assign(B * Hq * Sq, 0.0);
   const uint64_t group = Hq / Hkv;
   std::vector<double> s(Skv);
@@ -456,6 +457,7 @@ AttentionResult attentionF64(const AttentionProblem &p,
           any = true;
         }
         double *oi = &r.o[((b * Sq + i) * Hq + h) * Dv];
+        double *ai = &r.oRms[((b * Sq + i) * Hq + h) * Dv];
         double &lse = r.lse[(b * Hq + h) * Sq + i];
         if (m == -INFINITY) {
           // No visible key and no (finite) sink: O = 0, LSE = -inf.
@@ -470,11 +472,15 @@ AttentionResult attentionF64(const AttentionProblem &p,
           const double w = std::exp(s[j] - m);
           z += w;
           const double *vj = &v[(uint64_t(rowOf[j]) * Hkv + hk) * Dv];
-          for (uint64_t d = 0; d < Dv; ++d)
+          for (uint64_t d = 0; d < Dv; ++d) {
             oi[d] += w * vj[d];
+            ai[d] += (w * vj[d]) * (w * vj[d]);
+          }
         }
-        for (uint64_t d = 0; d < Dv; ++d)
+        for (uint64_t d = 0; d < Dv; ++d) {
           oi[d] /= z;
+          ai[d] = std::sqrt(ai[d]) / z;
+        }
         lse = m + std::log(z);
       }
     }
@@ -515,6 +521,17 @@ nvfp4::rt::attentionReference(const AttentionProblem &p) {
 }
 
 namespace {
+
+/// Stores O and the LSE at operands `at` and `at + 1`, and oRms at `at +
+/// 2` when the caller passed that one more operand (the NVFP4-output
+/// references of Nvfp4Reference.cpp do).
+void storeResult(std::vector<std::vector<double>> &ops, size_t at,
+                 AttentionResult &&r) {
+  ops[at] = std::move(r.o);
+  ops[at + 1] = std::move(r.lse);
+  if (ops.size() > at + 2)
+    ops[at + 2] = std::move(r.oRms);
+}
 
 /// The sizes and options of an attention registry entry; kv_lens and the
 /// sink from operands `sinkOp` and `lensOp` (into `sink` and `lens`).
@@ -573,8 +590,7 @@ Error attentionCompute(const std::map<std::string, uint64_t> &sizes,
   if (Error e = checkAttention(p))
     return std::move(e).withContext("attention");
   AttentionResult r = attentionDenseF64(p, ops[0], ops[1], ops[2]);
-  ops[5] = std::move(r.o);
-  ops[6] = std::move(r.lse);
+  storeResult(ops, 5, std::move(r));
   return Error::success();
 }
 
@@ -642,8 +658,7 @@ Error pagedCompute(const std::map<std::string, uint64_t> &sizes,
   };
   AttentionResult r = attentionDenseF64(p, ops[0], gather(ops[1], p.headDim),
                                         gather(ops[2], p.headDimV));
-  ops[6] = std::move(r.o);
-  ops[7] = std::move(r.lse);
+  storeResult(ops, 6, std::move(r));
   return Error::success();
 }
 
@@ -695,8 +710,7 @@ Error sparseCompute(const std::map<std::string, uint64_t> &sizes,
       [&](uint64_t b, uint64_t i, int64_t, int64_t j) {
         return int64_t(idx[(b * p.seqQ + i) * p.seqKv + uint64_t(j)]);
       });
-  ops[6] = std::move(r.o);
-  ops[7] = std::move(r.lse);
+  storeResult(ops, 6, std::move(r));
   return Error::success();
 }
 
@@ -802,8 +816,7 @@ Error cacheCompute(const KvCacheFormat &f,
         int32_t s = idx2[(b * p.seqQ + i) * topk2 + uint64_t(t)];
         return s < 0 ? int64_t(-1) : int64_t(slots1) + s;
       });
-  ops[8] = std::move(r.o);
-  ops[9] = std::move(r.lse);
+  storeResult(ops, 8, std::move(r));
   return Error::success();
 }
 

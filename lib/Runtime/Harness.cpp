@@ -189,6 +189,34 @@ Error fillNamed(const HarnessSpec &spec, std::vector<std::vector<uint8_t>> &host
     std::memcpy(bytes.data(), &gs, 4);
     return Error::success();
   }
+  if (t.fill == "attention_o_scale") {
+    // An NVFP4 attention output's encode scale: the engines' 448 * 6 /
+    // amax with amax the largest |V| (O is a convex combination of V's
+    // rows, so no block saturates; a quantized cache's values reach 448 *
+    // 2, KvCacheFormat::fill), times a full-mantissa factor in [0.5, 1).
+    size_t j = 0;
+    while (j < i && spec.tensors[j].name != t.fillOf)
+      ++j;
+    if (t.type != ElemType::F32 || bytes.size() != 4 || j == i)
+      return makeError("an attention output scale is one f32 after its V "
+                       "operand");
+    const HarnessTensor &v = spec.tensors[j];
+    double amax = 896;
+    if (v.type != ElemType::U8) {
+      amax = 0;
+      for (double x : decode(host[j].data(), elements(v, sizes), v.type))
+        if (std::isfinite(x))
+          amax = std::max(amax, std::fabs(x));
+    }
+    std::vector<uint8_t> r(4);
+    (void)fillRandom(r.data(), r.size(), seed + i, FillType::F32);
+    float u;
+    std::memcpy(&u, r.data(), 4);
+    float gs = float(448.0 * 6.0 / (amax > 0 ? amax : 1.0)) *
+               (0.5f + std::fabs(u) * 0.4999f);
+    std::memcpy(bytes.data(), &gs, 4);
+    return Error::success();
+  }
   return makeError("unknown fill '", t.fill, "'");
 }
 
@@ -1054,6 +1082,37 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
   }
   if (Error e = ref.compute(sizes, spec.options, operands))
     return fail(std::move(e).withContext("reference '" + ref.name + "'"));
+
+  if (ref.check) {
+    // The reference judges the outputs itself.
+    std::vector<std::vector<double>> kernel(nOperands);
+    for (size_t i = 0; i < nOperands; ++i) {
+      const HarnessTensor &t = spec.tensors[i];
+      if (!t.output)
+        continue;
+      if (Error e = device.copyToHost(host[i].data(), addr[i], host[i].size()))
+        return fail(std::move(e).withContext("tensor '" + t.name + "'"));
+      kernel[i] = decode(host[i].data(), elements(t, sizes), t.type);
+    }
+    auto checks = ref.check(sizes, spec.options, operands, kernel);
+    if (!checks)
+      return fail(std::move(checks.takeError())
+                      .withContext("reference '" + ref.name + "'"));
+    const OutputCheck *final = nullptr;
+    bool pass = true;
+    for (const OutputCheck &c : *checks) {
+      os << "nvfp4-run: output " << c.name << ": " << c.detail << ", "
+         << c.verdict << "\n";
+      if (pass && (!c.pass || !final || c.score > final->score))
+        final = &c;
+      pass = pass && c.pass;
+    }
+    for (DevicePtr p : owned)
+      (void)device.free(p);
+    if (final)
+      os << final->verdict << "\n";
+    return pass;
+  }
 
   // Every output against its thresholds; the final line repeats the first
   // failing output, else the one closest to its rel_l2 threshold.

@@ -12,13 +12,21 @@
 #include "nvfp4/Runtime/Fill.h"
 #include "nvfp4/Support/Nvfp4Format.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace nvfp4;
 using namespace nvfp4::rt;
 
 namespace {
+
+/// The thresholds of a dequantized NVFP4 attention output against float64
+/// (docs/NVFP4.md, "NVFP4 attention output"): NVFP4 alone has rel-RMSE
+/// about 0.095 on N(0, 1)-like data (shared/reference/nvfp4.md, section 4).
+constexpr double kNvfp4OutRelL2 = 0.15;
+constexpr double kNvfp4OutMinCos = 0.99;
 
 /// Every element equal (the outputs are bytes, or values rounded to the
 /// output type by the reference itself).
@@ -298,9 +306,248 @@ std::vector<ReferenceOption> layoutOptions() {
   return {{"sf_layout", false, "0 (swizzled 128x4, default) or 1 (row_major)"}};
 }
 
+//===----------------------------------------------------------------------===//
+// Attention with an NVFP4 output (docs/NVFP4.md, "NVFP4 attention output")
+//===----------------------------------------------------------------------===//
+
+/// The float64 attention of `base` on the wrapper's inputs: O, the LSE and
+/// AttentionResult::oRms.
+struct AttentionF64 {
+  std::vector<double> o, lse, oRms;
+};
+Expected<AttentionF64>
+baseAttention(const Reference &base, size_t inputs,
+              const std::map<std::string, uint64_t> &sizes,
+              const ReferenceOptions &options,
+              const std::vector<std::vector<double>> &ops) {
+  uint64_t B = sizes.at("b"), Sq = sizes.at("sq"), Hq = sizes.at("hq"),
+           Dv = sizes.at("dv");
+  // The base's inputs are the wrapper's first `inputs` operands; then O,
+  // the LSE and the oRms slot.
+  std::vector<std::vector<double>> baseOps(ops.begin(), ops.begin() + inputs);
+  baseOps.emplace_back(B * Sq * Hq * Dv, 0.0);
+  baseOps.emplace_back(B * Hq * Sq, 0.0);
+  baseOps.emplace_back();
+  if (Error e = base.compute(sizes, options, baseOps))
+    return std::move(e);
+  AttentionF64 r;
+  r.o = std::move(baseOps[inputs]);
+  r.lse = std::move(baseOps[inputs + 1]);
+  r.oRms = std::move(baseOps[inputs + 2]);
+  return r;
+}
+
+/// O's geometry: tokens b * Sq + i as rows, Hq * Dv columns in blocks of 16.
+struct OutGeometry {
+  uint64_t tokens, cols, blocks, sfCols;
+  explicit OutGeometry(const std::map<std::string, uint64_t> &sizes)
+      : tokens(sizes.at("b") * sizes.at("sq")),
+        cols(sizes.at("hq") * sizes.at("dv")), blocks(cols / 16),
+        sfCols(uint64_t(fp4::sfCols(fp4::SfLayout::Swizzled, int64_t(cols)))) {
+  }
+  uint64_t sfIndex(uint64_t token, uint64_t block) const {
+    return uint64_t(fp4::sfOffset(fp4::SfLayout::Swizzled, int64_t(token),
+                                  int64_t(block), int64_t(cols)));
+  }
+};
+
+/// The fast recipe's multiplier for scale-factor code `sf` (0 for a zero
+/// or NaN scale factor: the codes then carry nothing).
+float multiplierOf(uint8_t sf, float gs) {
+  float v = fp4::decodeE4M3(sf);
+  if (!(v > 0))
+    return 0;
+  return fp4::rcpApproxFtz(v * fp4::rcpApproxFtz(gs));
+}
+
+/// The kernel's rounding distance of one value of O (docs/NVFP4.md): the
+/// kernel rounds each p_j to bf16 before P V, an independent relative
+/// error of at most 2^-9 (standard deviation 2^-9 / sqrt(3)), so its O
+/// differs from float64 by about N(0, sigma) with sigma = 2^-9 / sqrt(3) *
+/// oRms; the distance is 4 * 2^-9 * oRms (about 7 sigma) plus a relative
+/// 2^-20 for the f32 arithmetic.
+double roundingDistance(double o, double oRms) {
+  return 4 * 0x1p-9 * oRms + 0x1p-20 * std::fabs(o);
+}
+
+Error nvfp4OutCompute(const Reference &base, size_t inputs,
+                      const std::map<std::string, uint64_t> &sizes,
+                      const ReferenceOptions &options,
+                      std::vector<std::vector<double>> &ops) {
+  Expected<AttentionF64> r = baseAttention(base, inputs, sizes, options, ops);
+  if (!r)
+    return r.takeError();
+  OutGeometry g(sizes);
+  float gs = float(ops[inputs][0]);
+  std::vector<double> &data = ops[inputs + 1], &sf = ops[inputs + 3];
+  ops[inputs + 2] = r->lse;
+  for (uint64_t t = 0; t < g.tokens; ++t)
+    for (uint64_t kb = 0; kb < g.blocks; ++kb) {
+      float xs[16];
+      for (int i = 0; i < 16; ++i)
+        xs[i] = float(r->o[t * g.cols + kb * 16 + i]);
+      fp4::Block blk = fp4::quantizeBlock(xs, gs, fp4::Recipe::Fast,
+                                          fp4::NanPolicy::Propagate);
+      for (int i = 0; i < 8; ++i)
+        data[t * g.cols / 2 + kb * 8 + i] =
+            double(blk.codes[2 * i] | (blk.codes[2 * i + 1] << 4));
+      sf[g.sfIndex(t, kb)] = blk.sf;
+    }
+  return Error::success();
+}
+
+/// The checks of an NVFP4 O (docs/NVFP4.md, "NVFP4 attention output"):
+/// the dequantized O against float64 O; each block's scale factor against
+/// the reference quantizer's on float64 O, except where the kernel's
+/// rounding distance straddles an e4m3 rounding boundary; each code against
+/// e2m1(o * multiplier of the kernel's scale factor), except where it
+/// straddles an e2m1 one; and the LSE as the bf16 attention's.
+Expected<std::vector<OutputCheck>>
+nvfp4OutCheck(const Reference &base, size_t inputs,
+              const std::map<std::string, uint64_t> &sizes,
+              const ReferenceOptions &options,
+              const std::vector<std::vector<double>> &ops,
+              const std::vector<std::vector<double>> &kernel) {
+  Expected<AttentionF64> r = baseAttention(base, inputs, sizes, options, ops);
+  if (!r)
+    return r.takeError();
+  OutGeometry g(sizes);
+  float gs = float(ops[inputs][0]);
+  const std::vector<double> &data = kernel[inputs + 1],
+                            &lse = kernel[inputs + 2],
+                            &sf = kernel[inputs + 3];
+  float r6 = fp4::rcpApproxFtz(fp4::kE2M1Max);
+  auto sfCode = [&](double amax) {
+    return fp4::encodeE4M3(gs * (float(amax) * r6));
+  };
+  std::vector<double> deq(g.tokens * g.cols);
+  uint64_t sfNear = 0, sfDiffer = 0, codeNear = 0, codeDiffer = 0;
+  for (uint64_t t = 0; t < g.tokens; ++t)
+    for (uint64_t kb = 0; kb < g.blocks; ++kb) {
+      const uint64_t c0 = t * g.cols + kb * 16;
+      uint8_t ksf = uint8_t(sf[g.sfIndex(t, kb)]);
+      // Scale factor: the reference's on float64 O, or undecidable when
+      // the amax's rounding distance straddles an e4m3 boundary.
+      double amax = 0, dist = 0;
+      for (int i = 0; i < 16; ++i) {
+        amax = std::max(amax, std::fabs(r->o[c0 + i]));
+        dist = std::max(dist, roundingDistance(r->o[c0 + i], r->oRms[c0 + i]));
+      }
+      uint8_t lo = sfCode(std::max(0.0, amax - dist)), hi = sfCode(amax + dist);
+      if (lo != hi)
+        ++sfNear;
+      else if (ksf != lo)
+        ++sfDiffer;
+      // Codes under the kernel's own scale factor.
+      float mult = multiplierOf(ksf, gs);
+      for (int i = 0; i < 16; ++i) {
+        uint64_t c = c0 + uint64_t(i);
+        uint8_t byte = uint8_t(data[c / 2]);
+        uint8_t code = i % 2 ? byte >> 4 : byte & 0xF;
+        deq[c] = fp4::dequantize(code, ksf, gs);
+        double x = r->o[c], d = roundingDistance(x, r->oRms[c]);
+        uint8_t cLo = fp4::encodeE2M1(float(x - d) * mult),
+                cHi = fp4::encodeE2M1(float(x + d) * mult);
+        // -0 and +0 are one value.
+        auto value = [](uint8_t cd) { return fp4::decodeE2M1(cd); };
+        if (value(cLo) != value(cHi))
+          ++codeNear;
+        else if (value(code) != value(cLo))
+          ++codeDiffer;
+      }
+    }
+  std::vector<OutputCheck> checks;
+  auto add = [&](std::string name, std::string detail, bool pass,
+                 std::string verdict, double score) {
+    checks.push_back({std::move(name), std::move(detail), pass,
+                      std::move(verdict), score});
+  };
+  Tolerance deqTol;
+  deqTol.relL2 = kNvfp4OutRelL2;
+  deqTol.minCos = kNvfp4OutMinCos;
+  Metrics m = compare(deq, r->o);
+  add("o", std::to_string(m.count) +
+               " values dequantized (e2m1 * e4m3 / o_scale) vs float64 O",
+      passes(m, deqTol), verdictLine(m, deqTol),
+      passes(m, deqTol) ? m.relL2 / deqTol.relL2 : 0);
+  auto counted = [&](const char *name, uint64_t n, uint64_t near,
+                     const char *what, uint64_t differ) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "%llu %s, %llu within rounding distance of an %s boundary "
+                  "(not compared)",
+                  (unsigned long long)n, name, (unsigned long long)near, what);
+    char v[128];
+    std::snprintf(v, sizeof v, "%s differ=%llu of %llu", differ ? "FAIL" : "PASS",
+                  (unsigned long long)differ,
+                  (unsigned long long)(n - near));
+    return std::pair<std::string, std::string>(buf, v);
+  };
+  auto [sfDetail, sfVerdict] = counted("blocks", g.tokens * g.blocks, sfNear,
+                                       "e4m3", sfDiffer);
+  add("o_sf", sfDetail, sfDiffer == 0, sfVerdict, 0);
+  auto [cDetail, cVerdict] = counted("codes", g.tokens * g.cols, codeNear,
+                                     "e2m1", codeDiffer);
+  add("o codes", cDetail, codeDiffer == 0, cVerdict, 0);
+  Tolerance lseTol = *base.operands[inputs + 1].tolerance;
+  Metrics ml = compare(lse, r->lse);
+  add("lse", std::to_string(ml.count) + " elements", passes(ml, lseTol),
+      verdictLine(ml, lseTol),
+      passes(ml, lseTol) ? ml.relL2 / lseTol.relL2 : 0);
+  return checks;
+}
+
+/// NAME_nvfp4_out for the attention reference `base`: its inputs, the
+/// encode scale o_scale, then o (e2m1 bytes), lse and o_sf (swizzled).
+Reference nvfp4OutReference(const Reference &base) {
+  Reference r;
+  r.name = base.name + "_nvfp4_out";
+  r.description = base.description + ", O as NVFP4 (o_scale, docs/NVFP4.md)";
+  size_t inputs = 0;
+  std::string vName;
+  for (const ReferenceOperand &o : base.operands) {
+    if (o.output)
+      continue;
+    r.operands.push_back(o);
+    ++inputs;
+    if (o.name == "v" || o.name == "kv")
+      vName = o.name;
+  }
+  ReferenceOperand gs{"o_scale", {"one"}, false};
+  gs.fill = "attention_o_scale";
+  gs.fillOf = vName;
+  r.operands.push_back(gs);
+  r.operands.push_back({"o", {"b", "sq", "hq", "dvh"}, true});
+  r.operands.push_back(base.operands[inputs + 1]); // lse
+  r.operands.push_back({"o_sf", {"sfn"}, true});
+  r.options = base.options;
+  r.validate = base.validate;
+  // Sizes of the base and the wrapper: the base reads its operands by
+  // index, which the wrapper keeps (its inputs first).
+  r.compute = [base, inputs](const std::map<std::string, uint64_t> &sizes,
+                             const ReferenceOptions &options,
+                             std::vector<std::vector<double>> &ops) {
+    return nvfp4OutCompute(base, inputs, sizes, options, ops);
+  };
+  r.check = [base, inputs](const std::map<std::string, uint64_t> &sizes,
+                           const ReferenceOptions &options,
+                           const std::vector<std::vector<double>> &ops,
+                           const std::vector<std::vector<double>> &kernel) {
+    return nvfp4OutCheck(base, inputs, sizes, options, ops, kernel);
+  };
+  return r;
+}
+
 } // namespace
 
 void nvfp4::rt::appendNvfp4References(std::vector<Reference> &refs) {
+  // Attention with an NVFP4 O, one per attention reference so far.
+  std::vector<Reference> outs;
+  for (const Reference &r : refs)
+    if (r.name.rfind("attention", 0) == 0 && r.name != "attention_merge")
+      outs.push_back(nvfp4OutReference(r));
+  refs.insert(refs.end(), outs.begin(), outs.end());
+
   ReferenceOperand x{"x", {"b", "m", "k"}, false};
   x.fill = "nvfp4_input";
   ReferenceOperand gsIn{"gs", {"one"}, false};

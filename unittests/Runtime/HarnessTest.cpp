@@ -11,6 +11,7 @@
 #include "nvfp4/Runtime/Check.h"
 #include "nvfp4/Runtime/Fill.h"
 #include "nvfp4/Runtime/Harness.h"
+#include "nvfp4/Support/Nvfp4Format.h"
 
 #include "gtest/gtest.h"
 
@@ -389,6 +390,89 @@ TEST(HarnessTest, VerifyAbsentAndSame) {
   sink.tensor = "sink";
   s.args.push_back(sink);
   EXPECT_EQ(verify(s).message(), "argument 4: tensor 'sink' is absent");
+}
+
+} // namespace
+
+namespace {
+
+/// The NVFP4-output entry on a small dense problem: its own quantized
+/// outputs pass every check, and a wrong scale factor, a wrong code or a
+/// poisoned (NaN) scale factor fails the check that owns it.
+TEST(HarnessTest, Nvfp4OutputCheckCanFail) {
+  auto ref = findReference("attention_nvfp4_out");
+  ASSERT_TRUE(ref);
+  const Reference &r = **ref;
+  std::vector<std::string> names;
+  for (const ReferenceOperand &o : r.operands)
+    names.push_back(o.name + (o.output ? "(out)" : ""));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"q", "k", "v", "sink", "kv_lens",
+                                      "o_scale", "o(out)", "lse(out)",
+                                      "o_sf(out)"}));
+  EXPECT_EQ(r.operands[5].fill, "attention_o_scale");
+  EXPECT_EQ(r.operands[5].fillOf, "v");
+  ASSERT_TRUE(r.check);
+
+  // B = 2, Sq = 1, Hq = 2, Hkv = 1, Skv = 7, D = 8, Dv = 32: 2 tokens, 64
+  // columns (4 blocks) per token.
+  const uint64_t B = 2, Hq = 2, Skv = 7, D = 8, Dv = 32;
+  std::map<std::string, uint64_t> sizes = {
+      {"b", B},     {"sq", 1},     {"hq", Hq},    {"skv", Skv},
+      {"hkv", 1},   {"d", D},      {"dv", Dv},    {"dvh", Dv / 2},
+      {"one", 1},   {"sfn", 128 * 4}};
+  auto random = [](size_t n, uint64_t seed) {
+    std::vector<uint8_t> bytes(n * 2);
+    (void)fillRandom(bytes.data(), bytes.size(), seed, FillType::BF16);
+    return decode(bytes.data(), n, ElemType::BF16);
+  };
+  std::vector<std::vector<double>> ops = {
+      random(B * Hq * D, 1), random(B * Skv * D, 2), random(B * Skv * Dv, 3),
+      {}, {}, {2688.0},
+      std::vector<double>(B * Hq * Dv / 2), std::vector<double>(B * Hq),
+      std::vector<double>(128 * 4)};
+  ReferenceOptions options = {{"softmax_scale", 0.35}};
+  ASSERT_FALSE(r.compute(sizes, options, ops));
+  // The "kernel" outputs: the reference's own.
+  std::vector<std::vector<double>> kernel(ops.size());
+  for (size_t i = 6; i < 9; ++i)
+    kernel[i] = ops[i];
+  auto verdicts = [&](const std::vector<std::vector<double>> &k) {
+    auto checks = r.check(sizes, options, ops, k);
+    EXPECT_TRUE(bool(checks));
+    std::map<std::string, bool> pass;
+    if (checks)
+      for (const OutputCheck &c : *checks)
+        pass[c.name] = c.pass;
+    return pass;
+  };
+  std::map<std::string, bool> allPass = {
+      {"o", true}, {"o_sf", true}, {"o codes", true}, {"lse", true}};
+  EXPECT_EQ(verdicts(kernel), allPass);
+
+  // Every scale factor one e4m3 step up (token t's block kb is at byte 16
+  // t + kb; a block within rounding distance of a boundary is not
+  // compared, so all eight are changed).
+  std::vector<std::vector<double>> bad = kernel;
+  for (int t = 0; t < 2; ++t)
+    for (int kb = 0; kb < 4; ++kb)
+      bad[8][16 * t + kb] += 1;
+  EXPECT_FALSE(verdicts(bad)["o_sf"]);
+  // A byte of codes with its nibbles swapped (unless they are equal).
+  bad = kernel;
+  for (double &byte : bad[6]) {
+    uint8_t b = uint8_t(byte);
+    if ((b & 0xF) != (b >> 4) && nvfp4::fp4::decodeE2M1(b & 0xF) !=
+                                     nvfp4::fp4::decodeE2M1(b >> 4)) {
+      byte = double(uint8_t((b << 4) | (b >> 4)));
+      break;
+    }
+  }
+  EXPECT_FALSE(verdicts(bad)["o codes"]);
+  // A poisoned scale factor (0xFF: e4m3 NaN) dequantizes to NaN.
+  bad = kernel;
+  bad[8][0] = 255;
+  EXPECT_FALSE(verdicts(bad)["o"]);
 }
 
 } // namespace

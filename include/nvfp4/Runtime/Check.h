@@ -113,7 +113,9 @@ struct ReferenceOperand {
   /// dimension built to hit every rounding boundary, zero blocks, NaN,
   /// inf), "encode_scale" (one f32, fillEncodeScale of the input named by
   /// fillOf, or a random positive scale without one), "e4m3_scales" (u8
-  /// e4m3 codes in [0, 0x7E]: finite and non-negative).
+  /// e4m3 codes in [0, 0x7E]: finite and non-negative),
+  /// "attention_o_scale" (one f32: 448 * 6 / the largest |value| of the V
+  /// operand named by fillOf, 896 for a quantized cache, times [0.5, 1)).
   std::string fill;
   std::string fillOf;
   /// Outputs: the kernel writes only part of it (the rows of a grouped
@@ -125,6 +127,19 @@ struct ReferenceOperand {
 
 /// Options of a reference beyond sizes, by name: numbers, booleans as 0/1.
 using ReferenceOptions = std::map<std::string, double>;
+
+/// One line of a reference's own output check (Reference::check):
+/// "nvfp4-run: output NAME: DETAIL" then the verdict.
+struct OutputCheck {
+  std::string name;
+  std::string detail;
+  bool pass = false;
+  /// The verdict text ("PASS cos=... rel_l2=..." or "FAIL ...").
+  std::string verdict;
+  /// How close a passing check came to its threshold (0..1), to pick the
+  /// final line.
+  double score = 0;
+};
 struct ReferenceOption {
   std::string name;
   bool required = false;
@@ -151,11 +166,24 @@ struct Reference {
   std::function<Error(const std::map<std::string, uint64_t> &sizes,
                       const std::vector<std::vector<double>> &operands)>
       validate;
+  /// Optional: checks the kernel's outputs itself instead of comparing
+  /// each with compute's values element by element (an NVFP4 output is
+  /// judged after decoding, with its scale factors). `operands` holds the
+  /// inputs and compute's outputs, `kernel` the kernel's outputs decoded
+  /// (empty at inputs); one OutputCheck per line it reports.
+  std::function<Expected<std::vector<OutputCheck>>(
+      const std::map<std::string, uint64_t> &sizes,
+      const ReferenceOptions &options,
+      const std::vector<std::vector<double>> &operands,
+      const std::vector<std::vector<double>> &kernel)>
+      check;
 };
 
 /// Appends the NVFP4 references (lib/Runtime/Nvfp4Reference.cpp):
 /// nvfp4_quantize, nvfp4_quantize_amax and nvfp4_dequantize, bit for bit
-/// with nvfp4/Support/Nvfp4Format.h.
+/// with nvfp4/Support/Nvfp4Format.h; the matmuls; and, for every attention
+/// reference already in `refs`, NAME_nvfp4_out: the same attention with O
+/// returned as NVFP4 (docs/NVFP4.md, "NVFP4 attention output").
 void appendNvfp4References(std::vector<Reference> &refs);
 
 /// One nvfp4.attention problem (docs/Attention.md): sizes, inputs and
@@ -207,6 +235,10 @@ Error checkSparseInputs(uint64_t batch, uint64_t seqQ, uint64_t topk,
 struct AttentionResult {
   std::vector<double> o;
   std::vector<double> lse;
+  /// sqrt(sum_j (p_j v_j)^2) / Z per element of O: the scale of O's
+  /// rounding error in a kernel that rounds each p_j independently (the
+  /// NVFP4-output check's "rounding distance", docs/NVFP4.md).
+  std::vector<double> oRms;
 };
 
 /// Computes nvfp4.attention in float64 from the exact input values, with

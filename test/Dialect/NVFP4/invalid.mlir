@@ -800,6 +800,86 @@ func.func @parser_no_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf
 
 // -----
 
+// Rule: nvfp4.attention 22 — o_scale is tensor<f32>
+func.func @rule22_scale(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %gs: tensor<1xf32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects o_scale to be tensor<f32> (one f32 encode scale), found 'tensor<1xf32>'}}
+  %o, %lse, %sf = nvfp4.attention %q, %k, %v o_scale(%gs) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<1xf32>) -> (tensor<2x16x8x128xf4E2M1FN>, tensor<2x8x16xf32>, tensor<128x64xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 22 — O is f4E2M1FN with o_scale
+func.func @rule22_otype(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's element type to be f4E2M1FN with o_scale (an NVFP4 output), found 'bf16'}}
+  %o, %lse, %sf = nvfp4.attention %q, %k, %v o_scale(%gs) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<f32>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>, tensor<128x64xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 22 — o_scales is the third result
+func.func @rule22_nosf(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects a third result (o_scales, O's scale factors) with o_scale}}
+  %o, %lse = nvfp4.attention %q, %k, %v o_scale(%gs) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<f32>) -> (tensor<2x16x8x128xf4E2M1FN>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 22 — o_scales is 2-D f8E4M3FN
+func.func @rule22_sftype(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects o_scales to be a 2-D f8E4M3FN tensor [round_up(B * Sq, 128), round_up(Hq * Dv / 16, 4)], found 'tensor<128x64xi8>'}}
+  %o, %lse, %sf = nvfp4.attention %q, %k, %v o_scale(%gs) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<f32>) -> (tensor<2x16x8x128xf4E2M1FN>, tensor<2x8x16xf32>, tensor<128x64xi8>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 22 — o_scales' rows are B * Sq rounded up to 128
+func.func @rule22_rows(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects o_scales' dim 0 to be 128 (B * Sq rounded up to 128), found 32}}
+  %o, %lse, %sf = nvfp4.attention %q, %k, %v o_scale(%gs) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<f32>) -> (tensor<2x16x8x128xf4E2M1FN>, tensor<2x8x16xf32>, tensor<32x64xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 22 — o_scales' columns are Hq * Dv / 16 rounded up to 4
+func.func @rule22_cols(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>, %gs: tensor<f32>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects o_scales' dim 1 to be 64 (Hq * Dv / 16 rounded up to 4), found 8}}
+  %o, %lse, %sf = nvfp4.attention %q, %k, %v o_scale(%gs) softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>, tensor<f32>) -> (tensor<2x16x8x128xf4E2M1FN>, tensor<2x8x16xf32>, tensor<128x8xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 22 — no o_scales without o_scale
+func.func @rule22_extra(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects no third result (o_scales) without o_scale(%gs), found 'tensor<128x64xf8E4M3FN>'}}
+  %o, %lse, %sf = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xbf16>, tensor<2x8x16xf32>, tensor<128x64xf8E4M3FN>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.attention 12 — an f4E2M1FN O without o_scale
+func.func @rule12_fp4(%q: tensor<2x16x8x128xbf16>, %k: tensor<2x64x2x128xbf16>, %v: tensor<2x64x2x128xbf16>) {
+  // expected-error @+1 {{'nvfp4.attention' op expects O's element type to be bf16 or f16, found 'f4E2M1FN' (an NVFP4 O needs o_scale(%gs))}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<2x16x8x128xbf16>, tensor<2x64x2x128xbf16>, tensor<2x64x2x128xbf16>) -> (tensor<2x16x8x128xf4E2M1FN>, tensor<2x8x16xf32>)
+  return
+}
+
+// -----
+
 // Rule: nvfp4.attention_merge 1 — O1 is 4-D
 func.func @merge_rule1_0(%o1: tensor<8x64xbf16>, %l1: tensor<2x8x4xf32>, %o2: tensor<2x4x8x64xbf16>, %l2: tensor<2x8x4xf32>) {
   // expected-error @+1 {{'nvfp4.attention_merge' op expects O1 to be a 4-D tensor [B, Sq, Hq, Dv], found 'tensor<8x64xbf16>'}}

@@ -13,7 +13,7 @@
 // CHECK: %[[O:.+]], %[[LSE:.+]] = nvfp4.attention %[[Q]], %[[KV]], %[[KV]] sink(%[[S]]) kv_lens(%[[L]]) softmax_scale(0.0441941731) causal window(128) : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>, tensor<4x4096x1x512xbf16>, tensor<128xf32>, tensor<4xi32>) -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>)
 // CHECK: return %[[O]], %[[LSE]]
 // GENERIC-LABEL: sym_name = "dsv4_decode"
-// GENERIC: "nvfp4.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>, softmax_scale = 0.0441941731 : f32, window = 128 : i64}>
+// GENERIC: "nvfp4.attention"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>, softmax_scale = 0.0441941731 : f32, window = 128 : i64}>
 func.func @dsv4_decode(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,
                        %sink: tensor<128xf32>, %lens: tensor<4xi32>)
     -> (tensor<4x1x128x512xbf16>, tensor<4x128x1xf32>) {
@@ -29,7 +29,7 @@ func.func @dsv4_decode(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf
 // CHECK-LABEL: func.func @mha_plain
 // CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} softmax_scale(1.250000e-01) : (tensor<2x256x8x64xbf16>, tensor<2x256x8x64xbf16>, tensor<2x256x8x64xbf16>) -> (tensor<2x256x8x64xbf16>, tensor<2x8x256xf32>)
 // GENERIC-LABEL: sym_name = "mha_plain"
-// GENERIC: "nvfp4.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>, softmax_scale = 1.250000e-01 : f32}>
+// GENERIC: "nvfp4.attention"(%{{.*}}, %{{.*}}, %{{.*}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>, softmax_scale = 1.250000e-01 : f32}>
 func.func @mha_plain(%q: tensor<2x256x8x64xbf16>, %k: tensor<2x256x8x64xbf16>,
                      %v: tensor<2x256x8x64xbf16>) {
   %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
@@ -42,7 +42,7 @@ func.func @mha_plain(%q: tensor<2x256x8x64xbf16>, %k: tensor<2x256x8x64xbf16>,
 // CHECK-LABEL: func.func @gqa_sink_only
 // CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} sink(%{{.+}}) softmax_scale(1.000000e+00) : (tensor<1x16x32x128xf16>, tensor<1x64x4x128xf16>, tensor<1x64x4x256xf16>, tensor<32xf32>) -> (tensor<1x16x32x256xf16>, tensor<1x32x16xf32>)
 // GENERIC-LABEL: sym_name = "gqa_sink_only"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>
 func.func @gqa_sink_only(%q: tensor<1x16x32x128xf16>, %k: tensor<1x64x4x128xf16>,
                          %v: tensor<1x64x4x256xf16>, %sink: tensor<32xf32>) {
   %o, %lse = nvfp4.attention %q, %k, %v sink(%sink) softmax_scale(1.0)
@@ -57,7 +57,7 @@ func.func @gqa_sink_only(%q: tensor<1x16x32x128xf16>, %k: tensor<1x64x4x128xf16>
 // CHECK-LABEL: func.func @dynamic_lens_causal
 // CHECK: nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} kv_lens(%{{.+}}) softmax_scale(6.250000e-02) causal : (tensor<?x?x16x256xf16>, tensor<?x?x2x256xf16>, tensor<?x?x2x256xf16>, tensor<?xi32>) -> (tensor<?x?x16x256xbf16>, tensor<?x16x?xf32>)
 // GENERIC-LABEL: sym_name = "dynamic_lens_causal"
-// GENERIC: <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0>, softmax_scale = 6.250000e-02 : f32}>
+// GENERIC: <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0>, softmax_scale = 6.250000e-02 : f32}>
 func.func @dynamic_lens_causal(%q: tensor<?x?x16x256xf16>, %k: tensor<?x?x2x256xf16>,
                                %v: tensor<?x?x2x256xf16>, %lens: tensor<?xi32>) {
   %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%lens) softmax_scale(0.0625) causal
@@ -72,7 +72,7 @@ func.func @dynamic_lens_causal(%q: tensor<?x?x16x256xf16>, %k: tensor<?x?x2x256x
 // CHECK-LABEL: func.func @window_only_mixed_dynamic
 // CHECK: nvfp4.attention %[[KV:.+]], %[[KV2:.+]], %[[KV2]] softmax_scale(5.000000e-01) window(1) : (tensor<3x?x4x128xbf16>, tensor<?x512x1x128xbf16>, tensor<?x512x1x128xbf16>) -> (tensor<?x7x4x128xbf16>, tensor<3x4x?xf32>)
 // GENERIC-LABEL: sym_name = "window_only_mixed_dynamic"
-// GENERIC: <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>, softmax_scale = 5.000000e-01 : f32, window = 1 : i64}>
+// GENERIC: <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0>, softmax_scale = 5.000000e-01 : f32, window = 1 : i64}>
 func.func @window_only_mixed_dynamic(%q: tensor<3x?x4x128xbf16>,
                                      %kv: tensor<?x512x1x128xbf16>) {
   %o, %lse = nvfp4.attention %q, %kv, %kv softmax_scale(0.5) window(1)
@@ -102,7 +102,7 @@ func.func @all_parts_dynamic_batch(%q: tensor<?x2x64x512xbf16>,
 func.func @from_generic(%q: tensor<1x1x4x64xbf16>, %k: tensor<1x8x4x64xbf16>,
                         %lens: tensor<1xi32>) {
   %0:2 = "nvfp4.attention"(%q, %k, %k, %lens)
-      <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0>,
+      <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0>,
         softmax_scale = 1.0 : f32}>
       : (tensor<1x1x4x64xbf16>, tensor<1x8x4x64xbf16>, tensor<1x8x4x64xbf16>,
          tensor<1xi32>) -> (tensor<1x1x4x64xbf16>, tensor<1x4x1xf32>)
@@ -114,7 +114,7 @@ func.func @from_generic(%q: tensor<1x1x4x64xbf16>, %k: tensor<1x8x4x64xbf16>,
 // CHECK-LABEL: func.func @paged_num_splits
 // CHECK: nvfp4.attention %{{.+}}, %[[KV:.+]], %[[KV]] kv_lens(%{{.+}}) block_table(%{{.+}}) softmax_scale(1.250000e-01) num_splits(4) : (tensor<2x1x16x128xbf16>, tensor<40x64x2x128xbf16>, tensor<40x64x2x128xbf16>, tensor<2xi32>, tensor<2x16xi32>) -> (tensor<2x1x16x128xbf16>, tensor<2x16x1xf32>)
 // GENERIC-LABEL: sym_name = "paged_num_splits"
-// GENERIC: <{num_splits = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 0, 0, 0>, softmax_scale = 1.250000e-01 : f32}>
+// GENERIC: <{num_splits = 4 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0>, softmax_scale = 1.250000e-01 : f32}>
 func.func @paged_num_splits(%q: tensor<2x1x16x128xbf16>,
                             %kv: tensor<40x64x2x128xbf16>,
                             %lens: tensor<2xi32>, %table: tensor<2x16xi32>) {
@@ -131,7 +131,7 @@ func.func @paged_num_splits(%q: tensor<2x1x16x128xbf16>,
 // CHECK-LABEL: func.func @sparse_topk
 // CHECK: nvfp4.attention %{{.+}}, %[[KV:.+]], %[[KV]] sink(%{{.+}}) kv_lens(%{{.+}}) indices(%{{.+}}) softmax_scale(0.0441941731) : (tensor<2x2x128x512xbf16>, tensor<40x64x1x512xbf16>, tensor<40x64x1x512xbf16>, tensor<128xf32>, tensor<2xi32>, tensor<2x2x100xi32>) -> (tensor<2x2x128x512xbf16>, tensor<2x128x2xf32>)
 // GENERIC-LABEL: sym_name = "sparse_topk"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1, 0, 0, 0>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0>
 func.func @sparse_topk(%q: tensor<2x2x128x512xbf16>,
                        %kv: tensor<40x64x1x512xbf16>, %sink: tensor<128xf32>,
                        %lens: tensor<2xi32>, %idx: tensor<2x2x100xi32>) {
@@ -180,7 +180,7 @@ func.func @kv_cache_v32(%q: tensor<1x1x64x576xbf16>, %kv: tensor<4x41984xi8>,
 // CHECK-LABEL: func.func @dsv4_layer
 // CHECK: indices(%{{.+}}) kv_cache(<"deepseek_v4_fp8", page_size = 64>) extra(%{{.+}}, %{{.+}}) extra_lens(%{{.+}}) extra_kv_cache(<"deepseek_v4_fp8", page_size = 256>) softmax_scale
 // GENERIC-LABEL: sym_name = "dsv4_layer"
-// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1, 1, 1, 1>
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0>
 func.func @dsv4_layer(%q: tensor<2x2x128x512xbf16>, %swa: tensor<4x37440xi8>,
                       %sink: tensor<128xf32>, %l: tensor<2xi32>,
                       %i: tensor<2x2x128xi32>, %c: tensor<6x149760xi8>,
@@ -235,4 +235,22 @@ func.func @quantize_forms(%x: tensor<256x7168xbf16>, %gs: tensor<f32>, %y: tenso
   %d = nvfp4.dequantize %q, %sf scale(%gs)
       : (tensor<256x7168xf4E2M1FN>, tensor<256x448xf8E4M3FN>, tensor<f32>) -> tensor<256x7168xf16>
   return
+}
+
+// NVFP4 output: o_scale and a third result with O's swizzled scale factors
+// (rows = B * Sq = 4 rounded up to 128, columns = Hq * Dv / 16 = 4096).
+// CHECK-LABEL: func.func @nvfp4_output
+// CHECK: %{{.+}}, %{{.+}}, %{{.+}} = nvfp4.attention %{{.+}}, %{{.+}}, %{{.+}} sink(%{{.+}}) o_scale(%{{.+}}) softmax_scale(0.0441941731) : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>, tensor<4x4096x1x512xbf16>, tensor<128xf32>, tensor<f32>) -> (tensor<4x1x128x512xf4E2M1FN>, tensor<4x128x1xf32>, tensor<128x4096xf8E4M3FN>)
+// GENERIC-LABEL: sym_name = "nvfp4_output"
+// GENERIC: operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1>
+func.func @nvfp4_output(%q: tensor<4x1x128x512xbf16>, %kv: tensor<4x4096x1x512xbf16>,
+                        %sink: tensor<128xf32>, %gs: tensor<f32>)
+    -> (tensor<4x1x128x512xf4E2M1FN>, tensor<128x4096xf8E4M3FN>) {
+  %o, %lse, %sf = nvfp4.attention %q, %kv, %kv sink(%sink) o_scale(%gs)
+      softmax_scale(0.0441941738)
+      : (tensor<4x1x128x512xbf16>, tensor<4x4096x1x512xbf16>,
+         tensor<4x4096x1x512xbf16>, tensor<128xf32>, tensor<f32>)
+      -> (tensor<4x1x128x512xf4E2M1FN>, tensor<4x128x1xf32>,
+          tensor<128x4096xf8E4M3FN>)
+  return %o, %sf : tensor<4x1x128x512xf4E2M1FN>, tensor<128x4096xf8E4M3FN>
 }

@@ -98,6 +98,61 @@ LogicalResult expectHeadDim(AttentionOp op, const Named &t) {
          << t.name << "'s head dim (dim 3) to be positive, found " << d;
 }
 
+LogicalResult verifyTensorScale(Operation *op, StringRef what, Type t);
+
+/// Rule 22 of nvfp4.attention: with o_scale, O is f4E2M1FN with Dv a
+/// multiple of 16 and o_scales is the swizzled [round_up(B * Sq, 128),
+/// round_up(Hq * Dv / 16, 4)] f8E4M3FN; without it, no o_scales.
+LogicalResult verifyNvfp4Output(AttentionOp op, RankedTensorType o) {
+  Value gs = op.getOScale();
+  Value sf = op.getOScales();
+  if (!gs) {
+    if (sf)
+      return op.emitOpError("expects no third result (o_scales) without "
+                            "o_scale(%gs), found ")
+             << sf.getType();
+    return success();
+  }
+  if (failed(verifyTensorScale(op, "o_scale", gs.getType())))
+    return failure();
+  if (!isa<Float4E2M1FNType>(o.getElementType()))
+    return op.emitOpError("expects O's element type to be f4E2M1FN with "
+                          "o_scale (an NVFP4 output), found ")
+           << o.getElementType();
+  int64_t dv = o.getDimSize(3);
+  if (dv % fp4::kBlock != 0)
+    return op.emitOpError("expects O's head dim (dim 3) to be a multiple of "
+                          "16 with o_scale (one e4m3 scale per 16 values of "
+                          "a head), found ")
+           << dv;
+  if (!sf)
+    return op.emitOpError("expects a third result (o_scales, O's scale "
+                          "factors) with o_scale");
+  auto sfType = cast<RankedTensorType>(sf.getType());
+  if (!isa<Float8E4M3FNType>(sfType.getElementType()) ||
+      sfType.getRank() != 2)
+    return op.emitOpError("expects o_scales to be a 2-D f8E4M3FN tensor "
+                          "[round_up(B * Sq, 128), round_up(Hq * Dv / 16, "
+                          "4)], found ")
+           << sfType;
+  int64_t b = o.getDimSize(0), sq = o.getDimSize(1), hq = o.getDimSize(2);
+  int64_t rows = ShapedType::isDynamic(b) || ShapedType::isDynamic(sq)
+                     ? ShapedType::kDynamic
+                     : fp4::sfRows(fp4::SfLayout::Swizzled, b * sq);
+  int64_t cols = fp4::sfCols(fp4::SfLayout::Swizzled, hq * dv);
+  for (auto [d, want, what] :
+       {std::tuple(0, rows, "B * Sq rounded up to 128"),
+        std::tuple(1, cols, "Hq * Dv / 16 rounded up to 4")}) {
+    int64_t found = sfType.getDimSize(d);
+    if (ShapedType::isDynamic(found) || ShapedType::isDynamic(want) ||
+        found == want)
+      continue;
+    return op.emitOpError("expects o_scales' dim ")
+           << d << " to be " << want << " (" << what << "), found " << found;
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult AttentionOp::verify() {
@@ -224,10 +279,13 @@ LogicalResult AttentionOp::verify() {
            << layout->headDimV << " (the " << cache.getFormat()
            << " layout's Dv), found " << sizeStr(o.type.getDimSize(3));
 
-  // Rule 12: O is bf16 or f16.
-  if (!isAttentionElemType(o.type.getElementType()))
+  // Rule 12: O is bf16 or f16 (NVFP4 with o_scale: rule 22).
+  if (!getOScale() && !isAttentionElemType(o.type.getElementType()))
     return emitOpError("expects O's element type to be bf16 or f16, found ")
-           << o.type.getElementType();
+           << o.type.getElementType()
+           << (isa<Float4E2M1FNType>(o.type.getElementType())
+                   ? " (an NVFP4 O needs o_scale(%gs))"
+                   : "");
 
   // Rule 13: LSE is [B, Hq, Sq].
   Named lse{"LSE", getLse().getType(), kLseDims};
@@ -342,7 +400,8 @@ LogicalResult AttentionOp::verify() {
     }
   }
 
-  return success();
+  // Rule 22: an NVFP4 O (o_scale) and its scale factors.
+  return verifyNvfp4Output(*this, o.type);
 }
 
 //===----------------------------------------------------------------------===//

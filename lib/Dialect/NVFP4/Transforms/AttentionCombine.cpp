@@ -18,10 +18,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
+#include "BlockQuantizer.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace mlir;
 using namespace nvfp4;
@@ -33,6 +35,38 @@ constexpr int64_t kRowsPerWarp = 4;
 constexpr int64_t kRowsPerCta = kCombineWarps * kRowsPerWarp;
 /// Columns of Dv one combine CTA merges (Dv = 64: all 64).
 constexpr int64_t kSliceColumns = 128;
+
+/// Stores the two columns `v` (vector<2xf32>) at `col` of row (batch,
+/// query, head) of an NVFP4 O: a block of 16 columns is 8 consecutive
+/// lanes, so its amax is a 3-step xor shuffle; each lane writes its byte of
+/// codes and the block's first lane the scale factor.
+void storeNvfp4Pair(IR &ir, const AttentionProblemShape &p,
+                    const BlockQuantizer &quant, Value lane, Value col,
+                    Value v, Value outO, Value outSf, Value batch, Value query,
+                    Value head) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Value x0 = vector::ExtractOp::create(b, v, ArrayRef<int64_t>{0});
+  Value x1 = vector::ExtractOp::create(b, v, ArrayRef<int64_t>{1});
+  Value amax = BlockQuantizer::amax(ir, NanPolicy::propagate, {x0, x1});
+  for (int32_t off = 1; off < 8; off *= 2) {
+    Value other = gpu::ShuffleOp::create(b, amax, off, int32_t(32),
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    amax = arith::MaximumFOp::create(b, amax, other);
+  }
+  auto [code, mult] = quant.scale(amax);
+  memref::StoreOp::create(
+      b, quant.pack(x0, x1, mult), outO,
+      ValueRange{batch, query, head, ir.divu(col, ir.idx(2))});
+  ir.ifThen(ir.eq(ir.remu(lane, ir.idx(8)), ir.idx(0)), [&] {
+    Value token = ir.add(ir.mul(batch, ir.idx(p.seqQ)), query);
+    Value kb = ir.add(ir.mul(head, ir.idx(p.headDimV / 16)),
+                      ir.divu(col, ir.idx(16)));
+    memref::StoreOp::create(
+        b, code, outSf,
+        ValueRange{swizzledSfOffset(ir, token, kb, p.sfCols)});
+  });
+}
 } // namespace
 
 void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
@@ -98,12 +132,13 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   const AttentionProblemShape &p = s.problem;
   IR ir(b);
   Type f32 = b.getF32Type();
-  SmallVector<Type> args = {
-      MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV}, p.outElement),
-      MemRefType::get({p.batch, p.headsQ, p.seqQ}, f32),
-      MemRefType::get({s.workspaceSlots(), s.usedRows(), p.headDimV}, f32),
-      MemRefType::get({s.workspaceSlots(), s.usedRows()}, f32),
-      MemRefType::get({s.units, 4}, b.getI32Type())};
+  SmallVector<Type> args;
+  appendOutputTypes(p, b, args);
+  const unsigned outputs = args.size();
+  args.push_back(
+      MemRefType::get({s.workspaceSlots(), s.usedRows(), p.headDimV}, f32));
+  args.push_back(MemRefType::get({s.workspaceSlots(), s.usedRows()}, f32));
+  args.push_back(MemRefType::get({s.units, 4}, b.getI32Type()));
   if (p.hasSink)
     args.push_back(MemRefType::get({p.headsQ}, f32));
 
@@ -115,9 +150,12 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   b.setInsertionPointToStart(&func.getBody().front());
   Value outO = func.getArgument(0), outLse = func.getArgument(1);
-  Value partialO = func.getArgument(2), partialLse = func.getArgument(3);
-  Value records = func.getArgument(4);
-  Value sink = p.hasSink ? func.getArgument(5) : Value();
+  Value outSf = p.nvfp4Out ? func.getArgument(2) : Value();
+  Value outScale = p.nvfp4Out ? func.getArgument(3) : Value();
+  Value partialO = func.getArgument(outputs);
+  Value partialLse = func.getArgument(outputs + 1);
+  Value records = func.getArgument(outputs + 2);
+  Value sink = p.hasSink ? func.getArgument(outputs + 3) : Value();
 
   // CTAs per unit: row chunks x column slices of Dv (128 columns each), so
   // that a single long sequence's merge still spreads over many SMs.
@@ -164,6 +202,12 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
           sinkL = arith::MulFOp::create(
               b, memref::LoadOp::create(b, sink, ValueRange{head}),
               ir.f32(1.4426950408889634));
+        // An NVFP4 O: the quantizer's per-tensor constants once per row.
+        std::optional<BlockQuantizer> quant;
+        if (p.nvfp4Out)
+          quant.emplace(ir, QuantRecipe::fast, NanPolicy::propagate,
+                        memref::LoadOp::create(b, outScale,
+                                               ValueRange{ir.idx(0)}));
         RowMerge m;
         m.lane = lane;
         m.columns = sliceColumns;
@@ -185,6 +229,11 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                                   ValueRange{batch, head, query});
         };
         m.storeO = [&](Value col, Value v) {
+          if (p.nvfp4Out) {
+            storeNvfp4Pair(ir, p, *quant, lane, col, v, outO, outSf, batch,
+                           query, head);
+            return;
+          }
           vector::StoreOp::create(
               b,
               arith::TruncFOp::create(b, VectorType::get({2}, p.outElement), v),
@@ -197,10 +246,10 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   gpu::ReturnOp::create(b);
 
   // The harness launch entry.
-  SmallVector<Attribute> hargs = {
-      harnessBuffer(b, "o"), harnessBuffer(b, "lse"),
-      harnessBuffer(b, "partial_o"), harnessBuffer(b, "partial_lse"),
-      harnessBuffer(b, "unit_records")};
+  SmallVector<Attribute> hargs;
+  appendOutputHarnessArgs(p, b, hargs);
+  for (StringRef n : {"partial_o", "partial_lse", "unit_records"})
+    hargs.push_back(harnessBuffer(b, n));
   if (p.hasSink)
     hargs.push_back(harnessBuffer(b, "sink"));
   return b.getDictionaryAttr(

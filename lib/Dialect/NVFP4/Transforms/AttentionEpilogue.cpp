@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
+#include "BlockQuantizer.h"
 
 #include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
 
@@ -30,13 +31,38 @@ const llvm::Align kOutAlign(64);
 
 } // namespace
 
+void nvfp4::attn::appendOutputTypes(const AttentionProblemShape &p,
+                                    Builder &b, SmallVector<Type> &types) {
+  Type f32 = b.getF32Type(), i8 = b.getI8Type();
+  if (p.nvfp4Out)
+    types.push_back(
+        MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV / 2}, i8));
+  else
+    types.push_back(MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV},
+                                    p.outElement));
+  types.push_back(MemRefType::get({p.batch, p.headsQ, p.seqQ}, f32));
+  if (p.nvfp4Out) {
+    types.push_back(MemRefType::get({p.sfRows * p.sfCols}, i8));
+    types.push_back(MemRefType::get({1}, f32));
+  }
+}
+
+void nvfp4::attn::appendOutputHarnessArgs(const AttentionProblemShape &p,
+                                          Builder &b,
+                                          SmallVector<Attribute> &args) {
+  args.push_back(harnessBuffer(b, "o"));
+  args.push_back(harnessBuffer(b, "lse"));
+  if (p.nvfp4Out) {
+    args.push_back(harnessBuffer(b, "o_sf"));
+    args.push_back(harnessBuffer(b, "o_scale"));
+  }
+}
+
 void Epilogue::appendArgTypes(SmallVector<Type> &types) const {
   const AttentionProblemShape &p = env.p;
   const AttentionSchedule &s = env.s;
   Type f32 = env.b.getF32Type();
-  types.push_back(
-      MemRefType::get({p.batch, p.seqQ, p.headsQ, p.headDimV}, p.outElement));
-  types.push_back(MemRefType::get({p.batch, p.headsQ, p.seqQ}, f32));
+  appendOutputTypes(p, env.b, types);
   if (!s.splitKv())
     return;
   types.push_back(
@@ -48,6 +74,10 @@ void Epilogue::appendArgTypes(SmallVector<Type> &types) const {
 void Epilogue::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
   outO = func.getArgument(a++);
   outLse = func.getArgument(a++);
+  if (env.p.nvfp4Out) {
+    outSf = func.getArgument(a++);
+    outScale = func.getArgument(a++);
+  }
   if (!env.s.splitKv())
     return;
   partialO = func.getArgument(a++);
@@ -57,8 +87,7 @@ void Epilogue::bindArgs(gpu::GPUFuncOp func, unsigned &a) {
 
 void Epilogue::appendHarnessArgs(Builder &b,
                                  SmallVector<Attribute> &args) const {
-  args.push_back(harnessBuffer(b, "o"));
-  args.push_back(harnessBuffer(b, "lse"));
+  appendOutputHarnessArgs(env.p, b, args);
   if (!env.s.splitKv())
     return;
   args.push_back(harnessBuffer(b, "partial_o"));
@@ -89,6 +118,67 @@ void Epilogue::readO(const Piece &piece, Value oAcc, Value oDone,
                    });
       },
       none);
+}
+
+void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
+                          const UnitGeom &u, Value inv, Value oAcc,
+                          Value oDone, Value lastPhase, Value dvBase) {
+  IR &ir = env.ir;
+  ImplicitLocOpBuilder &b = env.b;
+  const AttentionProblemShape &p = env.p;
+  Type i8 = b.getI8Type();
+  auto vf32 = VectorType::get({32}, b.getF32Type());
+  // Each 32-column chunk of the thread's row is two blocks of 16: their
+  // 16 code bytes are contiguous in O, their two scale factors adjacent in
+  // the swizzled layout (the chunk's first block index is even).
+  Value token = ir.add(ir.mul(u.batch, ir.idx(p.seqQ)), row.query);
+  auto store = [&](Value oc, Value bytes, Value sfs) {
+    ir.ifThen(row.valid, [&] {
+      Value col = ir.add(dvBase, oc);
+      vector::StoreOp::create(
+          b, bytes, outO,
+          ValueRange{u.batch, row.query, row.head, ir.divu(col, ir.idx(2))},
+          /*nontemporal=*/false, llvm::Align(16));
+      Value kb = ir.add(ir.mul(row.head, ir.idx(p.headDimV / 16)),
+                        ir.divu(col, ir.idx(16)));
+      vector::StoreOp::create(
+          b, sfs, outSf,
+          ValueRange{swizzledSfOffset(ir, token, kb, p.sfCols)},
+          /*nontemporal=*/false, llvm::Align(2));
+    });
+  };
+  Value gs = memref::LoadOp::create(b, outScale, ValueRange{ir.idx(0)});
+  BlockQuantizer quant(ir, QuantRecipe::fast, NanPolicy::propagate, gs);
+  readO(
+      piece, oAcc, oDone, lastPhase,
+      [&](Value oc, Value ov) {
+        Value on = arith::MulFOp::create(
+            b, ov, vector::BroadcastOp::create(b, vf32, inv));
+        SmallVector<Value> xs;
+        for (int64_t i = 0; i < 32; ++i)
+          xs.push_back(vector::ExtractOp::create(b, on, ArrayRef<int64_t>{i}));
+        auto [sf0, bytes0] = quant.block(ArrayRef<Value>(xs).take_front(16));
+        auto [sf1, bytes1] = quant.block(ArrayRef<Value>(xs).drop_front(16));
+        Value bytes = vector::ShuffleOp::create(
+            b, bytes0, bytes1,
+            ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+                              15});
+        store(oc, bytes,
+              vector::FromElementsOp::create(b, VectorType::get({2}, i8),
+                                             ValueRange{sf0, sf1}));
+      },
+      [&] {
+        // No visible key: O = 0, whose blocks quantize to code 0 and scale
+        // factor 0.
+        Value zeros = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(VectorType::get({16}, i8),
+                                      IntegerAttr::get(i8, 0)));
+        Value zeroSf = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(VectorType::get({2}, i8),
+                                      IntegerAttr::get(i8, 0)));
+        ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32),
+                   [&](Value oc) { store(oc, zeros, zeroSf); });
+      });
 }
 
 void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
@@ -128,6 +218,10 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
       memref::StoreOp::create(b, lse, outLse,
                               ValueRange{u.batch, row.head, row.query});
     });
+    if (p.nvfp4Out) {
+      writeNvfp4(piece, row, u, inv, oAcc, oDone, lastPhase, dvBase);
+      return;
+    }
     auto outVec = VectorType::get({32}, p.outElement);
     auto store = [&](Value oc, Value v) {
       ir.ifThen(row.valid, [&] {

@@ -213,16 +213,32 @@ public:
   void write(const Piece &piece, const Row &row, Value m, Value l, Value sinkL,
              Value oAcc, Value oDone, Value lastPhase, Value dvBase);
 
-  /// Outputs of the final result and the workspace of partial ones.
+  /// Outputs of the final result and the workspace of partial ones; with
+  /// an NVFP4 O, its scale factors and the encode scale.
   Value outO, outLse, partialO, partialLse, unitRecords;
+  Value outSf, outScale;
 
 private:
+  /// The final O of row `row` as NVFP4 (AttentionProblemShape::nvfp4Out),
+  /// normalised by `inv`.
+  void writeNvfp4(const Piece &piece, const Row &row, const UnitGeom &u,
+                  Value inv, Value oAcc, Value oDone, Value lastPhase,
+                  Value dvBase);
   void readO(const Piece &piece, Value oAcc, Value oDone, Value lastPhase,
              llvm::function_ref<void(Value oc, Value acc)> use,
              llvm::function_ref<void()> none);
   KernelEnv &env;
   WorkPlan &plan;
 };
+
+/// The kernel arguments of the final outputs, shared by the attention and
+/// combine kernels: O, the LSE and, with an NVFP4 O, its scale factors
+/// (flat, swizzled) and the encode scale (one f32); and their harness
+/// entries ("o", "lse", "o_sf", "o_scale").
+void appendOutputTypes(const AttentionProblemShape &p, mlir::Builder &b,
+                       SmallVector<Type> &types);
+void appendOutputHarnessArgs(const AttentionProblemShape &p, mlir::Builder &b,
+                             SmallVector<mlir::Attribute> &args);
 
 /// The merge of one softmax row from parts (o_k, lse_k) by one warp
 /// (docs/Attention.md, "Merging partial results"): with s the sink,

@@ -7,6 +7,8 @@
 
 #include "nvfp4/Dialect/NVFP4/Transforms/AttentionSchedule.h"
 
+#include "nvfp4/Support/Nvfp4Format.h"
+
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -123,6 +125,11 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   p.headDimV = cache ? o.getDimSize(3) : v.getDimSize(3);
   p.element = q.getElementType();
   p.outElement = o.getElementType();
+  if (op.getOScale()) {
+    p.nvfp4Out = true;
+    p.sfRows = fp4::sfRows(fp4::SfLayout::Swizzled, p.batch * p.seqQ);
+    p.sfCols = fp4::sfCols(fp4::SfLayout::Swizzled, p.headsQ * p.headDimV);
+  }
   p.kvSame = vIsPrefixOfK(op);
   p.hasSink = static_cast<bool>(op.getSink());
   p.hasLens = static_cast<bool>(op.getKvLens());

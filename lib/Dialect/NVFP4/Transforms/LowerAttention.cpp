@@ -1301,7 +1301,12 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
   auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   SmallVector<NamedAttribute> types = {
       named("q", str(harnessTypeName(p.element))),
-      named("o", str(harnessTypeName(p.outElement))), named("lse", str("f32"))};
+      named("o", str(p.nvfp4Out ? "u8" : harnessTypeName(p.outElement))),
+      named("lse", str("f32"))};
+  if (p.nvfp4Out) {
+    types.push_back(named("o_sf", str("u8")));
+    types.push_back(named("o_scale", str("f32")));
+  }
   if (p.cache) {
     types.push_back(named("kv", str("u8")));
     if (p.extra()) {
@@ -1357,6 +1362,11 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
     sizes.push_back(named("rpp2", i64(p.extraPageBytes / p.cache->rowBytes)));
     sizes.push_back(named("topk2", i64(p.extraTopk)));
   }
+  if (p.nvfp4Out) {
+    sizes.push_back(named("dvh", i64(p.headDimV / 2)));
+    sizes.push_back(named("sfn", i64(p.sfRows * p.sfCols)));
+    sizes.push_back(named("one", i64(1)));
+  }
   SmallVector<NamedAttribute> options = {
       named("softmax_scale", b.getF32FloatAttr(p.softmaxScale))};
   if (!p.sparse())
@@ -1364,12 +1374,15 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
   if (p.window)
     options.push_back(named("window", i64(*p.window)));
 
+  std::string reference =
+      p.cache      ? "attention_sparse_" + std::string(p.cache->name)
+      : p.sparse() ? std::string("attention_sparse")
+      : p.paged()  ? std::string("attention_paged")
+                   : std::string("attention");
+  if (p.nvfp4Out)
+    reference += "_nvfp4_out";
   SmallVector<NamedAttribute> h = {
-      named("reference",
-            str(p.cache      ? "attention_sparse_" + std::string(p.cache->name)
-                : p.sparse() ? std::string("attention_sparse")
-                : p.paged()  ? std::string("attention_paged")
-                             : std::string("attention"))),
+      named("reference", str(reference)),
       named("types", b.getDictionaryAttr(types)),
       named("sizes", b.getDictionaryAttr(sizes)),
       named("options", b.getDictionaryAttr(options)),

@@ -17,6 +17,7 @@
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
 
 #include "AttentionKernel.h"
+#include "BlockQuantizer.h"
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 #include "nvfp4/Support/Nvfp4Format.h"
@@ -142,13 +143,7 @@ struct Builder {
     Value base = ir.mul(batch, ir.idx(s.sfRows * s.sfCols));
     if (s.layout == SfLayout::row_major)
       return ir.add(base, ir.add(ir.mul(row, ir.idx(s.sfCols)), kb));
-    int64_t kTiles = s.sfCols / 4;
-    Value off = ir.add(ir.mul(ir.divu(row, ir.idx(128)), ir.idx(kTiles * 512)),
-                       ir.mul(ir.divu(kb, ir.idx(4)), ir.idx(512)));
-    off = ir.add(off, ir.mul(ir.remu(row, ir.idx(32)), ir.idx(16)));
-    off = ir.add(off, ir.mul(ir.remu(ir.divu(row, ir.idx(32)), ir.idx(4)),
-                             ir.idx(4)));
-    return ir.add(base, ir.add(off, ir.remu(kb, ir.idx(4))));
+    return ir.add(base, swizzledSfOffset(ir, row, kb, s.sfCols));
   }
 
   /// The 16 elements of block kb of row (batch, row) as f32 scalars.
@@ -169,39 +164,6 @@ struct Builder {
     return out;
   }
 
-  Value rcp(Value v) { return ir.ptxF32("rcp.approx.ftz.f32 $0, $1;", v); }
-
-  /// e4m3 code of v (cvt.rn.satfinite.e4m3x2.f32, v in the low byte).
-  Value toE4M3(Value v) {
-    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
-        b, Type(b.getI16Type()), ir.f32(0.0), v, NVVM::FPRoundingMode::RN,
-        NVVM::SaturationMode::SATFINITE, /*relu=*/false,
-        Type(Float8E4M3FNType::get(b.getContext())));
-    return arith::TruncIOp::create(b, i8, pair);
-  }
-
-  /// The f32 value of an e4m3 code (cvt.rn.f16x2.e4m3x2, exact).
-  Value fromE4M3(Value code) {
-    auto v2i8 = VectorType::get({2}, i8);
-    Value pair = vector::BroadcastOp::create(b, v2i8, code);
-    Value h = NVVM::ConvertF8x2ToF16x2Op::create(
-        b, Type(VectorType::get({2}, b.getF16Type())), pair,
-        /*relu=*/false, Type(Float8E4M3FNType::get(b.getContext())));
-    Value e = vector::ExtractOp::create(b, h, ArrayRef<int64_t>{0});
-    return arith::ExtFOp::create(b, f32, e);
-  }
-
-  /// The largest magnitude of `xs` (NaN: by `nan`).
-  Value amaxOf(ArrayRef<Value> xs, NanPolicy nan) {
-    Value m = math::AbsFOp::create(b, xs[0]);
-    for (Value x : xs.drop_front()) {
-      Value a = math::AbsFOp::create(b, x);
-      m = nan == NanPolicy::propagate
-              ? Value(arith::MaximumFOp::create(b, m, a))
-              : Value(arith::MaxNumFOp::create(b, m, a));
-    }
-    return m;
-  }
 };
 
 /// Reduces `v` (f32, >= 0 or NaN-free by construction) over the CTA of
@@ -239,12 +201,7 @@ void emitQuantizeUnit(Builder &q, QuantizeOp op, Value x, Value data, Value sf,
     auto [batch, row, g] = q.unitOf(u);
     const int64_t blocks = s.k / fp4::kBlock;
     Value rowValid = ir.cmp(arith::CmpIPredicate::ult, row, ir.idx(s.m));
-    bool fast = op.getRecipe() == QuantRecipe::fast;
-    // Per-tensor constants.
-    Value r6 = fast ? q.rcp(ir.f32(fp4::kE2M1Max)) : Value();
-    Value rgs = fast ? q.rcp(gs)
-                     : Value(arith::DivFOp::create(b, ir.f32(1.0), gs));
-    Value sixth = ir.f32(1.0f / fp4::kE2M1Max);
+    BlockQuantizer quant(ir, op.getRecipe(), op.getNan(), gs);
     SmallVector<Value> codes; // one SF byte per block of the group
     for (int64_t j = 0; j < kBlocksPerGroup; ++j) {
       Value kb = ir.add(ir.mul(g, ir.idx(kBlocksPerGroup)), ir.idx(j));
@@ -257,35 +214,7 @@ void emitQuantizeUnit(Builder &q, QuantizeOp op, Value x, Value data, Value sf,
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
         SmallVector<Value> xs = q.loadBlock(x, batch, row, kb);
-        Value amax = q.amaxOf(xs, op.getNan());
-        Value sfCode, mult;
-        if (fast) {
-          sfCode = q.toE4M3(arith::MulFOp::create(
-              b, gs, arith::MulFOp::create(b, amax, r6)));
-          Value sfv = q.fromE4M3(sfCode);
-          Value nonzero = arith::CmpFOp::create(b, arith::CmpFPredicate::UNE,
-                                                sfv, ir.f32(0.0));
-          mult = ir.select(nonzero,
-                           q.rcp(arith::MulFOp::create(b, sfv, rgs)),
-                           ir.f32(0.0));
-        } else {
-          sfCode = q.toE4M3(arith::MulFOp::create(
-              b, amax, arith::MulFOp::create(b, gs, sixth)));
-          Value sfv = q.fromE4M3(sfCode);
-          Value inv = arith::DivFOp::create(
-              b, ir.f32(1.0), arith::MulFOp::create(b, sfv, rgs));
-          mult = arith::MinNumFOp::create(b, inv, ir.f32(FLT_MAX));
-        }
-        SmallVector<Value> bytes;
-        for (int64_t i = 0; i < fp4::kBlock; i += 2) {
-          Value even = arith::MulFOp::create(b, xs[i], mult);
-          Value odd = arith::MulFOp::create(b, xs[i + 1], mult);
-          bytes.push_back(NVVM::ConvertF32x2ToF4x2Op::create(
-              b, q.i8, odd, even, /*relu=*/false,
-              Type(Float4E2M1FNType::get(b.getContext()))));
-        }
-        Value packed = vector::FromElementsOp::create(
-            b, VectorType::get({8}, q.i8), bytes);
+        auto [sfCode, packed] = quant.block(xs);
         auto store = vector::StoreOp::create(
             b, packed, data,
             ValueRange{batch, row, ir.mul(kb, ir.idx(fp4::kBlock / 2))});
@@ -338,7 +267,7 @@ void emitDequantizeUnit(Builder &q, Value data, Value sf, Value gs,
       ir.ifThen(valid, [&] {
         Value code = memref::LoadOp::create(
             b, sf, ValueRange{q.sfOffset(batch, row, kb)});
-        Value scale = q.fromE4M3(code);
+        Value scale = BlockQuantizer::fromE4M3(ir, code);
         auto load = vector::LoadOp::create(
             b, VectorType::get({8}, q.i8), data,
             ValueRange{batch, row, ir.mul(kb, ir.idx(fp4::kBlock / 2))});
@@ -438,7 +367,7 @@ gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
           SmallVector<Value> xs = q.loadBlock(x, ir.divu(r, ir.idx(s.m)),
                                               ir.remu(r, ir.idx(s.m)), kb);
           Value m = arith::MaxNumFOp::create(
-              b, acc[0], q.amaxOf(xs, NanPolicy::ignore));
+              b, acc[0], BlockQuantizer::amax(ir, NanPolicy::ignore, xs));
           return SmallVector<Value>{m};
         });
     Value m = ctaMax(q, res[0], smem, kThreads);

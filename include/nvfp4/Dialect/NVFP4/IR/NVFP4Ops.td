@@ -39,8 +39,10 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     | `kv_lens` | `tensor<B x i32>`               | optional: valid keys of each sequence, L_b ≤ Skv (absent: Skv) |
     | `block_table` | `tensor<B x MaxPages x i32>` | optional: a paged cache (below) |
     | `indices` | `tensor<B x Sq x TopK x i32>` | optional: sparse top-k keys (below) |
-    | `o`       | `tensor<B x Sq x Hq x Dv x T'>` | T' = bf16 or f16 |
+    | `o_scale` | `tensor<f32>`                   | optional: O's NVFP4 encode scale (below) |
+    | `o`       | `tensor<B x Sq x Hq x Dv x T'>` | T' = bf16 or f16; f4E2M1FN with `o_scale` |
     | `lse`     | `tensor<B x Hq x Sq x f32>`     | natural log |
+    | `o_scales`| `tensor<R x C x f8E4M3FN>`      | only with `o_scale`: O's scale factors (below) |
 
     Query head `h` reads key-value head `h / (Hq / Hkv)`. Query `i` of
     sequence `b` sits at position `p = L_b - Sq + i` (bottom-right
@@ -89,10 +91,22 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     entry up to the position for HCA layers) in one op, reading Q, each key
     and O once.
 
+    **NVFP4 output.** With `o_scale(%gs)` (the encode scale, as
+    `nvfp4.quantize` takes it), O is returned quantized to NVFP4 from the
+    f32 result, as `nvfp4.quantize %o scale(%gs)` with the `fast` recipe
+    and NaN `propagate` would quantize an f32 O viewed as a
+    [B * Sq, Hq * Dv] matrix: e2m1 values two per byte along Dv, one e4m3
+    scale per 16 consecutive values of one head, and a third result holding
+    the scale factors in the swizzled 128x4 layout over rows = tokens
+    (b * Sq + query) and columns = Hq * Dv / 16: R = round_up(B * Sq, 128),
+    C = round_up(Hq * Dv / 16, 4). That is the A operand of the output
+    projection's `nvfp4.scaled_matmul` (K = Hq * Dv). Scale factors of the
+    padding rows (tokens B * Sq .. R) are not written (docs/NVFP4.md).
+
     The optional parts are introduced by keywords: `sink(%s)`,
     `kv_lens(%l)`, `block_table(%t)`, `indices(%i)`, `kv_cache(#...)`,
     `extra(%kv2, %i2)`, `extra_lens(%l2)`, `extra_kv_cache(#...)`,
-    `causal`, `window(N)`,
+    `o_scale(%gs)`, `causal`, `window(N)`,
     `num_splits(N)`; `softmax_scale(x)` is required. `num_splits` is a
     schedule choice, not semantics: it forces the lowering to split every
     sequence's keys into N parts (1: no split-KV); without it the lowering
@@ -122,7 +136,8 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     - Rule 9: `sink`, when present, is `tensor<Hq x f32>`.
     - Rule 10: `kv_lens`, when present, is `tensor<B x i32>`.
     - Rule 11: `o` is 4-D with shape [B, Sq, Hq, Dv] (Hq and Dv static).
-    - Rule 12: O's element type is bf16 or f16.
+    - Rule 12: O's element type is bf16 or f16 (f4E2M1FN with `o_scale`,
+      rule 22).
     - Rule 13: `lse` is 3-D with shape [B, Hq, Sq] (Hq static).
     - Rule 14: LSE's element type is f32.
     - Rule 15: `softmax_scale` is finite and positive.
@@ -144,6 +159,10 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
       `tensor<NumPages2 x PageBytes2 x i8>` of that layout, `%i2` a 3-D i32
       tensor [B, Sq, TopK2] and `extra_lens` a `tensor<B x i32>`;
       `extra_lens` and `extra_kv_cache` need `extra`.
+    - Rule 22: with `o_scale` (a `tensor<f32>`), O's element type is
+      f4E2M1FN, Dv is a multiple of 16, and a third result `o_scales` is
+      `tensor<R x C x f8E4M3FN>` (R, C above; a dynamic size agrees);
+      without `o_scale` there is no third result.
 
     The verifier cannot check what depends on values: `0 <= kv_lens[b] <=
     Skv` (outside it the result is undefined), and `L_b >= Sq` (when
@@ -170,12 +189,14 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
                    Optional<AnyRankedTensor>:$extra_k,
                    Optional<AnyRankedTensor>:$extra_indices,
                    Optional<AnyRankedTensor>:$extra_lens,
+                   Optional<AnyRankedTensor>:$o_scale,
                    OptionalAttr<NVFP4_KvCacheAttr>:$kv_cache,
                    OptionalAttr<NVFP4_KvCacheAttr>:$extra_kv_cache,
                    F32Attr:$softmax_scale, UnitAttr:$causal,
                    OptionalAttr<I64Attr>:$window,
                    OptionalAttr<I64Attr>:$num_splits);
-  let results = (outs AnyRankedTensor:$o, AnyRankedTensor:$lse);
+  let results = (outs AnyRankedTensor:$o, AnyRankedTensor:$lse,
+                 Optional<AnyRankedTensor>:$o_scales);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`sink` `(` $sink^ `)`)? (`kv_lens` `(` $kv_lens^ `)`)?
     (`block_table` `(` $block_table^ `)`)? (`indices` `(` $indices^ `)`)?
@@ -183,6 +204,7 @@ def NVFP4_AttentionOp : NVFP4_Op<"attention",
     (`extra` `(` $extra_k^ `,` $extra_indices `)`)?
     (`extra_lens` `(` $extra_lens^ `)`)?
     (`extra_kv_cache` `(` $extra_kv_cache^ `)`)?
+    (`o_scale` `(` $o_scale^ `)`)?
     `softmax_scale` `(` $softmax_scale `)` (`causal` $causal^)?
     (`window` `(` $window^ `)`)? (`num_splits` `(` $num_splits^ `)`)?
     attr-dict

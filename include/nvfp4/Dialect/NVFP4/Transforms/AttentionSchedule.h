@@ -31,7 +31,13 @@ struct AttentionProblemShape {
   int64_t headsQ = 0, headsKv = 0;        ///< Hq, Hkv
   int64_t headDim = 0, headDimV = 0;      ///< D, Dv
   mlir::Type element;                     ///< of Q, K, V: bf16 or f16
-  mlir::Type outElement;                  ///< of O: bf16 or f16
+  mlir::Type outElement;                  ///< of O: bf16, f16 or f4E2M1FN
+  /// O is NVFP4 (o_scale): e2m1 bytes [B, Sq, Hq, Dv / 2] and swizzled
+  /// e4m3 scale factors [sfRows, sfCols] over rows = tokens (b * Sq +
+  /// query) and columns = Hq * Dv / 16 (docs/NVFP4.md, "NVFP4 attention
+  /// output").
+  bool nvfp4Out = false;
+  int64_t sfRows = 0, sfCols = 0;
   /// V's rows are the first Dv columns of K's rows: K and V are one value
   /// (Dv = D), or V is a tensor.extract_slice of K's leading head-dim
   /// columns (absorbed MLA: D = 576, Dv = 512).
