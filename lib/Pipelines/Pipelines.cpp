@@ -112,6 +112,7 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   pm.addPass(createNVFP4LowerQuantize());
   NVFP4LowerScaledMatmulOptions matmul;
   matmul.numSms = opts.numSms;
+  matmul.ctaGroup = opts.ctaGroup;
   pm.addPass(createNVFP4LowerScaledMatmul(matmul));
   if (*stop == PipelineStep::Attention)
     return success();

@@ -717,6 +717,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
     nvfp4::NVFP4LowerScaledMatmulOptions matmulOptions;
     if (options.numSms)
       matmulOptions.numSms = int64_t(options.numSms);
+    matmulOptions.ctaGroup = int64_t(options.ctaGroup);
     lower.addPass(nvfp4::createNVFP4LowerScaledMatmul(matmulOptions));
     if (failed(lower.run(*module)))
       return usageError("lowering the nvfp4.attention ops of " +

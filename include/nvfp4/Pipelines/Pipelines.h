@@ -58,6 +58,12 @@ struct SM100ToCubinOptions
                      "spreads the work over (nvfp4-lower-attention's "
                      "num-sms; 148 is a B200)"),
       llvm::cl::init(148)};
+  PassOptions::Option<int64_t> ctaGroup{
+      *this, "cta-group",
+      llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses single CTAs or CTA "
+                     "pairs (cta_group::2) by shape, 1 or 2 forces them "
+                     "(nvfp4-lower-scaled-matmul's cta-group)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> ptxasOptions{
       *this, "ptxas-opts", llvm::cl::desc("Extra options for ptxas"),
       llvm::cl::init("")};

@@ -128,6 +128,8 @@ struct RunOptions {
   /// MLIR-input mode: the SM count nvfp4-lower-attention plans split-KV
   /// for (its num-sms option; 0: the pass's default, 148).
   uint64_t numSms = 0;
+  /// --cta-group=N: nvfp4-lower-scaled-matmul's cta-group (0: by shape).
+  uint64_t ctaGroup = 0;
   /// MLIR-input mode: input elements to set after the fill
   /// (--set-input=NAME[INDEX]=VALUE), and whether the reference's input
   /// checks run before the launch (--no-input-checks turns them off).

@@ -183,6 +183,39 @@ public:
           role);
   }
 
+  /// Arrive (release at cluster scope) on the copy in cluster CTA `rank`
+  /// (i32) of the barrier at shared address `addr` (i32), named `role`.
+  void remoteArrive(Value addr, Value rank, const llvm::Twine &role) {
+    named(inlinePtxOp("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+                      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                      "[ra]; }",
+                      mlir::TypeRange{}, mlir::ValueRange{addr, rank}),
+          role);
+  }
+  /// Wait (acquire at cluster scope) for phase `parity` (i1) of the barrier
+  /// at shared address `addr` (i32), named `role`: the wait of a barrier
+  /// that other CTAs of the cluster arrive on.
+  void clusterWait(Value addr, Value parity, const llvm::Twine &role) {
+    Value par = mlir::arith::ExtUIOp::create(b, b.getI32Type(), parity);
+    auto loop = mlir::scf::WhileOp::create(b, mlir::TypeRange{},
+                                           mlir::ValueRange{});
+    mlir::OpBuilder::InsertionGuard g(b);
+    mlir::Block *before = b.createBlock(&loop.getBefore());
+    b.setInsertionPointToStart(before);
+    Value done =
+        named(inlinePtxOp(
+                  "{ .reg .pred P; "
+                  "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                  "P, [$1], $2; selp.u32 $0, 1, 0, P; }",
+                  b.getI32Type(), mlir::ValueRange{addr, par}),
+              role)
+            .getResult(0);
+    mlir::scf::ConditionOp::create(b, eq(done, i32(0)), mlir::ValueRange{});
+    mlir::Block *after = b.createBlock(&loop.getAfter());
+    b.setInsertionPointToStart(after);
+    mlir::scf::YieldOp::create(b, mlir::ValueRange{});
+  }
+
   mlir::ImplicitLocOpBuilder &b;
   mlir::MLIRContext *ctx;
 };

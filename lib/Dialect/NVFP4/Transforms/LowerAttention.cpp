@@ -215,12 +215,6 @@ private:
   void exchangePartialS(Value n);
   /// Shared-window address (i32) of barrier 0 of `group`.
   Value barrierAddress(Value group);
-  /// Arrive (release at cluster scope) on the peer's copy of the barrier at
-  /// shared address `addr`.
-  void remoteArrive(Value addr, const Twine &role);
-  /// Wait (acquire at cluster scope) for phase `parity` of the barrier at
-  /// `addr`.
-  void clusterWait(Value addr, Value parity, const Twine &role);
   /// sAcc: all S buffers (the softmax addresses buffer n mod sBuffers by a
   /// column offset, bufferColumn(n)); sBuf: one slice per buffer (the MMA's
   /// D); pTm: P over the same columns, in the ts A-operand layout.
@@ -524,33 +518,6 @@ Value KernelBuilder::barrierAddress(Value group) {
   return nvgpu::MBarrierGetOp::create(b, b.getI32Type(), group, idx(0));
 }
 
-void KernelBuilder::remoteArrive(Value addr, const Twine &role) {
-  ir.named(ir.inlinePtxOp("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra]; }",
-                          TypeRange{}, ValueRange{addr, peer}),
-           role);
-}
-
-void KernelBuilder::clusterWait(Value addr, Value parity, const Twine &role) {
-  Value par = arith::ExtUIOp::create(b, b.getI32Type(), parity);
-  auto loop = scf::WhileOp::create(b, TypeRange{}, ValueRange{});
-  OpBuilder::InsertionGuard g(b);
-  Block *before = b.createBlock(&loop.getBefore());
-  b.setInsertionPointToStart(before);
-  Value done =
-      ir.named(ir.inlinePtxOp(
-                   "{ .reg .pred P; "
-                   "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
-                   "P, [$1], $2; selp.u32 $0, 1, 0, P; }",
-                   b.getI32Type(), ValueRange{addr, par}),
-               role)
-          .getResult(0);
-  scf::ConditionOp::create(b, ir.eq(done, i32(0)), ValueRange{});
-  Block *after = b.createBlock(&loop.getAfter());
-  b.setInsertionPointToStart(after);
-  scf::YieldOp::create(b, ValueRange{});
-}
-
 void KernelBuilder::exchangePartialS(Value n) {
   // Each CTA holds S over its half of D. In each of xRounds rounds, thread r
   // writes its row of a slice of the partial S to its own buffer
@@ -577,7 +544,7 @@ void KernelBuilder::exchangePartialS(Value n) {
     Value phase = ir.add(phase0, idx(h));
     // Our buffer still holds the previous round until the peer has read it.
     auto waitEmpty = [&] {
-      clusterWait(emptyAddr, parityOf(ir.sub(phase, idx(1))),
+      ir.clusterWait(emptyAddr, parityOf(ir.sub(phase, idx(1))),
                   "exchange: wait x_empty");
     };
     if (h == 0)
@@ -591,8 +558,8 @@ void KernelBuilder::exchangePartialS(Value n) {
           IntegerAttr());
       vector::StoreOp::create(b, sv, xbuf, ValueRange{idx(c), tid, idx(0)});
     }
-    remoteArrive(fullAddr, "exchange: arrive x_full");
-    clusterWait(fullAddr, parityOf(phase), "exchange: wait x_full");
+    ir.remoteArrive(fullAddr, peer, "exchange: arrive x_full");
+    ir.clusterWait(fullAddr, parityOf(phase), "exchange: wait x_full");
     for (int64_t c = 0; c < perRound; ++c) {
       SmallVector<Value> parts;
       for (int64_t q = 0; q < 8; ++q) {
@@ -612,7 +579,7 @@ void KernelBuilder::exchangePartialS(Value n) {
                                  sm100::LdStShape::shape_32x32b, 32, false,
                                  IntegerAttr(), IntegerAttr());
     }
-    remoteArrive(emptyAddr, "exchange: arrive x_empty");
+    ir.remoteArrive(emptyAddr, peer, "exchange: arrive x_empty");
   }
   ir.named(sm100::WaitOp::create(b, sm100::WaitKind::store),
            "exchange: wait::st");

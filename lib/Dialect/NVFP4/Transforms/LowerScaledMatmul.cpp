@@ -20,6 +20,15 @@
 //                   and columns past M and N are not stored (TMA filled
 //                   them with zeros).
 //
+// CTA pairs (dense, by shape or cta-group=2): a cluster of two CTAs per
+// 256 x 256 tile. CTA r loads A's and B's rows 128r.. of the tile, its A
+// scale-factor tile and both of B's (each CTA's tensor memory needs the B
+// scale factors of all 256 columns), all completing on the leader's full
+// barrier; the leader's MMA thread issues tcgen05.cp and M = 256 MMAs with
+// cta_group::2 and commits to both CTAs' barriers; the peer's epilogue
+// frees the accumulator by arriving on the leader's acc_empty through the
+// cluster (docs/NVFP4.md, "CTA pairs").
+//
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Dialect/NVFP4/Transforms/Passes.h"
@@ -76,12 +85,23 @@ struct MatmulPlan {
   /// epilogue stores D transposed. A group then has wTiles tiles.
   bool swap = false;
   int64_t wTiles = 0; ///< B's 128-row tiles (swapped)
+  /// A CTA pair per 256 x 256 tile (dense only): cta_group::2 MMAs of M =
+  /// 256; CTA r of the pair loads A's rows 128r.. and B's rows 128r.. of
+  /// the tile, and all of the tile's B scale factors (both CTAs' tensor
+  /// memory needs them). `ctas` then counts pairs.
+  bool pair = false;
+  /// Rows of D per tile: 128, or 256 for a pair.
+  int64_t rowTile() const { return pair ? 2 * kBlockM : kBlockM; }
+  /// B rows one CTA loads per stage: the N tile, or half of it for a pair.
+  int64_t bRows() const { return pair ? blockN / 2 : blockN; }
+  /// CTAs of the grid.
+  int64_t gridCtas() const { return pair ? 2 * ctas : ctas; }
   int64_t blockN;      ///< 256, 128 or 64
   int64_t stages;
   int64_t sfbTiles;    ///< 128-row scale-factor tiles of B per stage
   int64_t mTiles, nTiles, kSteps;
   int64_t aBytes() const { return kBlockM * kKBytes; }
-  int64_t bBytes() const { return blockN * kKBytes; }
+  int64_t bBytes() const { return bRows() * kKBytes; }
   int64_t stageBytes() const {
     return aBytes() + bBytes() + kSfTileBytes + sfbTiles * kSfTileBytes;
   }
@@ -107,7 +127,7 @@ struct MatmulPlan {
 /// Groups a grouped matmul may have (its schedule lives in shared memory).
 constexpr int64_t kMaxGroups = 1024;
 
-FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms) {
+FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms, int64_t ctaGroup) {
   for (Value v : op->getOperands())
     if (!cast<RankedTensorType>(v.getType()).hasStaticShape())
       return op->emitOpError("cannot be lowered yet: expected static shapes, "
@@ -166,6 +186,9 @@ FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms) {
       return op->emitOpError("internal error: the kernel's scale-factor "
                              "views do not match the operands' types");
   }
+  if (ctaGroup == 2 && p.grouped)
+    return op->emitOpError("cannot be lowered with cta-group=2: CTA pairs "
+                           "are built for nvfp4.scaled_matmul only");
   if (p.masked && p.m <= 64) {
     p.swap = true;
     p.wTiles = (p.n + kBlockM - 1) / kBlockM;
@@ -174,6 +197,36 @@ FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms) {
     p.sfbTiles = 1;
     p.stages = std::min(kMaxStages, kSmemBudget / p.stageBytes());
     p.ctas = std::min(p.groups * p.wTiles, numSms);
+    return p;
+  }
+  // A dense GEMM of at least two row tiles may run on CTA pairs
+  // (cta_group::2, 256 x 256 tiles), which halves the B bytes each CTA
+  // loads per output. By shape: pairs when the busiest SM's MMA work (in
+  // 128 x 256 x 64 units per K step) is no larger than with single CTAs
+  // (fewer bytes for the same time); `cta-group` forces either.
+  const int64_t pairTiles =
+      ((p.m + 2 * kBlockM - 1) / (2 * kBlockM)) * ((p.n + 255) / 256);
+  const int64_t pairs = std::max<int64_t>(1, numSms / 2);
+  bool pair = ctaGroup == 2;
+  if (ctaGroup == 0 && !p.grouped && p.mTiles >= 2 && numSms >= 2) {
+    int64_t bn = 256;
+    while (bn > 64 && p.mTiles * ((p.n + bn - 1) / bn) < numSms)
+      bn /= 2;
+    int64_t single = (p.mTiles * ((p.n + bn - 1) / bn) + numSms - 1) / numSms;
+    // single * bn / 256 units against one unit per pair tile round.
+    pair = ((pairTiles + pairs - 1) / pairs) * 256 <= single * bn;
+  }
+  if (pair) {
+    p.pair = true;
+    p.blockN = 256;
+    p.nTiles = (p.n + p.blockN - 1) / p.blockN;
+    p.sfbTiles = 2;
+    p.stages = std::min(kMaxStages, kSmemBudget / p.stageBytes());
+    p.ctas = std::min(pairTiles, pairs);
+    if (pairTiles > INT32_MAX / 2)
+      return op->emitOpError("cannot be lowered: expected at most 2^30 "
+                             "tiles of 256 x 256, got ")
+             << pairTiles;
     return p;
   }
   // Row tiles at most: all groups full (masked), or M's (contiguous: the
@@ -266,8 +319,23 @@ private:
   const MatmulPlan &p;
 
   Value tmapA, tmapB, tmapSfa, tmapSfb, gsA, gsB, out;
-  Value smem, base, full, empty, accFull, accEmpty, all, schedule;
-  Value tid, warp, cta;
+  /// The tensor maps as raw pointers (a pair's loads are nvvm ops).
+  Value rawA, rawB, rawSfa, rawSfb;
+  Value smem, ptrIdx, base, full, empty, accFull, accEmpty, all, schedule;
+  /// tid, warp; cta: the CTA's (or, for a pair, the pair's) index in the
+  /// persistent grid; rank: its rank in the pair (i32) and leader: rank 0.
+  Value tid, warp, cta, rank, leader;
+  /// A pair: a TMA load of box `coords` (innermost first) through `map` to
+  /// shared offset `off`, completing on the leader's barrier at shared
+  /// address `mbar` (cta_group::2).
+  void pairLoad(Value map, Value off, ArrayRef<Value> coords, Value mbar);
+  /// The leader's copy of the barrier at shared address `addr` (i32).
+  Value leaderAddress(Value addr) {
+    return ir.inlinePtx("mapa.shared::cluster.u32 $0, $1, $2;",
+                        b.getI32Type(), ValueRange{addr, ir.i32(0)})[0];
+  }
+  /// cta_group of the tensor-memory instructions.
+  uint32_t ctaGroup() const { return p.pair ? 2 : 1; }
   MemRefType aBox, bBox, sfaBox, sfbBox;
 };
 
@@ -320,7 +388,7 @@ void MatmulBuilder::prologueSchedule(Value sizes) {
         Value t = p.swap
                       ? ir.select(ir.eq(rowsClamped, idx(0)), idx(0),
                                   idx(p.wTiles))
-                      : ir.mul(ir.ceilDivu(rowsClamped, idx(kBlockM)),
+                      : ir.mul(ir.ceilDivu(rowsClamped, idx(p.rowTile())),
                                idx(p.nTiles));
         return SmallVector<Value>{ir.add(tiles, t),
                                   p.masked ? row : end};
@@ -424,14 +492,24 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   out = func.getArgument(6);
   Value sizes = p.grouped ? func.getArgument(7) : Value();
 
+  rawA = func.getArgument(0);
+  rawSfa = func.getArgument(1);
+  rawB = func.getArgument(3);
+  rawSfb = func.getArgument(4);
   tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   warp = ir.divu(tid, idx(32));
   cta = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  if (p.pair) {
+    cta = ir.divu(cta, idx(2));
+    rank = NVVM::ClusterId::create(b, i32);
+    leader = ir.eq(rank, ir.i32(0));
+    func->setAttr("nvvm.cluster_dim", b.getDenseI32ArrayAttr({2, 1, 1}));
+  }
 
   auto smemTy = MemRefType::get({ShapedType::kDynamic}, i8,
                                 MemRefLayoutAttrInterface(), ir.workgroup());
   smem = gpu::DynamicSharedMemoryOp::create(b, smemTy);
-  Value ptrIdx = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+  ptrIdx = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
   base = ir.sub(ir.andi(ir.add(ptrIdx, idx(1023)), idx(-1024)), ptrIdx);
 
   full = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(p.stages)));
@@ -452,17 +530,30 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     ir.named(
         nvgpu::MBarrierInitOp::create(b, accFull, idx(1), idx(0), Value()),
         "init acc_full");
-    ir.named(
-        nvgpu::MBarrierInitOp::create(b, accEmpty, idx(128), idx(0), Value()),
-        "init acc_empty");
+    // A pair's epilogue threads of both CTAs free the leader's accumulator.
+    ir.named(nvgpu::MBarrierInitOp::create(b, accEmpty,
+                                           idx(p.pair ? 256 : 128), idx(0),
+                                           Value()),
+             "init acc_empty");
     for (Value t : {tmapA, tmapSfa, tmapB, tmapSfb})
       nvgpu::TmaPrefetchOp::create(b, t, Value());
     prologueSchedule(sizes);
   });
   ir.ifThen(ir.eq(warp, idx(0)), [&] {
-    sm100::TmemAllocOp::create(b, slot, uint32_t(p.tmemColumns()));
+    sm100::TmemAllocOp::create(b, slot, uint32_t(p.tmemColumns()),
+                               ctaGroup());
   });
   fencedBarrier(ir, "alloc");
+  if (p.pair) {
+    // The peer's loads and the leader's commits target our barriers: their
+    // initialisation must be visible to the cluster first.
+    ir.named(NVVM::FenceMbarrierInitOp::create(b),
+             "start: fence.mbarrier_init");
+    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
+             "start: cluster arrive");
+    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
+             "start: cluster wait");
+  }
   all = sm100::TmemBaseOp::create(
       b, tmem(p.tmemColumns(), f32, sm100::TmemLayout::acc), slot);
 
@@ -487,8 +578,18 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     mmaRole();
   }
   fencedBarrier(ir, "dealloc");
+  if (p.pair) {
+    // Neither CTA frees its tensor memory or exits while the leader's MMAs
+    // or commits may still reach it.
+    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
+             "end: cluster arrive");
+    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
+             "end: cluster wait");
+    fence(sm100::FenceKind::after_thread_sync, "end: fence after cluster");
+  }
   ir.ifThen(ir.eq(warp, idx(0)), [&] {
-    sm100::TmemDeallocOp::create(b, all, uint32_t(p.tmemColumns()));
+    sm100::TmemDeallocOp::create(b, all, uint32_t(p.tmemColumns()),
+                                 ctaGroup());
   });
   gpu::ReturnOp::create(b);
 
@@ -524,7 +625,7 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
                                      "none"));
   } else {
     hargs.push_back(
-        harnessTensorMap(b, "b", {"n", "kh"}, {kKBytes, p.blockN}));
+        harnessTensorMap(b, "b", {"n", "kh"}, {kKBytes, p.bRows()}));
     hargs.push_back(harnessTensorMap(b, "sfb", {"nt", "kq", "c128"},
                                      {128, 4 * kMmasPerStage, p.sfbTiles},
                                      "none"));
@@ -551,10 +652,12 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       named("types", b.getDictionaryAttr(typeAttrs)),
       named("sizes", b.getDictionaryAttr(sizesAttr)),
       named("options", b.getDictionaryAttr(options)),
-      named("grid", b.getDenseI32ArrayAttr({int32_t(p.ctas), 1, 1})),
+      named("grid", b.getDenseI32ArrayAttr({int32_t(p.gridCtas()), 1, 1})),
       named("block", b.getDenseI32ArrayAttr({256, 1, 1})),
       named("dynamic_smem", i64(p.stages * p.stageBytes() + 1024)),
       named("args", b.getArrayAttr(hargs))};
+  if (p.pair)
+    harness.push_back(named("cluster", b.getDenseI32ArrayAttr({2, 1, 1})));
   // A bf16 result is the f32 one rounded: where the f32 sum and the exact
   // one straddle a bf16 rounding boundary the two differ by one bf16 ulp
   // (docs/NVFP4.md, "Block-scaled matmul").
@@ -567,9 +670,65 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   return b.getDictionaryAttr(harness);
 }
 
+void MatmulBuilder::pairLoad(Value map, Value off, ArrayRef<Value> coords,
+                             Value mbar) {
+  auto shared = LLVM::LLVMPointerType::get(ctx, 3);
+  auto cluster = LLVM::LLVMPointerType::get(ctx, 7);
+  Value dst = LLVM::AddrSpaceCastOp::create(
+      b, cluster,
+      LLVM::IntToPtrOp::create(b, shared, ir.toI32(ir.add(ptrIdx, off))));
+  SmallVector<Value> c;
+  for (Value v : coords)
+    c.push_back(ir.toI32(v));
+  ir.named(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+               b, dst, map, c, LLVM::IntToPtrOp::create(b, shared, mbar),
+               ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+               /*isCTAOnly=*/false,
+               NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_2),
+               Value()),
+           "load: tma");
+}
+
 void MatmulBuilder::loadRole() {
   elected([&] {
     forEachTile([&](const Tile &t) {
+      if (p.pair) {
+        // CTA r of the pair: A's rows 128r.. and B's rows 128r.. of the
+        // 256 x 256 tile, its A scale-factor tile and both of B's; every
+        // transfer completes on the leader's full[s], which expects both
+        // CTAs' bytes.
+        Value r = ir.toIndex(rank);
+        Value aRow = ir.add(ir.mul(t.mt, idx(2 * kBlockM)),
+                            ir.mul(r, idx(kBlockM)));
+        Value bRow = ir.add(ir.mul(t.nt, idx(p.blockN)),
+                            ir.mul(r, idx(p.bRows())));
+        Value aTile = ir.divu(aRow, idx(kBlockM));
+        Value n128 = ir.mul(t.nt, idx(p.blockN / 128));
+        ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) {
+          Value step = ir.add(ir.mul(t.i, idx(p.kSteps)), kt);
+          Value s = ir.remu(step, idx(p.stages));
+          Value round = ir.divu(step, idx(p.stages));
+          wait(empty, s, ir.xori1(ir.parityOf(round)), "load: wait empty");
+          ir.ifThen(leader, [&] {
+            ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
+                         b, full, idx(2 * p.stageBytes()), s, Value()),
+                     "load: expect_tx full");
+          });
+          Value mbar = leaderAddress(
+              nvgpu::MBarrierGetOp::create(b, b.getI32Type(), full, s));
+          Value off = stageOff(s);
+          Value kByte = ir.mul(kt, idx(kKBytes));
+          Value kq = ir.mul(kt, idx(4 * kMmasPerStage));
+          Value bOff = ir.add(off, idx(p.aBytes()));
+          Value sfaOff = ir.add(bOff, idx(p.bBytes()));
+          Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
+          pairLoad(rawA, off, {kByte, aRow}, mbar);
+          pairLoad(rawB, bOff, {kByte, bRow}, mbar);
+          pairLoad(rawSfa, sfaOff, {idx(0), kq, aTile}, mbar);
+          pairLoad(rawSfb, sfbOff, {idx(0), kq, n128}, mbar);
+        });
+        return;
+      }
       Value row0 = ir.mul(t.mt, idx(kBlockM));
       Value n0 = ir.mul(t.nt, idx(p.blockN));
       Value n128 = ir.divu(n0, idx(128));
@@ -640,9 +799,12 @@ void MatmulBuilder::mmaRole() {
   auto acc = sm100::TmemSliceOp::create(
       b, tmem(p.blockN, f32, sm100::TmemLayout::acc), all, 0u);
   auto idesc = sm100::IDescAttr::get(
-      ctx, sm100::MmaKind::mxf4nvf4, e2m1, e2m1, f32, kBlockM, p.blockN,
-      sm100::Major::k, sm100::Major::k, false, false, 1,
+      ctx, sm100::MmaKind::mxf4nvf4, e2m1, e2m1, f32, p.rowTile(), p.blockN,
+      sm100::Major::k, sm100::Major::k, false, false, ctaGroup(),
       sm100::ScaleType::ue4m3);
+  // A pair's commits arrive on the barrier of both CTAs.
+  Value mask = p.pair ? arith::ConstantIntOp::create(b, 3, 16).getResult()
+                      : Value();
   auto dataLayout = [&](int64_t rows) {
     return sm100::SmemLayoutAttr::get(ctx, sm100::Major::k,
                                       sm100::Swizzle::sw128, e2m1, rows,
@@ -689,7 +851,7 @@ void MatmulBuilder::mmaRole() {
     Value sfaOff = ir.add(bOff, idx(p.bBytes()));
     Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
     Value aTile = view(off, ir.smemMemref({kBlockM, kKBytes}, i8));
-    Value bTile = view(bOff, ir.smemMemref({p.blockN, kKBytes}, i8));
+    Value bTile = view(bOff, ir.smemMemref({p.bRows(), kKBytes}, i8));
     SmallVector<Value> sfaDesc, sfbDesc, aDesc, bDesc;
     for (int64_t j = 0; j < kMmasPerStage; ++j) {
       sfaDesc.push_back(atomDesc(ir.add(sfaOff, idx(512 * j))));
@@ -700,7 +862,7 @@ void MatmulBuilder::mmaRole() {
           b, i64, aTile, ValueRange{idx(0), idx(0)}, dataLayout(kBlockM),
           uint32_t(j)));
       bDesc.push_back(sm100::UmmaDescOp::create(
-          b, i64, bTile, ValueRange{idx(0), idx(0)}, dataLayout(p.blockN),
+          b, i64, bTile, ValueRange{idx(0), idx(0)}, dataLayout(p.bRows()),
           uint32_t(j)));
     }
     Value notFirst = ir.ne(kt, idx(0));
@@ -715,11 +877,13 @@ void MatmulBuilder::mmaRole() {
       // atom j of B's 128-row tile r to sfbCol(j) + 4r.
       for (int64_t j = 0; j < kMmasPerStage; ++j) {
         sm100::TmemCopyOp::create(b, slice(sfaCol(j), atomType), sfaDesc[j],
-                                  sm100::CpShape::shape_32x128b_warpx4, 1);
+                                  sm100::CpShape::shape_32x128b_warpx4,
+                                  ctaGroup());
         for (int64_t r = 0; r < p.sfbTiles; ++r)
           sm100::TmemCopyOp::create(b, slice(sfbCol(j) + 4 * r, atomType),
                                     sfbDesc[j * p.sfbTiles + r],
-                                    sm100::CpShape::shape_32x128b_warpx4, 1);
+                                    sm100::CpShape::shape_32x128b_warpx4,
+                                    ctaGroup());
       }
       for (int64_t j = 0; j < kMmasPerStage; ++j) {
         Value accumulate = j == 0 ? notFirst : ir.i1(true);
@@ -740,26 +904,40 @@ void MatmulBuilder::mmaRole() {
     };
     ir.ifThenElse(ir.eq(ir.remu(step, idx(2)), idx(0)), [&] { issue(0); },
                   [&] { issue(1); });
-    ir.named(sm100::CommitOp::create(b, empty, s, Value(), 1u),
+    ir.named(sm100::CommitOp::create(b, empty, s, mask, ctaGroup()),
              "mma: commit empty");
   };
-  elected([&] {
-    forEachTile([&](const Tile &t) {
-      // The accumulator is free once the epilogue has read the previous
-      // tile out of it (phase i - 1 of acc_empty).
-      ir.ifThen(ir.cmp(arith::CmpIPredicate::uge, t.i, idx(1)), [&] {
-        wait(accEmpty, idx(0), ir.parityOf(ir.sub(t.i, idx(1))),
-             "mma: wait acc_empty");
-        fence(sm100::FenceKind::after_thread_sync,
-              "mma: fence after acc_empty");
+  auto issueAll = [&] {
+    elected([&] {
+      forEachTile([&](const Tile &t) {
+        // The accumulator is free once the epilogue has read the previous
+        // tile out of it (phase i - 1 of acc_empty; a pair's peer arrives
+        // on the leader's from the cluster).
+        ir.ifThen(ir.cmp(arith::CmpIPredicate::uge, t.i, idx(1)), [&] {
+          Value parity = ir.parityOf(ir.sub(t.i, idx(1)));
+          if (p.pair)
+            ir.clusterWait(nvgpu::MBarrierGetOp::create(b, b.getI32Type(),
+                                                        accEmpty, idx(0)),
+                           parity, "mma: wait acc_empty");
+          else
+            wait(accEmpty, idx(0), parity, "mma: wait acc_empty");
+          fence(sm100::FenceKind::after_thread_sync,
+                "mma: fence after acc_empty");
+        });
+        ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) {
+          kStep(t, kt, ir.add(ir.mul(t.i, idx(p.kSteps)), kt));
+        });
+        ir.named(
+            sm100::CommitOp::create(b, accFull, idx(0), mask, ctaGroup()),
+            "mma: commit acc_full");
       });
-      ir.forLoop(idx(0), idx(p.kSteps), idx(1), [&](Value kt) {
-        kStep(t, kt, ir.add(ir.mul(t.i, idx(p.kSteps)), kt));
-      });
-      ir.named(sm100::CommitOp::create(b, accFull, idx(0), Value(), 1u),
-               "mma: commit acc_full");
     });
-  });
+  };
+  // A pair's leader issues the MMAs of both CTAs.
+  if (p.pair)
+    ir.ifThen(leader, issueAll);
+  else
+    issueAll();
 }
 
 void MatmulBuilder::epilogueRole() {
@@ -793,15 +971,28 @@ void MatmulBuilder::epilogueRole() {
                            : Value(arith::TruncFOp::create(
                                  b, VectorType::get({w}, p.out), scaled));
     };
-    // The accumulator may take the next tile.
+    // The accumulator may take the next tile (a pair: the leader's, whose
+    // MMAs write both CTAs' accumulators).
     auto releaseAcc = [&] {
       fence(sm100::FenceKind::before_thread_sync,
             "epilogue: fence before acc_empty");
-      ir.named(nvgpu::MBarrierArriveOp::create(
-                   b, nvgpu::MBarrierTokenType::get(ctx), accEmpty, idx(0)),
-               "epilogue: arrive acc_empty");
+      auto local = [&] {
+        ir.named(nvgpu::MBarrierArriveOp::create(
+                     b, nvgpu::MBarrierTokenType::get(ctx), accEmpty, idx(0)),
+                 "epilogue: arrive acc_empty");
+      };
+      if (!p.pair)
+        return local();
+      ir.ifThenElse(leader, local, [&] {
+        ir.remoteArrive(
+            nvgpu::MBarrierGetOp::create(b, b.getI32Type(), accEmpty, idx(0)),
+            ir.i32(0), "epilogue: arrive acc_empty");
+      });
     };
-    Value row0 = ir.mul(t.mt, idx(kBlockM));
+    // A pair's CTA r holds rows 128r.. of the 256-row tile.
+    Value row0 = ir.mul(t.mt, idx(p.rowTile()));
+    if (p.pair)
+      row0 = ir.add(row0, ir.mul(ir.toIndex(rank), idx(kBlockM)));
     if (p.swap) {
       // Transposed: this thread's TMEM lane is column wRow of D (a row of
       // B), its TMEM columns the group's tokens.
@@ -885,9 +1076,15 @@ struct NVFP4LowerScaledMatmulPass
       return;
     if (failed(checkNumSms(module, "nvfp4-lower-scaled-matmul", numSms)))
       return signalPassFailure();
+    if (ctaGroup < 0 || ctaGroup > 2) {
+      module.emitError("nvfp4-lower-scaled-matmul: cta-group must be 0 (by "
+                       "shape), 1 or 2, got ")
+          << static_cast<int64_t>(ctaGroup);
+      return signalPassFailure();
+    }
     SymbolTable symbols(module);
     for (Operation *op : ops) {
-      FailureOr<MatmulPlan> p = planOf(op, numSms);
+      FailureOr<MatmulPlan> p = planOf(op, numSms, ctaGroup);
       if (failed(p))
         return signalPassFailure();
       ImplicitLocOpBuilder b(op->getLoc(), module.getContext());

@@ -1,5 +1,5 @@
 // RUN: nvfp4-opt %s -nvfp4-lower-scaled-matmul | FileCheck %s
-// RUN: nvfp4-opt %s -nvfp4-lower-scaled-matmul="num-sms=1" | FileCheck %s --check-prefix=N256
+// RUN: nvfp4-opt %s -nvfp4-lower-scaled-matmul="num-sms=1 cta-group=1" | FileCheck %s --check-prefix=N256
 
 // The block-scaled GEMM (docs/NVFP4.md, "Block-scaled matmul"): TMA of the
 // packed e2m1 rows (SW128, 128-byte boxes) and of the scale-factor atoms

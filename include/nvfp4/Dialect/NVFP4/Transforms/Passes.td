@@ -110,7 +110,10 @@ def NVFP4LowerScaledMatmul
     factors into tensor memory, `tcgen05.mma.kind::mxf4nvf4.block_scale`
     with f32 accumulation, and an epilogue that applies 1 / (gs_A gs_B).
     128 x BN tiles (BN = 256, 128 or 64, the widest that still gives every
-    SM a CTA) spread over min(tiles, SMs) CTAs; the grouped form's tiles
+    SM a CTA) spread over min(tiles, SMs) CTAs, or, for a dense GEMM large
+    enough to give every pair of SMs a 256 x 256 tile, CTA pairs issuing
+    `cta_group::2` MMAs of M = 256 (each CTA loads half of A's and B's
+    rows of the tile; `cta-group` forces either); the grouped form's tiles
     are those of its non-empty groups, found from the run-time group sizes
     in the prologue. M, N and K need not be multiples of the tile (K a
     multiple of 32). The kernel carries an `nvfp4.harness` attribute
@@ -131,6 +134,10 @@ def NVFP4LowerScaledMatmul
     Option<"numSms", "num-sms", "int64_t", /*default=*/"148",
            "SMs of the target device: the N tile is the widest (256, 128, "
            "64) whose grid still has a CTA per SM; 148 is a B200">,
+    Option<"ctaGroup", "cta-group", "int64_t", /*default=*/"0",
+           "0: choose by shape (CTA pairs with cta_group::2 MMAs of 256 x "
+           "256 for a dense GEMM of at least 256 rows whose tiles give "
+           "every SM pair one); 1: single CTAs; 2: CTA pairs (dense only)">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Block-scaled GEMM kernels built">,
