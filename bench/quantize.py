@@ -16,9 +16,11 @@ reference quantizer, so a figure is reported only for a PASS) gives:
   CTAs / 148       = the grid's CTAs per B200 SM (waves of an elementwise
                      kernel; >= 1 fills every SM).
 
-The quantize with a computed scale reads its input twice (an amax kernel,
-then the quantize kernel): its read / minimum is ~2 by construction
-(docs/NVFP4.md, "Kernels").
+The quantize with a computed scale reads its input once when one cluster
+of up to 16 CTAs holds the tensor in registers (the decode activations
+here: one kernel, a cluster of 10), and twice otherwise (an amax kernel,
+then the quantize kernel: read / minimum ~2 by construction; the scale
+depends on every element, docs/NVFP4.md "Kernels").
 
   bench/quantize.py [--build DIR]
 """
@@ -86,7 +88,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     args = ap.parse_args()
-    print("%-22s %-18s %7s %7s %10s" % ("shape", "op", "read", "write",
+    print("%-30s %-18s %7s %7s %10s" % ("shape", "op", "read", "write",
                                         "CTAs/148"))
     for name, m, k in SHAPES:
         sf_bytes = ceil_to(m, 128) * ceil_to(k // 16, 4)
@@ -98,7 +100,7 @@ def main():
                 ("dequantize", dequantize_mlir(m, k),
                  m * k // 2 + m * k // 16 + 4, m * k * 2)]:
             loads, stores, grids = run(args.build, text)
-            print("%-22s %-18s %7.3f %7.3f %10.2f" % (
+            print("%-30s %-18s %7.3f %7.3f %10.2f" % (
                 "%s %dx%d" % (name, m, k), op, loads / min_read,
                 stores / min_write, grids[-1] / 148.0))
 

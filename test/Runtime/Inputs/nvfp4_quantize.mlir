@@ -21,10 +21,24 @@ func.func @q_f32_exact_batched(%x: tensor<3x130x64xf32>, %gs: tensor<f32>) -> (t
   return %q, %sf : tensor<3x130x64xf4E2M1FN>, tensor<3x256x4xf8E4M3FN>
 }
 
-// The tensor scale computed from the amax (two kernels).
+// The tensor scale computed from the amax: a tensor one cluster holds in
+// registers (2048 units of 64 values: 2 CTAs) is read once by the resident
+// kernel; an f32 one of 3 batches needs 6 CTAs (a cluster of 6); a larger
+// one (17600 units, past the 12288 of 16 CTAs) takes two kernels, the amax
+// kernel and the quantize kernel, and reads the input twice.
 func.func @q_amax(%x: tensor<160x512xbf16>) -> (tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>) {
   %q, %sf, %gs = nvfp4.quantize %x : (tensor<160x512xbf16>) -> (tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>)
   return %q, %sf, %gs : tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>
+}
+
+func.func @q_amax_f32_batched(%x: tensor<3x200x320xf32>) -> (tensor<3x200x320xf4E2M1FN>, tensor<3x200x20xf8E4M3FN>, tensor<f32>) {
+  %q, %sf, %gs = nvfp4.quantize %x {sf_layout = #nvfp4.sf_layout<row_major>} : (tensor<3x200x320xf32>) -> (tensor<3x200x320xf4E2M1FN>, tensor<3x200x20xf8E4M3FN>, tensor<f32>)
+  return %q, %sf, %gs : tensor<3x200x320xf4E2M1FN>, tensor<3x200x20xf8E4M3FN>, tensor<f32>
+}
+
+func.func @q_amax_large(%x: tensor<2200x512xbf16>) -> (tensor<2200x512xf4E2M1FN>, tensor<2304x32xf8E4M3FN>, tensor<f32>) {
+  %q, %sf, %gs = nvfp4.quantize %x : (tensor<2200x512xbf16>) -> (tensor<2200x512xf4E2M1FN>, tensor<2304x32xf8E4M3FN>, tensor<f32>)
+  return %q, %sf, %gs : tensor<2200x512xf4E2M1FN>, tensor<2304x32xf8E4M3FN>, tensor<f32>
 }
 
 func.func @dq_bf16(%q: tensor<200x320xf4E2M1FN>, %sf: tensor<256x20xf8E4M3FN>, %gs: tensor<f32>) -> tensor<200x320xbf16> {

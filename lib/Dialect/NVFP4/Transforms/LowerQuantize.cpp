@@ -148,20 +148,50 @@ struct Builder {
 
   /// The 16 elements of block kb of row (batch, row) as f32 scalars.
   SmallVector<Value> loadBlock(Value x, Value batch, Value row, Value kb) {
-    int64_t width = s.elem.isF32() ? 4 : 8;
-    auto vt = VectorType::get({width}, s.elem);
+    return toF32(rawBlock(x, batch, row, kb));
+  }
+
+  /// The 16-byte vectors of one block as loaded: 2 x vector<8 x 16-bit>
+  /// or 4 x vector<4xf32> (what the resident kernel keeps in registers).
+  VectorType rawType() {
+    return VectorType::get({s.elem.isF32() ? 4 : 8}, s.elem);
+  }
+  SmallVector<Value> rawBlock(Value x, Value batch, Value row, Value kb) {
+    VectorType vt = rawType();
     SmallVector<Value> out;
     Value col0 = ir.mul(kb, ir.idx(fp4::kBlock));
-    for (int64_t c = 0; c < fp4::kBlock; c += width) {
+    for (int64_t c = 0; c < fp4::kBlock; c += vt.getNumElements()) {
       auto load = vector::LoadOp::create(
           b, vt, x, ValueRange{batch, row, ir.add(col0, ir.idx(c))});
       load.setAlignment(16);
-      for (int64_t i = 0; i < width; ++i) {
-        Value e = vector::ExtractOp::create(b, load, ArrayRef<int64_t>{i});
-        out.push_back(s.elem.isF32() ? e : arith::ExtFOp::create(b, f32, e));
-      }
+      out.push_back(load);
     }
     return out;
+  }
+  /// A block's 16 values as f32 scalars.
+  SmallVector<Value> toF32(ArrayRef<Value> raw) {
+    SmallVector<Value> out;
+    for (Value v : raw)
+      for (int64_t i = 0; i < cast<VectorType>(v.getType()).getNumElements();
+           ++i) {
+        Value e = vector::ExtractOp::create(b, v, ArrayRef<int64_t>{i});
+        out.push_back(s.elem.isF32() ? e : arith::ExtFOp::create(b, f32, e));
+      }
+    return out;
+  }
+
+  /// The encode scale from the tensor's amax: min(2688 / amax, FLT_MAX), 1
+  /// for an amax of 0 or inf (fp4::encodeScaleFromAmax).
+  Value encodeScale(Value amax) {
+    Value quotient = arith::MinNumFOp::create(
+        b,
+        arith::DivFOp::create(b, ir.f32(fp4::kE4M3Max * fp4::kE2M1Max), amax),
+        ir.f32(FLT_MAX));
+    Value degenerate = ir.ori(
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, amax, ir.f32(0.0)),
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, quotient,
+                              ir.f32(0.0)));
+    return ir.select(degenerate, ir.f32(1.0), quotient);
   }
 
 };
@@ -191,12 +221,19 @@ Value ctaMax(Builder &q, Value v, Value smem, int64_t threads) {
 }
 
 /// The quantize kernel's body for the unit of this thread.
+/// Where a unit's block values come from: block j (0..3) of the unit at
+/// (batch, row, kb) as 16 f32 values; called only for valid blocks.
+using BlockSource = function_ref<SmallVector<Value>(int64_t j, Value batch,
+                                                    Value row, Value kb)>;
+
 void emitQuantizeUnit(Builder &q, QuantizeOp op, Value x, Value data, Value sf,
-                      Value gs) {
+                      Value gs, Value u = Value(),
+                      BlockSource source = nullptr) {
   IR &ir = q.ir;
   ImplicitLocOpBuilder &b = q.b;
   const QuantShape &s = q.s;
-  Value u = q.threadIndex();
+  if (!u)
+    u = q.threadIndex();
   ir.ifThen(ir.cmp(arith::CmpIPredicate::ult, u, ir.idx(s.units())), [&] {
     auto [batch, row, g] = q.unitOf(u);
     const int64_t blocks = s.k / fp4::kBlock;
@@ -213,7 +250,8 @@ void emitQuantizeUnit(Builder &q, QuantizeOp op, Value x, Value data, Value sf,
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        SmallVector<Value> xs = q.loadBlock(x, batch, row, kb);
+        SmallVector<Value> xs = source ? source(j, batch, row, kb)
+                                       : q.loadBlock(x, batch, row, kb);
         auto [sfCode, packed] = quant.block(xs);
         auto store = vector::StoreOp::create(
             b, packed, data,
@@ -332,12 +370,218 @@ DenseI32ArrayAttr blockOf(Builder &q, int64_t threads) {
 int64_t layoutOption(SfLayout l) { return l == SfLayout::swizzled ? 0 : 1; }
 
 /// Builds the quantize kernel(s) in `module`; returns the first kernel.
+/// Units (groups of four blocks) per thread of the resident kernel: their
+/// loaded vectors stay in registers across the amax reduction (32 registers
+/// per unit of a 16-bit input, 64 of f32: 128 per thread either way).
+int64_t residentUnits(Type elem) { return elem.isF32() ? 2 : 3; }
+/// CTAs of the resident kernel's cluster at most: 16, the non-portable
+/// cluster size of SM90 / SM100 (nvfp4-run's CUDA backend sets the
+/// non-portable attribute for clusters above 8; an engine launching the
+/// kernel must too).
+constexpr int64_t kResidentCtas = 16;
+
+/// Units of a tensor's rows (without the swizzled layout's padding rows).
+int64_t dataUnits(const QuantShape &s) { return s.batch * s.m * s.groups; }
+
+/// Whether a quantize with a computed scale fits the resident kernel: one
+/// cluster holds the whole tensor in its threads' registers.
+bool fitsResident(const QuantShape &s) {
+  return dataUnits(s) <= kResidentCtas * kThreads * residentUnits(s.elem);
+}
+
+/// The one-pass quantize with a computed scale (docs/NVFP4.md, "Kernels"):
+/// one cluster of C <= 16 CTAs of 256 threads; each thread loads its units'
+/// vectors into registers, the CTA reduces its amax (shuffles and shared
+/// memory), each CTA publishes it in shared memory, and after a cluster
+/// barrier every CTA reads all C of them through distributed shared memory;
+/// a second cluster barrier lets no CTA exit while another still reads its
+/// word. Then every thread quantizes the values it holds: each input byte
+/// is read once.
+gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
+                                     ImplicitLocOpBuilder &b,
+                                     gpu::GPUModuleOp module, StringRef name) {
+  s.threads = kThreads;
+  const int64_t per = residentUnits(s.elem);
+  const int64_t ctas =
+      (dataUnits(s) + kThreads * per - 1) / (kThreads * per);
+  Builder q(b, s);
+  IR &ir = q.ir;
+  Type f32 = q.f32;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  // 16-byte aligned: LLVM vectorizes the loads of the warps' words to
+  // ld.shared.v4 while declaring 4-byte alignment, which the emulator
+  // reports as a misaligned access (and hardware would fault on).
+  memref::GlobalOp::create(b, "cta_amax", b.getStringAttr("private"),
+                           ir.smemMemref({1}, f32), Attribute(),
+                           /*constant=*/false, b.getI64IntegerAttr(16));
+  memref::GlobalOp::create(b, "warp_amax", b.getStringAttr("private"),
+                           ir.smemMemref({kThreads / 32}, f32), Attribute(),
+                           /*constant=*/false, b.getI64IntegerAttr(16));
+  gpu::GPUFuncOp func =
+      q.kernel(module, name,
+               {q.fullType(s.elem, s.k), MemRefType::get({1}, f32),
+                q.fullType(q.i8, s.k / 2), q.sfType()},
+               kThreads);
+  if (ctas > 1)
+    func->setAttr("nvvm.cluster_dim",
+                  b.getDenseI32ArrayAttr({int32_t(ctas), 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  Value x = func.getArgument(0), gsBuf = func.getArgument(1);
+  Value data = func.getArgument(2), sf = func.getArgument(3);
+  Value smem = memref::GetGlobalOp::create(
+      b, ir.smemMemref({kThreads / 32}, f32), "warp_amax");
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  const int64_t blocks = s.k / fp4::kBlock;
+  VectorType vt = q.rawType();
+  Value zero = arith::ConstantOp::create(
+      b, DenseElementsAttr::get(vt, FloatAttr::get(s.elem, 0.0)));
+  // Phase 1: this thread's units of the tensor's rows (data unit v = bx *
+  // 256 per + 256 j + tid: batch v / (M G), row (v / G) mod M, group v mod
+  // G), their blocks' vectors (zeros outside the tensor), and their amax
+  // (NaN left out, as the two-kernel form).
+  SmallVector<Value> units; // the same units in the padded numbering
+  SmallVector<SmallVector<SmallVector<Value>>> held; // [unit][block][vector]
+  // The running max of |x| per vector lane, in the input type (exact: a
+  // max rounds nothing), so that only the loaded vectors stay live across
+  // the reduction (f32 copies of 16-bit inputs would double the registers).
+  Value lanes = zero;
+  for (int64_t j = 0; j < per; ++j) {
+    Value v = ir.add(ir.mul(bx, ir.idx(kThreads * per)),
+                     ir.add(ir.idx(kThreads * j), tid));
+    Value rowValid =
+        ir.cmp(arith::CmpIPredicate::ult, v, ir.idx(dataUnits(s)));
+    Value vc = ir.select(rowValid, v, ir.idx(0));
+    Value batch = ir.divu(vc, ir.idx(s.m * s.groups));
+    Value row = ir.remu(ir.divu(vc, ir.idx(s.groups)), ir.idx(s.m));
+    Value g = ir.remu(vc, ir.idx(s.groups));
+    // Past the data: a unit index past every padded one (not quantized).
+    units.push_back(ir.select(
+        rowValid,
+        ir.add(ir.mul(ir.add(ir.mul(batch, ir.idx(s.sfRows)), row),
+                      ir.idx(s.groups)),
+               g),
+        ir.idx(s.units())));
+    held.emplace_back();
+    for (int64_t blk = 0; blk < kBlocksPerGroup; ++blk) {
+      Value kb = ir.add(ir.mul(g, ir.idx(kBlocksPerGroup)), ir.idx(blk));
+      Value valid = ir.andi(
+          rowValid, ir.cmp(arith::CmpIPredicate::ult, kb, ir.idx(blocks)));
+      const int64_t vecs = fp4::kBlock / vt.getNumElements();
+      auto ifOp = scf::IfOp::create(b, SmallVector<Type>(vecs, vt), valid,
+                                    /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        scf::YieldOp::create(b, q.rawBlock(x, batch, row, kb));
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(b, SmallVector<Value>(vecs, zero));
+      }
+      held.back().push_back(SmallVector<Value>(ifOp.getResults()));
+      for (Value v : held.back().back())
+        lanes = arith::MaxNumFOp::create(b, lanes,
+                                         math::AbsFOp::create(b, v));
+    }
+  }
+  Value amax = BlockQuantizer::amax(ir, NanPolicy::ignore, q.toF32({lanes}));
+  // The CTA's amax, then the cluster's through distributed shared memory.
+  Value ctaAmax = ctaMax(q, amax, smem, kThreads);
+  Value slot = memref::GetGlobalOp::create(b, ir.smemMemref({1}, f32),
+                                           "cta_amax");
+  ir.ifThen(ir.eq(tid, ir.idx(0)), [&] {
+    memref::StoreOp::create(b, ctaAmax, slot, ValueRange{ir.idx(0)});
+  });
+  auto clusterSync = [&](const Twine &when) {
+    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
+             when + ": cluster arrive");
+    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
+             when + ": cluster wait");
+  };
+  Value total = ctaAmax;
+  if (ctas > 1) {
+    clusterSync("amax published");
+    Value addr = ir.toI32(memref::ExtractAlignedPointerAsIndexOp::create(b, slot));
+    for (int64_t r = 0; r < ctas; ++r)
+      total = arith::MaxNumFOp::create(
+          b, total,
+          ir.inlinePtx("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $1, $2; "
+                       "ld.shared::cluster.f32 $0, [ra]; }",
+                       f32, ValueRange{addr, ir.i32(r)})[0]);
+    // No CTA exits (or reuses its word) while another still reads it.
+    clusterSync("amax read");
+  }
+  Value gs = q.encodeScale(total);
+  ir.ifThen(ir.andi(ir.eq(bx, ir.idx(0)), ir.eq(tid, ir.idx(0))), [&] {
+    memref::StoreOp::create(b, gs, gsBuf, ValueRange{ir.idx(0)});
+  });
+  // Phase 2: quantize the values held.
+  for (int64_t j = 0; j < per; ++j)
+    emitQuantizeUnit(q, op, x, data, sf, gs, units[j],
+                     [&](int64_t blk, Value, Value, Value) {
+                       return q.toF32(held[j][blk]);
+                     });
+  // The swizzled layout's padding rows (M .. round_up(M, 128)) get zero
+  // scale factors, one 4-byte word per unit, spread over the cluster.
+  if (const int64_t padRows = s.sfRows - s.m) {
+    const int64_t padUnits = s.batch * padRows * s.groups;
+    Value zeros = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(VectorType::get({kBlocksPerGroup}, q.i8),
+                                  IntegerAttr::get(q.i8, 0)));
+    ir.forLoop(ir.add(ir.mul(bx, ir.idx(kThreads)), tid), ir.idx(padUnits),
+               ir.idx(ctas * kThreads), [&](Value pu) {
+                 Value batch = ir.divu(pu, ir.idx(padRows * s.groups));
+                 Value row = ir.add(
+                     ir.idx(s.m),
+                     ir.remu(ir.divu(pu, ir.idx(s.groups)), ir.idx(padRows)));
+                 Value kb0 = ir.mul(ir.remu(pu, ir.idx(s.groups)),
+                                    ir.idx(kBlocksPerGroup));
+                 auto st = vector::StoreOp::create(
+                     b, zeros, sf, ValueRange{q.sfOffset(batch, row, kb0)});
+                 st.setAlignment(4);
+               });
+  }
+  gpu::ReturnOp::create(b);
+
+  // The harness.
+  auto str = [&](StringRef v) { return b.getStringAttr(v); };
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  SmallVector<NamedAttribute> h = {
+      named(q, "reference", str("nvfp4_quantize_amax")),
+      named(q, "types",
+            b.getDictionaryAttr({named(q, "x", str(harnessTypeName(s.elem))),
+                                 named(q, "gs", str("f32")),
+                                 named(q, "data", str("u8")),
+                                 named(q, "sf", str("u8"))})),
+      named(q, "sizes", harnessSizes(q)),
+      named(q, "options",
+            b.getDictionaryAttr(
+                {named(q, "recipe",
+                       i64(op.getRecipe() == QuantRecipe::fast ? 0 : 1)),
+                 named(q, "nan",
+                       i64(op.getNan() == NanPolicy::propagate ? 0 : 1)),
+                 named(q, "sf_layout", i64(layoutOption(s.layout)))})),
+      named(q, "grid", b.getDenseI32ArrayAttr({int32_t(ctas), 1, 1})),
+      named(q, "block", blockOf(q, kThreads)),
+      named(q, "args",
+            b.getArrayAttr({harnessBuffer(b, "x"), harnessBuffer(b, "gs"),
+                            harnessBuffer(b, "data"),
+                            harnessBuffer(b, "sf")}))};
+  if (ctas > 1)
+    h.push_back(named(q, "cluster",
+                      b.getDenseI32ArrayAttr({int32_t(ctas), 1, 1})));
+  func->setAttr("nvfp4.harness", b.getDictionaryAttr(h));
+  return func;
+}
+
 gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
                              ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                              StringRef name) {
+  bool computed = !op.getScale();
+  if (computed && fitsResident(s))
+    return buildResidentQuantize(op, s, b, module, name);
   Builder q(b, s);
   IR &ir = q.ir;
-  bool computed = !op.getScale();
   auto gsType = MemRefType::get({1}, q.f32);
   auto partialType = MemRefType::get({kAmaxCtas}, q.f32);
   std::string amaxName = (name + "_amax").str();
@@ -404,18 +648,7 @@ gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
             return SmallVector<Value>{
                 Value(arith::MaxNumFOp::create(b, acc[0], p))};
           });
-      Value amax = ctaMax(q, res[0], smem, s.threads);
-      Value quotient = arith::MinNumFOp::create(
-          b,
-          arith::DivFOp::create(b, ir.f32(fp4::kE4M3Max * fp4::kE2M1Max),
-                                amax),
-          ir.f32(FLT_MAX));
-      Value degenerate = ir.ori(
-          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, amax,
-                                ir.f32(0.0)),
-          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, quotient,
-                                ir.f32(0.0)));
-      gs = ir.select(degenerate, ir.f32(1.0), quotient);
+      gs = q.encodeScale(ctaMax(q, res[0], smem, s.threads));
       Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
       ir.ifThen(ir.andi(ir.eq(bx, ir.idx(0)), ir.eq(tid, ir.idx(0))), [&] {
         memref::StoreOp::create(b, gs, gsBuf, ValueRange{ir.idx(0)});

@@ -59,24 +59,76 @@ func.func @exact(%x: tensor<32x48xf32>, %gs: tensor<f32>) -> (tensor<32x48xf4E2M
 
 // -----
 
-// Without a scale operand: an amax kernel (each CTA's max of |x| to a
-// workspace), then the quantize kernel, which reduces the partial amaxes
-// and computes gs = min(2688 / amax, FLT_MAX), 1 for amax 0 or inf.
+// Without a scale operand, a tensor one cluster holds in registers (here
+// 64 x 64: 64 units of four blocks, one CTA) takes one kernel: each thread
+// loads its units' vectors once, keeps the running max of |x| per vector
+// lane in the input type, the CTA reduces it (shuffles and shared words),
+// gs = min(2688 / amax, FLT_MAX) (1 for amax 0 or inf), and the threads
+// quantize what they hold; the padding rows 64..127 get zero words.
 
 // CHECK-LABEL: gpu.module @amax_quantize
-// CHECK: gpu.func @amax_quantize_amax(%{{.+}}: memref<1x64x64xbf16>, %{{.+}}: memref<592xf32>) workgroup(%{{.+}} : memref<8xf32, #gpu.address_space<workgroup>>) kernel
-// CHECK-SAME: grid = array<i32: 592, 1, 1>
+// CHECK: memref.global "private" @cta_amax : memref<1xf32, #gpu.address_space<workgroup>> {alignment = 16 : i64}
+// CHECK: gpu.func @amax_quantize(%{{.+}}: memref<1x64x64xbf16>, %{{.+}}: memref<1xf32>, %{{.+}}: memref<1x64x32xi8>, %{{.+}}: memref<512xi8>) kernel
+// CHECK-SAME: grid = array<i32: 1, 1, 1>
 // CHECK-SAME: reference = "nvfp4_quantize_amax"
-// CHECK-SAME: then = [{args = [{buffer = "x"}, {buffer = "gs"}, {buffer = "data"}, {buffer = "sf"}, {buffer = "amax_partial"}], block = array<i32: 32, 1, 1>, grid = array<i32: 4, 1, 1>, kernel = "amax_quantize"}]
-// CHECK-SAME: workspace = [{name = "amax_partial", shape = array<i64: 592>, type = "f32"}]
+// CHECK-NOT: nvvm.cluster
+// CHECK: math.absf %{{.+}} : vector<8xbf16>
+// CHECK: arith.maxnumf %{{.+}} : vector<8xbf16>
 // CHECK: gpu.shuffle  xor
-// CHECK: gpu.func @amax_quantize(
 // CHECK: %[[Q:.+]] = arith.divf %cst{{.*}}, %[[AMAX:.+]] : f32
 // CHECK: arith.minnumf %[[Q]]
 // CHECK: arith.cmpf oeq, %[[AMAX]]
+// CHECK: nvvm.convert.f32x2.to.f4x2
+// CHECK: scf.for
+// CHECK: vector.store %{{.+}} {alignment = 4 : i64} : memref<512xi8>, vector<4xi8>
 func.func @amax(%x: tensor<64x64xbf16>) -> (tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) {
   %q, %sf, %gs = nvfp4.quantize %x : (tensor<64x64xbf16>) -> (tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>)
   return %q, %sf, %gs : tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>
+}
+
+// -----
+
+// More units than one CTA's threads hold (160 x 512 bf16: 1280 units, 768
+// per CTA): a cluster of two; each CTA publishes its amax in shared
+// memory, a cluster barrier, every CTA reads both through distributed
+// shared memory, and a second cluster barrier before any CTA goes on.
+
+// CHECK-LABEL: gpu.func @amax2_quantize
+// CHECK-SAME: cluster = array<i32: 2, 1, 1>
+// CHECK-SAME: grid = array<i32: 2, 1, 1>
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK: memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<1xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.wait
+// CHECK-COUNT-2: mapa.shared::cluster.u32 ra, $1, $2; ld.shared::cluster.f32 $0, [ra];
+// CHECK: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.wait
+func.func @amax2(%x: tensor<160x512xbf16>) -> (tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>) {
+  %q, %sf, %gs = nvfp4.quantize %x : (tensor<160x512xbf16>) -> (tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>)
+  return %q, %sf, %gs : tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>
+}
+
+// -----
+
+// Larger than a cluster's registers (2200 x 512 bf16: 17600 units, more
+// than 16 CTAs x 256 threads x 3): an amax kernel (each CTA's max of |x| to
+// a workspace), then the quantize kernel, which reduces the partial amaxes;
+// the input is read twice.
+
+// CHECK-LABEL: gpu.module @amax_large_quantize
+// CHECK: gpu.func @amax_large_quantize_amax(%{{.+}}: memref<1x2200x512xbf16>, %{{.+}}: memref<592xf32>) workgroup(%{{.+}} : memref<8xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: grid = array<i32: 592, 1, 1>
+// CHECK-SAME: reference = "nvfp4_quantize_amax"
+// CHECK-SAME: then = [{args = [{buffer = "x"}, {buffer = "gs"}, {buffer = "data"}, {buffer = "sf"}, {buffer = "amax_partial"}], block = array<i32: 96, 1, 1>, grid = array<i32: 192, 1, 1>, kernel = "amax_large_quantize"}]
+// CHECK-SAME: workspace = [{name = "amax_partial", shape = array<i64: 592>, type = "f32"}]
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.func @amax_large_quantize(
+// CHECK: %[[Q:.+]] = arith.divf %cst{{.*}}, %[[AMAX:.+]] : f32
+// CHECK: arith.minnumf %[[Q]]
+// CHECK: arith.cmpf oeq, %[[AMAX]]
+func.func @amax_large(%x: tensor<2200x512xbf16>) -> (tensor<2200x512xf4E2M1FN>, tensor<2304x32xf8E4M3FN>, tensor<f32>) {
+  %q, %sf, %gs = nvfp4.quantize %x : (tensor<2200x512xbf16>) -> (tensor<2200x512xf4E2M1FN>, tensor<2304x32xf8E4M3FN>, tensor<f32>)
+  return %q, %sf, %gs : tensor<2200x512xf4E2M1FN>, tensor<2304x32xf8E4M3FN>, tensor<f32>
 }
 
 // -----
