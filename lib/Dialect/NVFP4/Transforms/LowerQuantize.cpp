@@ -369,6 +369,36 @@ DenseI32ArrayAttr blockOf(Builder &q, int64_t threads) {
 
 int64_t layoutOption(SfLayout l) { return l == SfLayout::swizzled ? 0 : 1; }
 
+/// The harness entries every quantize kernel shares: reference, types,
+/// sizes and options (recipe, NaN policy, layout), then `grid`, `block`
+/// and `args`.
+SmallVector<NamedAttribute> quantizeHarness(Builder &q, QuantizeOp op,
+                                            StringRef reference, int64_t grid,
+                                            int64_t threads,
+                                            ArrayRef<Attribute> args) {
+  ImplicitLocOpBuilder &b = q.b;
+  auto str = [&](StringRef v) { return b.getStringAttr(v); };
+  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+  return {
+      named(q, "reference", str(reference)),
+      named(q, "types",
+            b.getDictionaryAttr({named(q, "x", str(harnessTypeName(q.s.elem))),
+                                 named(q, "gs", str("f32")),
+                                 named(q, "data", str("u8")),
+                                 named(q, "sf", str("u8"))})),
+      named(q, "sizes", harnessSizes(q)),
+      named(q, "options",
+            b.getDictionaryAttr(
+                {named(q, "recipe",
+                       i64(op.getRecipe() == QuantRecipe::fast ? 0 : 1)),
+                 named(q, "nan",
+                       i64(op.getNan() == NanPolicy::propagate ? 0 : 1)),
+                 named(q, "sf_layout", i64(layoutOption(q.s.layout)))})),
+      named(q, "grid", b.getDenseI32ArrayAttr({int32_t(grid), 1, 1})),
+      named(q, "block", blockOf(q, threads)),
+      named(q, "args", b.getArrayAttr(args))};
+}
+
 /// Builds the quantize kernel(s) in `module`; returns the first kernel.
 /// Units (groups of four blocks) per thread of the resident kernel: their
 /// loaded vectors stay in registers across the amax reduction (32 registers
@@ -544,29 +574,10 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
   gpu::ReturnOp::create(b);
 
   // The harness.
-  auto str = [&](StringRef v) { return b.getStringAttr(v); };
-  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-  SmallVector<NamedAttribute> h = {
-      named(q, "reference", str("nvfp4_quantize_amax")),
-      named(q, "types",
-            b.getDictionaryAttr({named(q, "x", str(harnessTypeName(s.elem))),
-                                 named(q, "gs", str("f32")),
-                                 named(q, "data", str("u8")),
-                                 named(q, "sf", str("u8"))})),
-      named(q, "sizes", harnessSizes(q)),
-      named(q, "options",
-            b.getDictionaryAttr(
-                {named(q, "recipe",
-                       i64(op.getRecipe() == QuantRecipe::fast ? 0 : 1)),
-                 named(q, "nan",
-                       i64(op.getNan() == NanPolicy::propagate ? 0 : 1)),
-                 named(q, "sf_layout", i64(layoutOption(s.layout)))})),
-      named(q, "grid", b.getDenseI32ArrayAttr({int32_t(ctas), 1, 1})),
-      named(q, "block", blockOf(q, kThreads)),
-      named(q, "args",
-            b.getArrayAttr({harnessBuffer(b, "x"), harnessBuffer(b, "gs"),
-                            harnessBuffer(b, "data"),
-                            harnessBuffer(b, "sf")}))};
+  SmallVector<NamedAttribute> h = quantizeHarness(
+      q, op, "nvfp4_quantize_amax", ctas, kThreads,
+      {harnessBuffer(b, "x"), harnessBuffer(b, "gs"), harnessBuffer(b, "data"),
+       harnessBuffer(b, "sf")});
   if (ctas > 1)
     h.push_back(named(q, "cluster",
                       b.getDenseI32ArrayAttr({int32_t(ctas), 1, 1})));
@@ -668,25 +679,9 @@ gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
       harnessBuffer(b, "sf")};
   if (computed)
     hargs.push_back(harnessBuffer(b, "amax_partial"));
-  SmallVector<NamedAttribute> h = {
-      named(q, "reference", str(computed ? "nvfp4_quantize_amax"
-                                         : "nvfp4_quantize")),
-      named(q, "types",
-            b.getDictionaryAttr({named(q, "x", str(harnessTypeName(s.elem))),
-                                 named(q, "gs", str("f32")),
-                                 named(q, "data", str("u8")),
-                                 named(q, "sf", str("u8"))})),
-      named(q, "sizes", harnessSizes(q)),
-      named(q, "options",
-            b.getDictionaryAttr(
-                {named(q, "recipe",
-                       i64(op.getRecipe() == QuantRecipe::fast ? 0 : 1)),
-                 named(q, "nan",
-                       i64(op.getNan() == NanPolicy::propagate ? 0 : 1)),
-                 named(q, "sf_layout", i64(layoutOption(s.layout)))})),
-      named(q, "grid", gridOf(q)),
-      named(q, "block", blockOf(q, s.threads)),
-      named(q, "args", b.getArrayAttr(hargs))};
+  SmallVector<NamedAttribute> h = quantizeHarness(
+      q, op, computed ? "nvfp4_quantize_amax" : "nvfp4_quantize", s.ctas(),
+      s.threads, hargs);
   if (computed) {
     h.push_back(named(
         q, "workspace",
