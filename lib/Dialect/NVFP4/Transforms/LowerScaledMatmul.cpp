@@ -79,9 +79,9 @@ struct MatmulPlan {
   int64_t groups = 1;
   /// CTAs of the persistent grid: min(an upper bound of the tiles, SMs).
   int64_t ctas = 1;
-  /// Masked groups of at most 64 rows (decode): the MMA's A is the weights
-  /// (128 of B's N rows per tile) and its B the group's tokens (N of the
-  /// MMA = max_m rounded up to 16), so a tile is not mostly padding; the
+  /// Masked groups or a dense A of at most 64 rows (decode): the MMA's A
+  /// is the weights (128 of B's N rows per tile) and its B the tokens (N of
+  /// the MMA = M rounded up to 16), so a tile is not mostly padding; the
   /// epilogue stores D transposed. A group then has wTiles tiles.
   bool swap = false;
   int64_t wTiles = 0; ///< B's 128-row tiles (swapped)
@@ -189,7 +189,9 @@ FailureOr<MatmulPlan> planOf(Operation *op, int64_t numSms, int64_t ctaGroup) {
   if (ctaGroup == 2 && p.grouped)
     return op->emitOpError("cannot be lowered with cta-group=2: CTA pairs "
                            "are built for nvfp4.scaled_matmul only");
-  if (p.masked && p.m <= 64) {
+  // Decode-sized A (at most 64 rows: a masked group, or a dense GEMM unless
+  // CTA pairs are forced): swap the operands.
+  if (p.m <= 64 && (p.masked || (!p.grouped && ctaGroup != 2))) {
     p.swap = true;
     p.wTiles = (p.n + kBlockM - 1) / kBlockM;
     p.blockN = std::max<int64_t>(16, (p.m + 15) / 16 * 16);
@@ -465,11 +467,12 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 
   // Tensor maps (by pointer), box shapes outermost first.
   // (Swapped: tmapA's box holds the tokens, the MMA's B.)
-  aBox = p.masked ? ir.smemMemref({1, p.swap ? p.blockN : kBlockM, kKBytes}, i8)
-                  : ir.smemMemref({kBlockM, kKBytes}, i8);
-  bBox = p.grouped
-             ? ir.smemMemref({1, p.swap ? kBlockM : p.blockN, kKBytes}, i8)
-             : ir.smemMemref({p.blockN, kKBytes}, i8);
+  const int64_t aRows = p.swap ? p.blockN : kBlockM;
+  const int64_t bRows = p.swap ? kBlockM : p.bRows();
+  aBox = p.masked ? ir.smemMemref({1, aRows, kKBytes}, i8)
+                  : ir.smemMemref({aRows, kKBytes}, i8);
+  bBox = p.grouped ? ir.smemMemref({1, bRows, kKBytes}, i8)
+                   : ir.smemMemref({bRows, kKBytes}, i8);
   sfaBox = p.masked ? ir.smemMemref({1, 1, 4 * kMmasPerStage, 128}, i8)
                     : ir.smemMemref({1, 4 * kMmasPerStage, 128}, i8);
   sfbBox = p.grouped
@@ -613,7 +616,8 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
              harnessTensorMap(b, "sfa", {"e", "mt", "kq", "c128"},
                               {128, 4 * kMmasPerStage, 1, 1}, "none")};
   else
-    hargs = {harnessTensorMap(b, "a", {"m", "kh"}, {kKBytes, kBlockM}),
+    hargs = {harnessTensorMap(b, "a", {"m", "kh"},
+                              {kKBytes, p.swap ? p.blockN : kBlockM}),
              harnessTensorMap(b, "sfa", {"mt", "kq", "c128"},
                               {128, 4 * kMmasPerStage, 1}, "none")};
   hargs.push_back(harnessBuffer(b, "gsa"));
@@ -624,8 +628,8 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
                                      {128, 4 * kMmasPerStage, p.sfbTiles, 1},
                                      "none"));
   } else {
-    hargs.push_back(
-        harnessTensorMap(b, "b", {"n", "kh"}, {kKBytes, p.bRows()}));
+    hargs.push_back(harnessTensorMap(b, "b", {"n", "kh"},
+                                     {kKBytes, p.swap ? kBlockM : p.bRows()}));
     hargs.push_back(harnessTensorMap(b, "sfb", {"nt", "kq", "c128"},
                                      {128, 4 * kMmasPerStage, p.sfbTiles},
                                      "none"));
@@ -758,20 +762,20 @@ void MatmulBuilder::loadRole() {
         Value sfaOff = ir.add(bOff, idx(p.bBytes()));
         Value sfbOff = ir.add(sfaOff, idx(kSfTileBytes));
         if (p.swap) {
-          // The MMA's A: 128 weight rows of group g; its B: the group's
-          // tokens; and their scale factors likewise.
+          // The MMA's A: 128 weight rows (of group g); its B: the
+          // (group's) tokens; and their scale factors likewise.
           nvgpu::TmaAsyncLoadOp::create(b, view(off, bBox), full, tmapB,
-                                        coords({kByte, row0}, true), s,
+                                        coords({kByte, row0}, p.grouped), s,
                                         Value(), Value());
           nvgpu::TmaAsyncLoadOp::create(b, view(bOff, aBox), full, tmapA,
-                                        coords({kByte, idx(0)}, true), s,
+                                        coords({kByte, idx(0)}, p.masked), s,
                                         Value(), Value());
           nvgpu::TmaAsyncLoadOp::create(
               b, view(sfaOff, sfbBox), full, tmapSfb,
-              coords({idx(0), kq, t.mt}, true), s, Value(), Value());
+              coords({idx(0), kq, t.mt}, p.grouped), s, Value(), Value());
           nvgpu::TmaAsyncLoadOp::create(
               b, view(sfbOff, sfaBox), full, tmapSfa,
-              coords({idx(0), kq, idx(0)}, true), s, Value(), Value());
+              coords({idx(0), kq, idx(0)}, p.masked), s, Value(), Value());
           return;
         }
         nvgpu::TmaAsyncLoadOp::create(b, view(off, aBox), full, tmapA,
@@ -1009,8 +1013,12 @@ void MatmulBuilder::epilogueRole() {
                     [&] {
                       Value e = vector::ExtractOp::create(
                           b, outV, ArrayRef<int64_t>{i});
-                      memref::StoreOp::create(
-                          b, e, out, ValueRange{t.group, token, wRow});
+                      if (p.masked)
+                        memref::StoreOp::create(
+                            b, e, out, ValueRange{t.group, token, wRow});
+                      else
+                        memref::StoreOp::create(b, e, out,
+                                                ValueRange{token, wRow});
                     });
         }
       }
