@@ -22,3 +22,13 @@ void nvfp4::registerAllPasses() {
   nvfp4::registerNVFP4PipelinePasses();
   nvfp4::registerSM100ToCubinPipeline();
 }
+
+llvm::ArrayRef<llvm::StringRef> nvfp4::passArguments() {
+  static const llvm::StringRef names[] = {
+      "nvfp4-lower-attention",       "nvfp4-lower-attention-merge",
+      "nvfp4-lower-quantize",        "nvfp4-lower-scaled-matmul",
+      "sm100-plan-tmem",             "sm100-lower-warp-roles",
+      "convert-sm100-to-nvvm",       "nvfp4-extern-dynamic-shared-memory",
+      "nvfp4-serialize-gpu-modules", "nvfp4-sm100-to-cubin"};
+  return names;
+}

@@ -3,6 +3,9 @@
 #ifndef NVFP4_INITALL_H
 #define NVFP4_INITALL_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -12,6 +15,10 @@ namespace nvfp4 {
 void registerAllDialects(mlir::DialectRegistry &registry);
 /// Registers every nvfp4 pass and the named pipelines.
 void registerAllPasses();
+/// The command-line names of what registerAllPasses registers, passes then
+/// pipelines (NVFP4Plugin makes each an mlir-opt flag; a test checks the
+/// list against nvfp4-opt --help).
+llvm::ArrayRef<llvm::StringRef> passArguments();
 } // namespace nvfp4
 
 #endif // NVFP4_INITALL_H
