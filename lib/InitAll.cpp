@@ -10,9 +10,24 @@
 #include "nvfp4/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void nvfp4::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<nvfp4::NVFP4Dialect, nvfp4::sm100::SM100Dialect>();
+}
+
+void nvfp4::registerCompilerDialects(mlir::DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary needs the `#nvvm.target` attribute interface and
+  // the translations of builtin, llvm, gpu and nvvm ops to LLVM IR; the NVVM
+  // target initialises the NVPTX back end itself before its first use.
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  nvfp4::registerAllDialects(registry);
 }
 
 void nvfp4::registerAllPasses() {

@@ -37,6 +37,12 @@ llvm_config.add_tool_substitutions(
     ["nvfp4-opt", "mlir-opt"], [config.nvfp4_tools_dir, config.llvm_tools_dir]
 )
 
+# The build's C++ flags and build type, for test/Install's consumer project
+# (built against the installed package, so with the same flags: an
+# AddressSanitizer build's libraries need -fsanitize in the consumer too).
+config.substitutions.append(("%cmake_cxx_flags", config.nvfp4_cxx_flags))
+config.substitutions.append(("%cmake_build_type", config.nvfp4_build_type))
+
 # CUDA's ptxas: `%ptxas`, and the feature `ptxas` for `REQUIRES: ptxas`.
 ptxas = os.path.join(config.nvfp4_cuda_root, "bin", "ptxas")
 if os.access(ptxas, os.X_OK):

@@ -13,6 +13,12 @@ class DialectRegistry;
 namespace nvfp4 {
 /// Adds the nvfp4 dialects (nvfp4, sm100) to `registry`.
 void registerAllDialects(mlir::DialectRegistry &registry);
+/// Adds what a client needs to parse input and run the whole
+/// nvfp4-sm100-to-cubin pipeline: every upstream dialect and extension, the
+/// `#nvvm.target` interface and the translations to LLVM IR that
+/// gpu-module-to-binary uses, and the nvfp4 dialects (nvfp4-opt, nvfp4-run
+/// and the installed package's users call it).
+void registerCompilerDialects(mlir::DialectRegistry &registry);
 /// Registers every nvfp4 pass and the named pipelines.
 void registerAllPasses();
 /// The command-line names of what registerAllPasses registers, passes then

@@ -15,11 +15,7 @@
 #include "nvfp4/Support/InputNesting.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
@@ -34,14 +30,7 @@ int main(int argc, char **argv) {
   nvfp4::registerAllPasses();
 
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  // `gpu-module-to-binary` needs the `#nvvm.target` attribute interface and
-  // the translations of builtin, llvm, gpu and nvvm ops to LLVM IR. The NVVM
-  // target initialises the NVPTX backend itself before its first use.
-  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  mlir::registerAllToLLVMIRTranslations(registry);
-  nvfp4::registerAllDialects(registry);
+  nvfp4::registerCompilerDialects(registry);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "nvfp4 optimizer driver (SM100 tensor-core lowering)\n",

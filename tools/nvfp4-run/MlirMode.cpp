@@ -46,12 +46,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -674,11 +670,7 @@ LogicalResult checkBufferShapes(gpu::GPUFuncOp func,
 
 int run::runMlirMode(const rt::RunOptions &options) {
   DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  mlir::registerAllToLLVMIRTranslations(registry);
-  nvfp4::registerAllDialects(registry);
+  nvfp4::registerCompilerDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics point at the source line; the generic form of a whole
