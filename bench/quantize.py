@@ -18,7 +18,7 @@ reference quantizer, so a figure is reported only for a PASS) gives:
 
 The quantize with a computed scale reads its input once when one cluster
 of up to 16 CTAs holds the tensor in registers (the decode activations
-here: one kernel, a cluster of 10), and twice otherwise (an amax kernel,
+here: one kernel, a cluster of 7), and twice otherwise (an amax kernel,
 then the quantize kernel: read / minimum ~2 by construction; the scale
 depends on every element, docs/NVFP4.md "Kernels").
 

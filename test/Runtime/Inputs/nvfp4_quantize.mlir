@@ -22,13 +22,19 @@ func.func @q_f32_exact_batched(%x: tensor<3x130x64xf32>, %gs: tensor<f32>) -> (t
 }
 
 // The tensor scale computed from the amax: a tensor one cluster holds in
-// registers (2048 units of 64 values: 2 CTAs) is read once by the resident
-// kernel; an f32 one of 3 batches needs 6 CTAs (a cluster of 6); a larger
-// one (17600 units, past the 12288 of 16 CTAs) takes two kernels, the amax
-// kernel and the quantize kernel, and reads the input twice.
+// registers (160 x 512 bf16: 1280 units of 64 values, 2 CTAs of 1024; an
+// f16 one; an f32 one of 3 batches, 6 CTAs of 512) is read once by the
+// resident kernel; a larger one (2200 x 512: 17600 units, past the 16384 of
+// 16 CTAs) takes two kernels, the amax kernel and the quantize kernel, and
+// reads the input twice.
 func.func @q_amax(%x: tensor<160x512xbf16>) -> (tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>) {
   %q, %sf, %gs = nvfp4.quantize %x : (tensor<160x512xbf16>) -> (tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>)
   return %q, %sf, %gs : tensor<160x512xf4E2M1FN>, tensor<256x32xf8E4M3FN>, tensor<f32>
+}
+
+func.func @q_amax_f16(%x: tensor<130x320xf16>) -> (tensor<130x320xf4E2M1FN>, tensor<256x20xf8E4M3FN>, tensor<f32>) {
+  %q, %sf, %gs = nvfp4.quantize %x : (tensor<130x320xf16>) -> (tensor<130x320xf4E2M1FN>, tensor<256x20xf8E4M3FN>, tensor<f32>)
+  return %q, %sf, %gs : tensor<130x320xf4E2M1FN>, tensor<256x20xf8E4M3FN>, tensor<f32>
 }
 
 func.func @q_amax_f32_batched(%x: tensor<3x200x320xf32>) -> (tensor<3x200x320xf4E2M1FN>, tensor<3x200x20xf8E4M3FN>, tensor<f32>) {

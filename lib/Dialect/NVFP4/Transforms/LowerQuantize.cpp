@@ -402,8 +402,9 @@ SmallVector<NamedAttribute> quantizeHarness(Builder &q, QuantizeOp op,
 /// Builds the quantize kernel(s) in `module`; returns the first kernel.
 /// Units (groups of four blocks) per thread of the resident kernel: their
 /// loaded vectors stay in registers across the amax reduction (32 registers
-/// per unit of a 16-bit input, 64 of f32: 128 per thread either way).
-int64_t residentUnits(Type elem) { return elem.isF32() ? 2 : 3; }
+/// per unit of a 16-bit input, kept packed two per register as i32; 64 of
+/// f32: 128 per thread either way).
+int64_t residentUnits(Type elem) { return elem.isF32() ? 2 : 4; }
 /// CTAs of the resident kernel's cluster at most: 16, the non-portable
 /// cluster size of SM90 / SM100 (nvfp4-run's CUDA backend sets the
 /// non-portable attribute for clusters above 8; an engine launching the
@@ -464,9 +465,36 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   const int64_t blocks = s.k / fp4::kBlock;
-  VectorType vt = q.rawType();
+  // 16-bit inputs are held as vector<4xi32> (two values per register:
+  // ptxas would give every 16-bit value a register of its own), f32 ones
+  // as loaded.
+  const bool packed = !s.elem.isF32();
+  VectorType vt = packed ? VectorType::get({4}, b.getI32Type()) : q.rawType();
   Value zero = arith::ConstantOp::create(
-      b, DenseElementsAttr::get(vt, FloatAttr::get(s.elem, 0.0)));
+      b, packed ? DenseElementsAttr::get(vt, b.getI32IntegerAttr(0))
+                : DenseElementsAttr::get(vt, FloatAttr::get(s.elem, 0.0)));
+  auto unpack = [&](ArrayRef<Value> held) {
+    if (!packed)
+      return q.toF32(held);
+    SmallVector<Value> raw;
+    for (Value v : held)
+      raw.push_back(vector::BitCastOp::create(b, q.rawType(), v));
+    return q.toF32(raw);
+  };
+  // |x| as bits, 0 for NaN (above the infinity's bits), per 16-bit half.
+  const int64_t infBits = s.elem.isBF16() ? 0x7F80 : 0x7C00;
+  auto absBits = [&](Value w, int64_t shift) {
+    auto splat = [&](int64_t c) {
+      return arith::ConstantOp::create(
+                 b, DenseElementsAttr::get(vt, b.getI32IntegerAttr(c)))
+          .getResult();
+    };
+    Value h = shift ? Value(arith::ShRUIOp::create(b, w, splat(shift))) : w;
+    Value a = arith::AndIOp::create(b, h, splat(0x7FFF));
+    Value nan =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, a, splat(infBits));
+    return arith::SelectOp::create(b, nan, splat(0), a).getResult();
+  };
   // Phase 1: this thread's units of the tensor's rows (data unit v = bx *
   // 256 per + 256 j + tid: batch v / (M G), row (v / G) mod M, group v mod
   // G), their blocks' vectors (zeros outside the tensor), and their amax
@@ -498,23 +526,43 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
       Value kb = ir.add(ir.mul(g, ir.idx(kBlocksPerGroup)), ir.idx(blk));
       Value valid = ir.andi(
           rowValid, ir.cmp(arith::CmpIPredicate::ult, kb, ir.idx(blocks)));
-      const int64_t vecs = fp4::kBlock / vt.getNumElements();
+      const int64_t vecs = fp4::kBlock / q.rawType().getNumElements();
       auto ifOp = scf::IfOp::create(b, SmallVector<Type>(vecs, vt), valid,
                                     /*withElseRegion=*/true);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
-        scf::YieldOp::create(b, q.rawBlock(x, batch, row, kb));
+        SmallVector<Value> raw = q.rawBlock(x, batch, row, kb);
+        if (packed)
+          for (Value &r : raw)
+            r = vector::BitCastOp::create(b, vt, r);
+        scf::YieldOp::create(b, raw);
         b.setInsertionPointToStart(ifOp.elseBlock());
         scf::YieldOp::create(b, SmallVector<Value>(vecs, zero));
       }
       held.back().push_back(SmallVector<Value>(ifOp.getResults()));
       for (Value v : held.back().back())
-        lanes = arith::MaxNumFOp::create(b, lanes,
-                                         math::AbsFOp::create(b, v));
+        lanes = packed ? Value(arith::MaxUIOp::create(
+                             b, lanes,
+                             arith::MaxUIOp::create(b, absBits(v, 0),
+                                                    absBits(v, 16))))
+                       : Value(arith::MaxNumFOp::create(
+                             b, lanes, math::AbsFOp::create(b, v)));
     }
   }
-  Value amax = BlockQuantizer::amax(ir, NanPolicy::ignore, q.toF32({lanes}));
+  // The thread's amax: non-negative non-NaN magnitudes order as their bits.
+  Value amax;
+  if (packed) {
+    Value bits = vector::ExtractOp::create(b, lanes, ArrayRef<int64_t>{0});
+    for (int64_t i = 1; i < 4; ++i)
+      bits = arith::MaxUIOp::create(
+          b, bits, vector::ExtractOp::create(b, lanes, ArrayRef<int64_t>{i}));
+    Value h = arith::BitcastOp::create(
+        b, s.elem, arith::TruncIOp::create(b, b.getI16Type(), bits));
+    amax = arith::ExtFOp::create(b, f32, h);
+  } else {
+    amax = BlockQuantizer::amax(ir, NanPolicy::ignore, q.toF32({lanes}));
+  }
   // The CTA's amax, then the cluster's through distributed shared memory.
   Value ctaAmax = ctaMax(q, amax, smem, kThreads);
   Value slot = memref::GetGlobalOp::create(b, ir.smemMemref({1}, f32),
@@ -549,7 +597,7 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
   for (int64_t j = 0; j < per; ++j)
     emitQuantizeUnit(q, op, x, data, sf, gs, units[j],
                      [&](int64_t blk, Value, Value, Value) {
-                       return q.toF32(held[j][blk]);
+                       return unpack(held[j][blk]);
                      });
   // The swizzled layout's padding rows (M .. round_up(M, 128)) get zero
   // scale factors, one 4-byte word per unit, spread over the cluster.

@@ -61,8 +61,9 @@ func.func @exact(%x: tensor<32x48xf32>, %gs: tensor<f32>) -> (tensor<32x48xf4E2M
 
 // Without a scale operand, a tensor one cluster holds in registers (here
 // 64 x 64: 64 units of four blocks, one CTA) takes one kernel: each thread
-// loads its units' vectors once, keeps the running max of |x| per vector
-// lane in the input type, the CTA reduces it (shuffles and shared words),
+// loads its units' vectors once and holds them packed (vector<4xi32>),
+// keeps the running max of |x| per lane on the values' bits (NaN, above
+// the infinity's bits, as 0), the CTA reduces it (shuffles and shared words),
 // gs = min(2688 / amax, FLT_MAX) (1 for amax 0 or inf), and the threads
 // quantize what they hold; the padding rows 64..127 get zero words.
 
@@ -72,8 +73,10 @@ func.func @exact(%x: tensor<32x48xf32>, %gs: tensor<f32>) -> (tensor<32x48xf4E2M
 // CHECK-SAME: grid = array<i32: 1, 1, 1>
 // CHECK-SAME: reference = "nvfp4_quantize_amax"
 // CHECK-NOT: nvvm.cluster
-// CHECK: math.absf %{{.+}} : vector<8xbf16>
-// CHECK: arith.maxnumf %{{.+}} : vector<8xbf16>
+// CHECK: vector.bitcast %{{.+}} : vector<8xbf16> to vector<4xi32>
+// CHECK: arith.andi %{{.+}} : vector<4xi32>
+// CHECK: arith.cmpi ugt
+// CHECK: arith.maxui %{{.+}} : vector<4xi32>
 // CHECK: gpu.shuffle  xor
 // CHECK: %[[Q:.+]] = arith.divf %cst{{.*}}, %[[AMAX:.+]] : f32
 // CHECK: arith.minnumf %[[Q]]
@@ -88,7 +91,7 @@ func.func @amax(%x: tensor<64x64xbf16>) -> (tensor<64x64xf4E2M1FN>, tensor<128x4
 
 // -----
 
-// More units than one CTA's threads hold (160 x 512 bf16: 1280 units, 768
+// More units than one CTA's threads hold (160 x 512 bf16: 1280 units, 1024
 // per CTA): a cluster of two; each CTA publishes its amax in shared
 // memory, a cluster barrier, every CTA reads both through distributed
 // shared memory, and a second cluster barrier before any CTA goes on.
@@ -111,7 +114,7 @@ func.func @amax2(%x: tensor<160x512xbf16>) -> (tensor<160x512xf4E2M1FN>, tensor<
 // -----
 
 // Larger than a cluster's registers (2200 x 512 bf16: 17600 units, more
-// than 16 CTAs x 256 threads x 3): an amax kernel (each CTA's max of |x| to
+// than 16 CTAs x 256 threads x 4): an amax kernel (each CTA's max of |x| to
 // a workspace), then the quantize kernel, which reduces the partial amaxes;
 // the input is read twice.
 
