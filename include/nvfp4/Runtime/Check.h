@@ -168,9 +168,10 @@ struct Reference {
       validate;
   /// Optional: checks the kernel's outputs itself instead of comparing
   /// each with compute's values element by element (an NVFP4 output is
-  /// judged after decoding, with its scale factors). `operands` holds the
-  /// inputs and compute's outputs, `kernel` the kernel's outputs decoded
-  /// (empty at inputs); one OutputCheck per line it reports.
+  /// judged after decoding, with its scale factors). The harness then calls
+  /// it instead of compute: `operands` holds the inputs (outputs zeroed),
+  /// `kernel` the kernel's outputs decoded (empty at inputs); one
+  /// OutputCheck per line it reports.
   std::function<Expected<std::vector<OutputCheck>>(
       const std::map<std::string, uint64_t> &sizes,
       const ReferenceOptions &options,

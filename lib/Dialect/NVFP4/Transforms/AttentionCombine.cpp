@@ -59,12 +59,9 @@ void storeNvfp4Pair(IR &ir, const AttentionProblemShape &p,
       b, quant.pack(x0, x1, mult), outO,
       ValueRange{batch, query, head, ir.divu(col, ir.idx(2))});
   ir.ifThen(ir.eq(ir.remu(lane, ir.idx(8)), ir.idx(0)), [&] {
-    Value token = ir.add(ir.mul(batch, ir.idx(p.seqQ)), query);
-    Value kb = ir.add(ir.mul(head, ir.idx(p.headDimV / 16)),
-                      ir.divu(col, ir.idx(16)));
     memref::StoreOp::create(
         b, code, outSf,
-        ValueRange{swizzledSfOffset(ir, token, kb, p.sfCols)});
+        ValueRange{oScaleOffset(ir, p, batch, query, head, col)});
   });
 }
 } // namespace

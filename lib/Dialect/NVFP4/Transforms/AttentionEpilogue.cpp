@@ -58,6 +58,15 @@ void nvfp4::attn::appendOutputHarnessArgs(const AttentionProblemShape &p,
   }
 }
 
+Value nvfp4::attn::oScaleOffset(IR &ir, const AttentionProblemShape &p,
+                                Value batch, Value query, Value head,
+                                Value col) {
+  Value token = ir.add(ir.mul(batch, ir.idx(p.seqQ)), query);
+  Value kb = ir.add(ir.mul(head, ir.idx(p.headDimV / 16)),
+                    ir.divu(col, ir.idx(16)));
+  return swizzledSfOffset(ir, token, kb, p.sfCols);
+}
+
 void Epilogue::appendArgTypes(SmallVector<Type> &types) const {
   const AttentionProblemShape &p = env.p;
   const AttentionSchedule &s = env.s;
@@ -131,7 +140,6 @@ void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
   // Each 32-column chunk of the thread's row is two blocks of 16: their
   // 16 code bytes are contiguous in O, their two scale factors adjacent in
   // the swizzled layout (the chunk's first block index is even).
-  Value token = ir.add(ir.mul(u.batch, ir.idx(p.seqQ)), row.query);
   auto store = [&](Value oc, Value bytes, Value sfs) {
     ir.ifThen(row.valid, [&] {
       Value col = ir.add(dvBase, oc);
@@ -139,11 +147,9 @@ void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
           b, bytes, outO,
           ValueRange{u.batch, row.query, row.head, ir.divu(col, ir.idx(2))},
           /*nontemporal=*/false, llvm::Align(16));
-      Value kb = ir.add(ir.mul(row.head, ir.idx(p.headDimV / 16)),
-                        ir.divu(col, ir.idx(16)));
       vector::StoreOp::create(
           b, sfs, outSf,
-          ValueRange{swizzledSfOffset(ir, token, kb, p.sfCols)},
+          ValueRange{oScaleOffset(ir, p, u.batch, row.query, row.head, col)},
           /*nontemporal=*/false, llvm::Align(2));
     });
   };

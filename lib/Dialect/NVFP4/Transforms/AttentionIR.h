@@ -183,6 +183,33 @@ public:
           role);
   }
 
+  /// A TMA load (cp.async.bulk.tensor to shared::cluster) through `map` of
+  /// the box at `coords` (i32, innermost first) into shared address `dst`
+  /// (i32), completing on the mbarrier at shared address `mbar` (i32),
+  /// named `role`; `mask` (i16 or null) multicasts, `group` (or null) is
+  /// the .cta_group.
+  void tmaLoad(Value map, Value dst, mlir::ValueRange coords, Value mbar,
+               mlir::NVVM::TMALoadMode mode, Value mask,
+               mlir::NVVM::CTAGroupKindAttr group, const llvm::Twine &role) {
+    auto shared = mlir::LLVM::LLVMPointerType::get(ctx, 3);
+    auto cluster = mlir::LLVM::LLVMPointerType::get(ctx, 7);
+    Value d = mlir::LLVM::AddrSpaceCastOp::create(
+        b, cluster, mlir::LLVM::IntToPtrOp::create(b, shared, dst));
+    Value m = mlir::LLVM::IntToPtrOp::create(b, shared, mbar);
+    named(mlir::NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+              b, d, map, coords, m, mlir::ValueRange{}, mask, Value(), mode,
+              /*isCTAOnly=*/false, group, Value()),
+          role);
+  }
+  /// Every CTA of the cluster reaches this point before any
+  /// goes on (barrier.cluster.arrive / wait), named "`when`: cluster
+  /// arrive" and "`when`: cluster wait".
+  void clusterSync(const llvm::Twine &when) {
+    named(mlir::NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
+          when + ": cluster arrive");
+    named(mlir::NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
+          when + ": cluster wait");
+  }
   /// Arrive (release at cluster scope) on the copy in cluster CTA `rank`
   /// (i32) of the barrier at shared address `addr` (i32), named `role`.
   void remoteArrive(Value addr, Value rank, const llvm::Twine &role) {

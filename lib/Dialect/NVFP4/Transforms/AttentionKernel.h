@@ -239,6 +239,11 @@ void appendOutputTypes(const AttentionProblemShape &p, mlir::Builder &b,
                        SmallVector<Type> &types);
 void appendOutputHarnessArgs(const AttentionProblemShape &p, mlir::Builder &b,
                              SmallVector<mlir::Attribute> &args);
+/// With an NVFP4 O: the byte offset (index) in the flat o_scales of the
+/// scale factor of column `col` (of Dv) of row (batch, query, head): row
+/// token = batch * Sq + query, block (head * Dv + col) / 16, swizzled.
+Value oScaleOffset(IR &ir, const AttentionProblemShape &p, Value batch,
+                   Value query, Value head, Value col);
 
 /// The merge of one softmax row from parts (o_k, lse_k) by one warp
 /// (docs/Attention.md, "Merging partial results"): with s the sink,

@@ -293,20 +293,10 @@ Value KvSource::gatherRow(Value slot, Value kvHead) {
 
 void KvSource::gather4(Value map, Value dst, Value col, ArrayRef<Value> rows,
                        Value mbar, Value mask, const Twine &role) {
-  ImplicitLocOpBuilder &b = env.b;
-  MLIRContext *ctx = env.ir.ctx;
-  auto shared = LLVM::LLVMPointerType::get(ctx, 3);
-  auto cluster = LLVM::LLVMPointerType::get(ctx, 7);
-  Value d = LLVM::AddrSpaceCastOp::create(
-      b, cluster, LLVM::IntToPtrOp::create(b, shared, dst));
-  Value m = LLVM::IntToPtrOp::create(b, shared, mbar);
   SmallVector<Value> coords = {env.ir.toI32(col)};
   coords.append(rows.begin(), rows.end());
-  env.ir.named(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                   b, d, map, coords, m, ValueRange{}, mask, Value(),
-                   NVVM::TMALoadMode::TILE_GATHER4, /*isCTAOnly=*/false,
-                   NVVM::CTAGroupKindAttr(), Value()),
-               role);
+  env.ir.tmaLoad(map, dst, coords, mbar, NVVM::TMALoadMode::TILE_GATHER4,
+                 mask, NVVM::CTAGroupKindAttr(), role);
 }
 
 Value KvSource::cacheRow(Value slot, Value extra) {

@@ -87,13 +87,6 @@ private:
   /// Both CTAs of the pair compute S from the same Q and K tiles, each
   /// loading half of the boxes and multicasting them (no D split).
   bool multicastQK() const { return clustered() && !s.exchangeS; }
-  /// Both CTAs of the cluster reach this point before either goes on.
-  void clusterSync(StringRef when) {
-    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
-             when + ": cluster arrive");
-    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
-             when + ": cluster wait");
-  }
   /// The multicast mask naming both CTAs of the cluster.
   Value bothCtas() {
     return arith::ConstantIntOp::create(b, 3, 16).getResult();
@@ -299,7 +292,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   // barriers.
   fencedBarrier(ir, "end");
   if (clustered())
-    clusterSync("end");
+    ir.clusterSync("end");
   ifThen(ir.eq(warp, idx(0)), [&] {
     sm100::TmemDeallocOp::create(b, all, uint32_t(s.tmemColumns));
   });
@@ -391,7 +384,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   // the initialisation visible to the cluster) first.
   if (clustered()) {
     ir.named(NVVM::FenceMbarrierInitOp::create(b), "start: fence.mbarrier_init");
-    clusterSync("start");
+    ir.clusterSync("start");
   }
   // The pieces this CTA processes (both CTAs of a pair compute the same).
   work.computePartition();

@@ -220,14 +220,15 @@ Value ctaMax(Builder &q, Value v, Value smem, int64_t threads) {
   return m;
 }
 
-/// The quantize kernel's body for the unit of this thread.
 /// Where a unit's block values come from: block j (0..3) of the unit at
 /// (batch, row, kb) as 16 f32 values; called only for valid blocks.
 using BlockSource = function_ref<SmallVector<Value>(int64_t j, Value batch,
                                                     Value row, Value kb)>;
 
-void emitQuantizeUnit(Builder &q, QuantizeOp op, Value x, Value data, Value sf,
-                      Value gs, Value u = Value(),
+/// The quantize kernel's body for unit `u` (default: this thread's): its
+/// blocks from `source` (default: loaded from `x`), quantized by `quant`.
+void emitQuantizeUnit(Builder &q, const BlockQuantizer &quant, Value x,
+                      Value data, Value sf, Value u = Value(),
                       BlockSource source = nullptr) {
   IR &ir = q.ir;
   ImplicitLocOpBuilder &b = q.b;
@@ -238,7 +239,6 @@ void emitQuantizeUnit(Builder &q, QuantizeOp op, Value x, Value data, Value sf,
     auto [batch, row, g] = q.unitOf(u);
     const int64_t blocks = s.k / fp4::kBlock;
     Value rowValid = ir.cmp(arith::CmpIPredicate::ult, row, ir.idx(s.m));
-    BlockQuantizer quant(ir, op.getRecipe(), op.getNan(), gs);
     SmallVector<Value> codes; // one SF byte per block of the group
     for (int64_t j = 0; j < kBlocksPerGroup; ++j) {
       Value kb = ir.add(ir.mul(g, ir.idx(kBlocksPerGroup)), ir.idx(j));
@@ -399,7 +399,6 @@ SmallVector<NamedAttribute> quantizeHarness(Builder &q, QuantizeOp op,
       named(q, "args", b.getArrayAttr(args))};
 }
 
-/// Builds the quantize kernel(s) in `module`; returns the first kernel.
 /// Units (groups of four blocks) per thread of the resident kernel: their
 /// loaded vectors stay in registers across the amax reduction (32 registers
 /// per unit of a 16-bit input, kept packed two per register as i32; 64 of
@@ -501,9 +500,9 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
   // (NaN left out, as the two-kernel form).
   SmallVector<Value> units; // the same units in the padded numbering
   SmallVector<SmallVector<SmallVector<Value>>> held; // [unit][block][vector]
-  // The running max of |x| per vector lane, in the input type (exact: a
-  // max rounds nothing), so that only the loaded vectors stay live across
-  // the reduction (f32 copies of 16-bit inputs would double the registers).
+  // The running max of |x| per vector lane (exact: a max rounds nothing),
+  // on the values' bits when packed, so that only the loaded vectors stay
+  // live across the reduction (f32 copies of them would not fit).
   Value lanes = zero;
   for (int64_t j = 0; j < per; ++j) {
     Value v = ir.add(ir.mul(bx, ir.idx(kThreads * per)),
@@ -570,15 +569,9 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
   ir.ifThen(ir.eq(tid, ir.idx(0)), [&] {
     memref::StoreOp::create(b, ctaAmax, slot, ValueRange{ir.idx(0)});
   });
-  auto clusterSync = [&](const Twine &when) {
-    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
-             when + ": cluster arrive");
-    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
-             when + ": cluster wait");
-  };
   Value total = ctaAmax;
   if (ctas > 1) {
-    clusterSync("amax published");
+    ir.clusterSync("amax published");
     Value addr = ir.toI32(memref::ExtractAlignedPointerAsIndexOp::create(b, slot));
     for (int64_t r = 0; r < ctas; ++r)
       total = arith::MaxNumFOp::create(
@@ -587,15 +580,16 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
                        "ld.shared::cluster.f32 $0, [ra]; }",
                        f32, ValueRange{addr, ir.i32(r)})[0]);
     // No CTA exits (or reuses its word) while another still reads it.
-    clusterSync("amax read");
+    ir.clusterSync("amax read");
   }
   Value gs = q.encodeScale(total);
   ir.ifThen(ir.andi(ir.eq(bx, ir.idx(0)), ir.eq(tid, ir.idx(0))), [&] {
     memref::StoreOp::create(b, gs, gsBuf, ValueRange{ir.idx(0)});
   });
   // Phase 2: quantize the values held.
+  BlockQuantizer quant(ir, op.getRecipe(), op.getNan(), gs);
   for (int64_t j = 0; j < per; ++j)
-    emitQuantizeUnit(q, op, x, data, sf, gs, units[j],
+    emitQuantizeUnit(q, quant, x, data, sf, units[j],
                      [&](int64_t blk, Value, Value, Value) {
                        return unpack(held[j][blk]);
                      });
@@ -633,6 +627,7 @@ gpu::GPUFuncOp buildResidentQuantize(QuantizeOp op, QuantShape s,
   return func;
 }
 
+/// Builds the quantize kernel(s) in `module`; returns the first kernel.
 gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
                              ImplicitLocOpBuilder &b, gpu::GPUModuleOp module,
                              StringRef name) {
@@ -715,13 +710,13 @@ gpu::GPUFuncOp buildQuantize(QuantizeOp op, const QuantShape &s,
     } else {
       gs = memref::LoadOp::create(b, gsBuf, ValueRange{ir.idx(0)});
     }
-    emitQuantizeUnit(q, op, x, data, sf, gs);
+    emitQuantizeUnit(q, BlockQuantizer(ir, op.getRecipe(), op.getNan(), gs),
+                     x, data, sf);
     gpu::ReturnOp::create(b);
   }
 
   // The harness.
   auto str = [&](StringRef v) { return b.getStringAttr(v); };
-  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
   SmallVector<Attribute> hargs = {
       harnessBuffer(b, "x"), harnessBuffer(b, "gs"), harnessBuffer(b, "data"),
       harnessBuffer(b, "sf")};

@@ -552,10 +552,7 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     // initialisation must be visible to the cluster first.
     ir.named(NVVM::FenceMbarrierInitOp::create(b),
              "start: fence.mbarrier_init");
-    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
-             "start: cluster arrive");
-    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
-             "start: cluster wait");
+    ir.clusterSync("start");
   }
   all = sm100::TmemBaseOp::create(
       b, tmem(p.tmemColumns(), f32, sm100::TmemLayout::acc), slot);
@@ -584,10 +581,7 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   if (p.pair) {
     // Neither CTA frees its tensor memory or exits while the leader's MMAs
     // or commits may still reach it.
-    ir.named(NVVM::ClusterArriveOp::create(b, b.getUnitAttr()),
-             "end: cluster arrive");
-    ir.named(NVVM::ClusterWaitOp::create(b, b.getUnitAttr()),
-             "end: cluster wait");
+    ir.clusterSync("end");
     fence(sm100::FenceKind::after_thread_sync, "end: fence after cluster");
   }
   ir.ifThen(ir.eq(warp, idx(0)), [&] {
@@ -676,21 +670,13 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 
 void MatmulBuilder::pairLoad(Value map, Value off, ArrayRef<Value> coords,
                              Value mbar) {
-  auto shared = LLVM::LLVMPointerType::get(ctx, 3);
-  auto cluster = LLVM::LLVMPointerType::get(ctx, 7);
-  Value dst = LLVM::AddrSpaceCastOp::create(
-      b, cluster,
-      LLVM::IntToPtrOp::create(b, shared, ir.toI32(ir.add(ptrIdx, off))));
   SmallVector<Value> c;
   for (Value v : coords)
     c.push_back(ir.toI32(v));
-  ir.named(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-               b, dst, map, c, LLVM::IntToPtrOp::create(b, shared, mbar),
-               ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
-               /*isCTAOnly=*/false,
-               NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_2),
-               Value()),
-           "load: tma");
+  ir.tmaLoad(map, ir.toI32(ir.add(ptrIdx, off)), c, mbar,
+             NVVM::TMALoadMode::TILE, Value(),
+             NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_2),
+             "load: tma");
 }
 
 void MatmulBuilder::loadRole() {
