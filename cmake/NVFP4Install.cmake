@@ -20,7 +20,9 @@ foreach(lib ${NVFP4_MLIR_LIBS})
     $<INSTALL_INTERFACE:include>)
 endforeach()
 
-install(TARGETS ${NVFP4_PLAIN_LIBS} ${NVFP4_MLIR_LIBS}
+# nvfp4_host_runtime: the mgpu* entry points host-lowered code calls
+# (docs/Host.md), as NVFP4::nvfp4_host_runtime.
+install(TARGETS ${NVFP4_PLAIN_LIBS} ${NVFP4_MLIR_LIBS} nvfp4_host_runtime
   EXPORT NVFP4Targets
   ARCHIVE DESTINATION lib
   LIBRARY DESTINATION lib)

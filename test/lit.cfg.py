@@ -43,6 +43,21 @@ llvm_config.add_tool_substitutions(
 config.substitutions.append(("%cmake_cxx_flags", config.nvfp4_cxx_flags))
 config.substitutions.append(("%cmake_build_type", config.nvfp4_build_type))
 
+# test/Host: a C++ program linked with host-lowered code (an object from
+# nvfp4-opt --nvfp4-to-llvm, mlir-translate and llc): the build's compiler
+# and flags, the runtime's static libraries (fills, float64 references) and
+# libnvfp4_host_runtime (the mgpu* entry points).
+lib = os.path.join(config.nvfp4_obj_root, "lib")
+config.substitutions.append(("%host_cxx", "%s %s -std=c++17 -O1 -I%s" % (
+    config.nvfp4_cxx, config.nvfp4_cxx_flags,
+    os.path.join(config.nvfp4_src_root, "include"))))
+config.substitutions.append(("%host_libs", " ".join([
+    os.path.join(lib, "Runtime", "libNVFP4Runtime.a"),
+    os.path.join(lib, "Emulator", "libNVFP4Emulator.a"),
+    os.path.join(lib, "Support", "libNVFP4Support.a"),
+    "-L" + lib, "-lnvfp4_host_runtime", "-Wl,-rpath," + lib, "-ldl",
+    "-lpthread"])))
+
 # CUDA's ptxas: `%ptxas`, and the feature `ptxas` for `REQUIRES: ptxas`.
 ptxas = os.path.join(config.nvfp4_cuda_root, "bin", "ptxas")
 if os.access(ptxas, os.X_OK):

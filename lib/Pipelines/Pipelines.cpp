@@ -12,6 +12,8 @@
 #include "nvfp4/Dialect/SM100/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -202,5 +204,73 @@ void nvfp4::registerSM100ToCubinPipeline() {
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {
         optHandler(SM100ToCubinOptions());
+      });
+}
+
+LogicalResult
+nvfp4::buildNVFP4ToLLVMPipeline(OpPassManager &pm,
+                                const NVFP4ToLLVMOptions &opts) {
+  if (validateNVVMTarget(opts.chip, opts.features, opts.optLevel))
+    return failure();
+  SM100ToCubinOptions device;
+  device.chip = opts.chip;
+  device.features = opts.features;
+  device.optLevel = opts.optLevel;
+  device.format = opts.format;
+  device.numSms = opts.numSms;
+  device.ctaGroup = opts.ctaGroup;
+  device.ptxasOptions = opts.ptxasOptions;
+
+  // 1. Every nvfp4 op gets its kernel (nvfp4-sm100-to-cubin's step 0).
+  device.stopAfter = "attention";
+  if (failed(buildSM100ToCubinPipeline(pm, device)))
+    return failure();
+
+  // 2. Tensors -> buffers: each nvfp4 op becomes nvfp4.launch; function
+  //    arguments and results become contiguous row-major memrefs.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+
+  // 3. The host side of every launch (tensor maps, scratch, launch_func).
+  pm.addPass(createNVFP4LowerHost());
+
+  // 4. The kernels: the device pipeline down to gpu.binary.
+  device.stopAfter = "binary";
+  if (failed(buildSM100ToCubinPipeline(pm, device)))
+    return failure();
+
+  // 5. The host code to the LLVM dialect: one stream per function call,
+  //    mgpu* runtime calls (bare pointers for memref kernel arguments, as
+  //    the kernels take them), then everything else.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  GpuToLLVMConversionPassOptions toLLVM;
+  toLLVM.kernelBarePtrCallConv = true;
+  pm.addPass(createGpuToLLVMConversionPass(toLLVM));
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return success();
+}
+
+void nvfp4::registerNVFP4ToLLVMPipeline() {
+  registerPassPipeline(
+      "nvfp4-to-llvm",
+      "Lower functions that use nvfp4 ops to the LLVM dialect: kernels "
+      "(embedded as PTX or cubin) and the host code that launches them "
+      "through the mgpu* runtime entry points",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        NVFP4ToLLVMOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        if (std::optional<std::string> error = validateNVVMTarget(
+                options.chip, options.features, options.optLevel))
+          return errorHandler("nvfp4-to-llvm: " + *error);
+        return buildNVFP4ToLLVMPipeline(pm, options);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(NVFP4ToLLVMOptions());
       });
 }

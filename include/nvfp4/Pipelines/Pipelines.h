@@ -99,6 +99,51 @@ mlir::LogicalResult buildSM100ToCubinPipeline(mlir::OpPassManager &pm,
 /// Registers `nvfp4-sm100-to-cubin`.
 void registerSM100ToCubinPipeline();
 
+/// Options of the `nvfp4-to-llvm` pipeline: the device options of
+/// nvfp4-sm100-to-cubin (format defaults to isa: PTX, which the driver
+/// compiles at load time and the emulator runs).
+struct NVFP4ToLLVMOptions
+    : public mlir::PassPipelineOptions<NVFP4ToLLVMOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip"), llvm::cl::init("sm_100a")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("Target features (sm_100a needs PTX >= 8.6)"),
+      llvm::cl::init("+ptx88")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What the object embeds: isa (PTX, default; the "
+                     "emulator runs only PTX), bin (cubin) or fatbin"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<int64_t> numSms{
+      *this, "num-sms",
+      llvm::cl::desc("SMs of the target device (nvfp4-lower-attention's "
+                     "num-sms; 148 is a B200)"),
+      llvm::cl::init(148)};
+  PassOptions::Option<int64_t> ctaGroup{
+      *this, "cta-group",
+      llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses by shape, 1 or 2 "
+                     "forces single CTAs or CTA pairs"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> ptxasOptions{
+      *this, "ptxas-opts", llvm::cl::desc("Extra options for ptxas"),
+      llvm::cl::init("")};
+};
+
+/// Adds the whole-function pipeline: nvfp4 ops -> kernels, one-shot
+/// bufferization (function boundaries, identity layouts), the host side
+/// (nvfp4-lower-host), the device pipeline into gpu.binary, and the host
+/// lowering to the LLVM dialect (gpu-async-region, gpu-to-llvm with bare
+/// kernel pointers, convert-to-llvm). docs/Host.md.
+mlir::LogicalResult buildNVFP4ToLLVMPipeline(mlir::OpPassManager &pm,
+                                             const NVFP4ToLLVMOptions &opts);
+
+/// Registers `nvfp4-to-llvm`.
+void registerNVFP4ToLLVMPipeline();
+
 #define GEN_PASS_REGISTRATION
 #include "nvfp4/Pipelines/Passes.h.inc"
 

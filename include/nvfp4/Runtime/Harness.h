@@ -127,6 +127,11 @@ struct HarnessSpec {
   /// Kernels launched after `kernel`, in order; the outputs are compared
   /// after the last.
   std::vector<HarnessLaunch> then;
+  /// The tensors the lowered op's operands and results are, in the op's
+  /// order (the harness's `operands` and `results`; empty when the
+  /// lowering does not describe them): the host lowering names the buffers
+  /// of nvfp4.launch with them.
+  std::vector<std::string> opOperands, opResults;
   /// rel_l2 threshold of outputs without their own (the command line's
   /// --rel-l2-tol overrides every output's).
   double relL2Tolerance = 1e-4;

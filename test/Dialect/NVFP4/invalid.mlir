@@ -1228,3 +1228,54 @@ func.func @grouped_rule4(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3F
   %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<256x32xf32>
   return
 }
+
+// -----
+
+// Rule: nvfp4.launch 1 — kernel names a gpu.func kernel
+gpu.module @m {
+  gpu.func @device_only() {
+    gpu.return
+  }
+}
+func.func @launch_rule1(%o: memref<4xf32>) {
+  // expected-error @+1 {{'nvfp4.launch' op expects kernel to name a gpu.func kernel, found @m::@device_only}}
+  nvfp4.launch @m::@device_only outs(%o : memref<4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.launch 1 — kernel names a gpu.func kernel (no such symbol)
+func.func @launch_rule1_missing(%o: memref<4xf32>) {
+  // expected-error @+1 {{'nvfp4.launch' op expects kernel to name a gpu.func kernel, found @nowhere::@k}}
+  nvfp4.launch @nowhere::@k outs(%o : memref<4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.launch 2 — the kernel's harness names operands and results
+gpu.module @m {
+  gpu.func @k() kernel attributes {nvfp4.harness = {operands = ["x"], results = [1]}} {
+    gpu.return
+  }
+}
+func.func @launch_rule2(%x: memref<4xf32>, %o: memref<4xf32>) {
+  // expected-error @+1 {{'nvfp4.launch' op expects kernel @m::@k to have an nvfp4.harness dictionary with arrays of tensor names 'operands' and 'results' (its lowering does not describe the op's operands)}}
+  nvfp4.launch @m::@k ins(%x : memref<4xf32>) outs(%o : memref<4xf32>)
+  return
+}
+
+// -----
+
+// Rule: nvfp4.launch 3 — one input per operand, one output per result
+gpu.module @m {
+  gpu.func @k() kernel attributes {nvfp4.harness = {operands = ["x", "y"], results = ["o"]}} {
+    gpu.return
+  }
+}
+func.func @launch_rule3(%x: memref<4xf32>, %o: memref<4xf32>) {
+  // expected-error @+1 {{'nvfp4.launch' op expects 2 inputs and 1 outputs (the kernel's harness operands and results), found 1 and 1}}
+  nvfp4.launch @m::@k ins(%x : memref<4xf32>) outs(%o : memref<4xf32>)
+  return
+}

@@ -57,7 +57,7 @@
 // RUN: mlir-opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
 // RUN:   --help > %t.plugin.txt
 // RUN: %python -c "import re, sys; ours = lambda t: set(re.findall(r'^ +--((?:nvfp4|sm100|convert-sm100)[a-z0-9-]*)\b', t, re.M)); opt = ours(open(sys.argv[1], errors='replace').read()); text = open(sys.argv[2], errors='replace').read(); plugin = ours(text[text.index('nvfp4 passes (NVFP4Plugin):'):]); print(sorted(opt ^ plugin) or 'same', len(opt)); sys.exit(opt != plugin)" %t.opt.txt %t.plugin.txt | FileCheck %s --check-prefix=SAME
-// SAME: same 10
+// SAME: same 12
 
 // The nvfp4 dialect's ops parse, verify and print in mlir-opt.
 // RUN: mlir-opt --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext %s \
@@ -70,3 +70,12 @@ func.func @attention(%q: tensor<1x4x8x64xbf16>, %kv: tensor<1x32x1x64xbf16>) {
       -> (tensor<1x4x8x64xbf16>, tensor<1x8x4xf32>)
   return
 }
+// The whole-function pipeline in upstream mlir-opt: kernels and host code
+// down to the LLVM dialect, with the C interface.
+// RUN: mlir-opt --load-pass-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   --load-dialect-plugin=%nvfp4_libs/NVFP4Plugin%shlibext \
+// RUN:   %nvfp4_src/examples/dsv4_decode.mlir --nvfp4-to-llvm \
+// RUN:   | FileCheck %s --check-prefix=HOST
+// HOST-DAG: gpu.binary @dsv4_decode_attention
+// HOST-DAG: llvm.func @_mlir_ciface_dsv4_decode(
+// HOST-DAG: @dsv4_decode_attention::@dsv4_decode_attention clusters in

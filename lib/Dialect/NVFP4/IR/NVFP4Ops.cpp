@@ -7,6 +7,7 @@
 
 #include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
 #include "nvfp4/Support/Nvfp4Format.h"
@@ -734,5 +735,43 @@ LogicalResult GroupedScaledMatmulOp::verify() {
     return emitOpError("expects the result to have A's rows and B's N (")
            << (masked ? "[E, max_m, N]" : "[M, N]")
            << ") of bf16 or f32, found " << d;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  // Rule 1.
+  auto func = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+      *this, getKernelAttr());
+  if (!func || !func.isKernel())
+    return emitOpError("expects kernel to name a gpu.func kernel, found ")
+           << getKernelAttr();
+  // Rule 2.
+  auto harness = func->getAttrOfType<DictionaryAttr>("nvfp4.harness");
+  auto names = [&](StringRef key) -> ArrayAttr {
+    auto list = harness ? harness.getAs<ArrayAttr>(key) : ArrayAttr();
+    if (list && llvm::all_of(list, [](Attribute a) {
+          return isa<StringAttr>(a);
+        }))
+      return list;
+    return {};
+  };
+  ArrayAttr operands = names("operands"), results = names("results");
+  if (!operands || !results)
+    return emitOpError("expects kernel ")
+           << getKernelAttr()
+           << " to have an nvfp4.harness dictionary with arrays of tensor "
+              "names 'operands' and 'results' (its lowering does not "
+              "describe the op's operands)";
+  // Rule 3.
+  if (operands.size() != getInputs().size() ||
+      results.size() != getOutputs().size())
+    return emitOpError("expects ")
+           << operands.size() << " inputs and " << results.size()
+           << " outputs (the kernel's harness operands and results), found "
+           << getInputs().size() << " and " << getOutputs().size();
   return success();
 }

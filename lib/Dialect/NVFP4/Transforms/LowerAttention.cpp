@@ -1355,6 +1355,22 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
       named("args", b.getArrayAttr(args))};
   if (!absent.empty())
     h.push_back(named("absent", b.getArrayAttr(absent)));
+  // The op's operands and results, in order, as the tensors above: the
+  // host lowering names the buffers of nvfp4.launch with them.
+  SmallVector<Attribute> operands = {str("q"), str(p.cache ? "kv" : "k"),
+                                     str(p.cache ? "kv" : "v")};
+  for (auto [present, name] :
+       {std::pair{p.hasSink, "sink"}, {p.hasLens, "kv_lens"},
+        {p.paged(), "block_table"}, {p.sparse(), "indices"},
+        {p.extra(), "kv2"}, {p.extra(), "indices2"},
+        {p.hasExtraLens, "kv_lens2"}, {p.nvfp4Out, "o_scale"}})
+    if (present)
+      operands.push_back(str(name));
+  SmallVector<Attribute> results = {str("o"), str("lse")};
+  if (p.nvfp4Out)
+    results.push_back(str("o_sf"));
+  h.push_back(named("operands", b.getArrayAttr(operands)));
+  h.push_back(named("results", b.getArrayAttr(results)));
   // V from K's rows: the whole rows (the same value) or their first Dv
   // columns (an extract_slice).
   if (p.kvSame && !p.cache)

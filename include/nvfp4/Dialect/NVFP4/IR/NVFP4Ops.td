@@ -15,6 +15,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 def NVFP4_AttentionOp : NVFP4_Op<"attention",
     [Pure, AttrSizedOperandSegments]> {
@@ -483,6 +484,55 @@ def NVFP4_GroupedScaledMatmulOp : NVFP4_Op<"grouped_scaled_matmul", [Pure]> {
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+}
+
+def NVFP4_LaunchOp : NVFP4_Op<"launch",
+    [AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "run the kernel an nvfp4 op was lowered to, on buffers";
+  let description = [{
+    The buffer form of an nvfp4 op whose kernel is built: one-shot
+    bufferization turns `nvfp4.attention` (and the other nvfp4 ops, once
+    their lowering has set `nvfp4.kernel` on them) into this op, with the
+    op's operands as `ins` and new buffers for its results as `outs`.
+    `nvfp4-lower-host` then replaces it by the host side of the launch:
+    tensor maps, scratch buffers, `gpu.launch_func` of the kernel and of
+    the kernels launched after it (docs/Host.md).
+
+    `kernel` is the `gpu.func` the lowering built. Its `nvfp4.harness`
+    attribute says what the kernel computes and how it is launched
+    (docs/Runtime.md); its `operands` and `results` entries name, in order,
+    the tensor each input and each output of this op is.
+
+    - Rule 1: `kernel` names a `gpu.func` kernel.
+    - Rule 2: the kernel has an `nvfp4.harness` dictionary whose `operands`
+      and `results` entries are arrays of tensor names.
+    - Rule 3: there is one input per `operands` entry and one output per
+      `results` entry.
+
+    Buffers are in device memory: a function that launches nvfp4 kernels
+    keeps its buffers there (docs/Host.md, "Buffers").
+
+    Example (after `one-shot-bufferize` of the DeepSeek-V4 decode
+    attention):
+
+    ```mlir
+    nvfp4.launch @dsv4_decode_attention::@dsv4_decode_attention
+        ins(%q, %kv, %kv, %sink, %lens
+            : memref<4x1x128x512xbf16>, memref<4x4096x1x512xbf16>,
+              memref<4x4096x1x512xbf16>, memref<128xf32>, memref<4xi32>)
+        outs(%o, %lse : memref<4x1x128x512xbf16>, memref<4x128x1xf32>)
+    ```
+  }];
+  let arguments = (ins SymbolRefAttr:$kernel,
+                   Arg<Variadic<AnyMemRef>, "the op's operands",
+                       [MemRead]>:$inputs,
+                   Arg<Variadic<AnyMemRef>, "the op's results",
+                       [MemWrite]>:$outputs);
+  let assemblyFormat = [{
+    $kernel (`ins` `(` $inputs^ `:` type($inputs) `)`)?
+    `outs` `(` $outputs `:` type($outputs) `)` attr-dict
+  }];
 }
 
 #endif // NVFP4_DIALECT_NVFP4_IR_NVFP4OPS_TD

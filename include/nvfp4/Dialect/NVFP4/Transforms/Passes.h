@@ -13,6 +13,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
 
 namespace nvfp4 {

@@ -144,4 +144,46 @@ def NVFP4LowerScaledMatmul
   ];
 }
 
+def NVFP4LowerHost : Pass<"nvfp4-lower-host", "::mlir::ModuleOp"> {
+  let summary = "launch the kernels of nvfp4.launch from the host";
+  let description = [{
+    Replaces every `nvfp4.launch` (the buffer form one-shot bufferization
+    gives an nvfp4 op whose kernel is built) by the host side of its launch,
+    read from the kernel's `nvfp4.harness` attribute (docs/Host.md):
+
+    - a tensor map for every `tmap` parameter, encoded on the host by
+      upstream `nvgpu.tma.create.descriptor` over the buffer seen with the
+      parameter's view (`memref.reinterpret_cast`);
+    - the buffer itself for every `buffer` parameter (reinterpreted to the
+      parameter's shape);
+    - a constant for every `scalar` parameter (`softmax_scale*log2e`);
+    - `gpu.alloc` / `gpu.dealloc` around the launches for the scratch
+      buffers (`workspace`: split-KV partial results);
+    - `gpu.launch_func` of the kernel, with its grid, block, cluster and
+      dynamic shared memory, then of every kernel of `then` (the split-KV
+      combine).
+
+    The buffers of a function that launches nvfp4 kernels live in device
+    memory: its `memref.alloc`, `memref.dealloc` and `memref.copy` become
+    `gpu.alloc`, `gpu.dealloc` and `gpu.memcpy`, and it gets
+    `llvm.emit_c_interface` (C programs call `_mlir_ciface_NAME`). Run
+    `gpu-async-region` afterwards to put the buffers and launches on one
+    stream.
+
+    Buffers must be contiguous and row-major (identity layout: bufferize
+    function boundaries with `function-boundary-type-conversion=
+    identity-layout-map`); tensor maps are encoded for bf16, f16, f32, i32
+    and ui8 elements (upstream's encoder takes other types for bf16). Anything
+    else is diagnosed at the nvfp4.launch, naming the tensor.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numLaunches", "launches", "Kernel launches generated">,
+  ];
+}
+
 #endif // NVFP4_DIALECT_NVFP4_TRANSFORMS_PASSES_TD
