@@ -21,8 +21,9 @@ foreach(lib ${NVFP4_MLIR_LIBS})
 endforeach()
 
 # nvfp4_host_runtime: the mgpu* entry points host-lowered code calls
-# (docs/Host.md), as NVFP4::nvfp4_host_runtime.
-install(TARGETS ${NVFP4_PLAIN_LIBS} ${NVFP4_MLIR_LIBS} nvfp4_host_runtime
+# (docs/Host.md), as NVFP4::nvfp4_host_runtime; nvfp4_c: the C API
+# (libnvfp4.so, docs/CAPI.md), as NVFP4::nvfp4_c.
+install(TARGETS ${NVFP4_PLAIN_LIBS} ${NVFP4_MLIR_LIBS} nvfp4_host_runtime nvfp4_c
   EXPORT NVFP4Targets
   ARCHIVE DESTINATION lib
   LIBRARY DESTINATION lib)
@@ -30,6 +31,7 @@ install(TARGETS nvfp4-opt nvfp4-run RUNTIME DESTINATION bin)
 install(TARGETS NVFP4Plugin LIBRARY DESTINATION lib)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/nvfp4 DESTINATION include
   FILES_MATCHING PATTERN "*.h" PATTERN "*.td" PATTERN "*.def")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/nvfp4-c DESTINATION include)
 install(DIRECTORY ${PROJECT_BINARY_DIR}/include/nvfp4 DESTINATION include
   FILES_MATCHING PATTERN "*.inc")
 install(EXPORT NVFP4Targets NAMESPACE NVFP4:: DESTINATION lib/cmake/nvfp4)

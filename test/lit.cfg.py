@@ -58,6 +58,16 @@ config.substitutions.append(("%host_libs", " ".join([
     "-L" + lib, "-lnvfp4_host_runtime", "-Wl,-rpath," + lib, "-ldl",
     "-lpthread"])))
 
+# test/CAPI: a C program against the C API (libnvfp4.so), and the Python
+# package (python/) with the library it loads.
+config.substitutions.append(("%capi_cc", "%s -std=c11 -O1 -I%s" % (
+    config.nvfp4_cc, os.path.join(config.nvfp4_src_root, "include"))))
+config.substitutions.append(("%capi_libs", "-L%s -lnvfp4 -Wl,-rpath,%s -lm" % (
+    lib, lib)))
+config.environment["NVFP4_LIBRARY"] = os.path.join(lib, "libnvfp4.so")
+config.environment["PYTHONPATH"] = os.path.join(config.nvfp4_src_root,
+                                                "python")
+
 # CUDA's ptxas: `%ptxas`, and the feature `ptxas` for `REQUIRES: ptxas`.
 ptxas = os.path.join(config.nvfp4_cuda_root, "bin", "ptxas")
 if os.access(ptxas, os.X_OK):

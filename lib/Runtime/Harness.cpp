@@ -971,108 +971,17 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     if (Error e = device.copyToDevice(*p, host[i].data(), host[i].size()))
       return fail(std::move(e).withContext("tensor '" + t.name + "'"));
   }
-  auto indexOf = [&](const std::string &name) {
-    for (size_t i = 0; i < spec.tensors.size(); ++i)
-      if (spec.tensors[i].name == name)
-        return i;
-    return size_t(0);
-  };
-
   // The kernels.
   auto module = device.loadModule(image);
   if (!module)
     return fail(module.takeError());
-
-  // Arguments of one launch.
-  auto makeArgs = [&](const std::vector<HarnessArg> &argList)
-      -> Expected<std::vector<KernelArg>> {
-    std::vector<KernelArg> args;
-    for (const HarnessArg &a : argList) {
-      switch (a.kind) {
-      case HarnessArg::Kind::Buffer:
-        args.push_back(KernelArg::pointer(addr[indexOf(a.tensor)]));
-        break;
-      case HarnessArg::Kind::Scalar: {
-        if (isFloatKind(a.scalarType)) {
-          auto f = evalFloat(a.value, sizes, spec.options);
-          if (!f)
-            return f.takeError();
-          args.push_back(a.scalarType == KernelArg::Kind::F32
-                             ? KernelArg::f32(float(*f))
-                             : KernelArg::f64(*f));
-          break;
-        }
-        auto v = evalScalar(a.value, sizes);
-        if (!v)
-          return v.takeError();
-        auto arg = scalarArg(a.scalarType, *v);
-        if (!arg)
-          return arg.takeError();
-        args.push_back(*arg);
-        break;
-      }
-      case HarnessArg::Kind::TensorMap: {
-        size_t ti = indexOf(a.tensor);
-        const HarnessTensor &t = spec.tensors[ti];
-        auto dims = viewDims(t, a.view, sizes);
-        if (!dims)
-          return dims.takeError();
-        TensorMapDesc d;
-        d.dataType = tmaType(t.type);
-        d.rank = static_cast<unsigned>(dims->size());
-        d.globalAddress = addr[ti];
-        // Row-major tensor: TMA dimension 0 is the innermost (last) one.
-        uint64_t stride = elemBytes(t.type);
-        for (unsigned r = 0; r < d.rank; ++r) {
-          uint64_t extent = (*dims)[d.rank - 1 - r];
-          d.globalDims[r] = extent;
-          if (r > 0)
-            d.globalStrides[r - 1] = stride;
-          stride *= extent;
-          d.boxDims[r] = a.box[r];
-        }
-        d.swizzle = a.swizzle;
-        auto blob = device.encodeTensorMap(d);
-        if (!blob)
-          return std::move(blob.takeError())
-              .withContext("the tensor map of '" + t.name + "'");
-        if (!a.byPointer) {
-          args.push_back(KernelArg::tensorMap(*blob));
-          break;
-        }
-        auto copy = device.allocate(kTensorMapBytes);
-        if (!copy)
-          return copy.takeError();
-        owned.push_back(*copy);
-        if (Error e = device.copyToDevice(*copy, blob->bytes.data(),
-                                          kTensorMapBytes))
-          return std::move(e);
-        args.push_back(KernelArg::pointer(*copy));
-        break;
-      }
-      }
-    }
-    return args;
-  };
-
-  // The launches, in order.
-  std::vector<HarnessLaunch> launches = {{spec.kernel, spec.args, spec.launch}};
-  launches.insert(launches.end(), spec.then.begin(), spec.then.end());
-  for (const HarnessLaunch &l : launches) {
-    auto function = device.getFunction(*module, l.kernel);
-    if (!function)
-      return fail(function.takeError());
-    auto args = makeArgs(l.args);
-    if (!args)
-      return fail(args.takeError());
-    auto timing = device.launch(*function, l.launch, *args);
-    if (!timing)
-      return fail(std::move(timing.takeError())
-                      .withContext("kernel '" + l.kernel + "'"));
-    printLaunch(os, l.kernel, *timing, device);
-    if (o.afterLaunch)
-      o.afterLaunch(l.kernel);
-  }
+  std::map<std::string, DevicePtr> tensors;
+  for (size_t i = 0; i < spec.tensors.size(); ++i)
+    if (!spec.tensors[i].absent)
+      tensors[spec.tensors[i].name] = addr[i];
+  if (Error e = launchHarness(spec, device, *module, tensors, sizes, &os,
+                              o.afterLaunch))
+    return fail(std::move(e));
 
   // The reference and the comparison.
   for (size_t i = 0; i < nOperands; ++i) {
@@ -1136,4 +1045,129 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
     (void)device.free(p);
   os << (final ? final->verdict : verdictLine(Metrics(), Tolerance())) << "\n";
   return pass;
+}
+
+Error nvfp4::rt::launchHarness(
+    const HarnessSpec &spec, Device &device, ModuleHandle module,
+    const std::map<std::string, DevicePtr> &tensors,
+    const std::map<std::string, uint64_t> &sizes, std::ostream *os,
+    const std::function<void(const std::string &)> &afterLaunch) {
+  std::vector<DevicePtr> owned; // device copies of tensor maps
+  auto release = [&] {
+    for (DevicePtr p : owned)
+      (void)device.free(p);
+  };
+  auto address = [&](const std::string &name) -> Expected<DevicePtr> {
+    auto it = tensors.find(name);
+    if (it == tensors.end())
+      return makeError("no buffer for tensor '", name, "' of kernel '",
+                       spec.kernel, "'");
+    return it->second;
+  };
+
+  // Arguments of one launch.
+  auto makeArgs = [&](const std::vector<HarnessArg> &argList)
+      -> Expected<std::vector<KernelArg>> {
+    std::vector<KernelArg> args;
+    for (const HarnessArg &a : argList) {
+      switch (a.kind) {
+      case HarnessArg::Kind::Buffer: {
+        auto p = address(a.tensor);
+        if (!p)
+          return p.takeError();
+        args.push_back(KernelArg::pointer(*p));
+        break;
+      }
+      case HarnessArg::Kind::Scalar: {
+        if (isFloatKind(a.scalarType)) {
+          auto f = evalFloat(a.value, sizes, spec.options);
+          if (!f)
+            return f.takeError();
+          args.push_back(a.scalarType == KernelArg::Kind::F32
+                             ? KernelArg::f32(float(*f))
+                             : KernelArg::f64(*f));
+          break;
+        }
+        auto v = evalScalar(a.value, sizes);
+        if (!v)
+          return v.takeError();
+        auto arg = scalarArg(a.scalarType, *v);
+        if (!arg)
+          return arg.takeError();
+        args.push_back(*arg);
+        break;
+      }
+      case HarnessArg::Kind::TensorMap: {
+        const HarnessTensor *t = findTensor(spec, a.tensor);
+        auto p = address(a.tensor);
+        if (!t || !p)
+          return makeError("no tensor '", a.tensor, "' for a tensor map");
+        auto dims = viewDims(*t, a.view, sizes);
+        if (!dims)
+          return dims.takeError();
+        TensorMapDesc d;
+        d.dataType = tmaType(t->type);
+        d.rank = static_cast<unsigned>(dims->size());
+        d.globalAddress = *p;
+        // Row-major tensor: TMA dimension 0 is the innermost (last) one.
+        uint64_t stride = elemBytes(t->type);
+        for (unsigned r = 0; r < d.rank; ++r) {
+          uint64_t extent = (*dims)[d.rank - 1 - r];
+          d.globalDims[r] = extent;
+          if (r > 0)
+            d.globalStrides[r - 1] = stride;
+          stride *= extent;
+          d.boxDims[r] = a.box[r];
+        }
+        d.swizzle = a.swizzle;
+        auto blob = device.encodeTensorMap(d);
+        if (!blob)
+          return std::move(blob.takeError())
+              .withContext("the tensor map of '" + t->name + "'");
+        if (!a.byPointer) {
+          args.push_back(KernelArg::tensorMap(*blob));
+          break;
+        }
+        auto copy = device.allocate(kTensorMapBytes);
+        if (!copy)
+          return copy.takeError();
+        owned.push_back(*copy);
+        if (Error e = device.copyToDevice(*copy, blob->bytes.data(),
+                                          kTensorMapBytes))
+          return std::move(e);
+        args.push_back(KernelArg::pointer(*copy));
+        break;
+      }
+      }
+    }
+    return args;
+  };
+
+  // The launches, in order.
+  std::vector<HarnessLaunch> launches = {{spec.kernel, spec.args, spec.launch}};
+  launches.insert(launches.end(), spec.then.begin(), spec.then.end());
+  for (const HarnessLaunch &l : launches) {
+    auto function = device.getFunction(module, l.kernel);
+    if (!function) {
+      release();
+      return function.takeError();
+    }
+    auto args = makeArgs(l.args);
+    if (!args) {
+      release();
+      return args.takeError();
+    }
+    auto timing = device.launch(*function, l.launch, *args);
+    if (!timing) {
+      release();
+      return std::move(timing.takeError())
+          .withContext("kernel '" + l.kernel + "'");
+    }
+    if (os)
+      printLaunch(*os, l.kernel, *timing, device);
+    if (afterLaunch)
+      afterLaunch(l.kernel);
+  }
+  release();
+  return Error::success();
 }

@@ -254,6 +254,19 @@ void printArgs(const HarnessSpec &spec, const std::vector<HarnessArg> &args,
 void printHarnessPlan(const HarnessSpec &spec, const HarnessRunOptions &o,
                       std::ostream &os);
 
+/// Launches the kernel `spec.kernel` of the loaded `module`, then the
+/// kernels of `spec.then`, on the tensors at `tensors` (device addresses by
+/// tensor name, workspace included; absent tensors left out): buffers,
+/// scalars at `sizes`, tensor maps encoded for each launch (device copies
+/// freed after the last). Prints each launch's lines to `os` when given.
+Error launchHarness(const HarnessSpec &spec, Device &device,
+                    ModuleHandle module,
+                    const std::map<std::string, DevicePtr> &tensors,
+                    const std::map<std::string, uint64_t> &sizes,
+                    std::ostream *os,
+                    const std::function<void(const std::string &)>
+                        &afterLaunch = {});
+
 /// Runs the kernel `spec.kernel` of `image` on `device` and checks it. The
 /// result is true for PASS; an Error when the run itself failed (load,
 /// launch, a fault on the emulator).
