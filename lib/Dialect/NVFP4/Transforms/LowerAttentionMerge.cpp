@@ -181,6 +181,13 @@ DictionaryAttr buildMerge(const MergeShape &m, ImplicitLocOpBuilder &b,
       named("args", b.getArrayAttr(hargs))};
   if (!m.sink)
     h.push_back(named("absent", b.getArrayAttr({str("sink")})));
+  // The op's operands and results as the tensors above (docs/Host.md).
+  SmallVector<Attribute> operands = {str("o1"), str("lse1"), str("o2"),
+                                     str("lse2")};
+  if (m.sink)
+    operands.push_back(str("sink"));
+  h.push_back(named("operands", b.getArrayAttr(operands)));
+  h.push_back(named("results", b.getArrayAttr({str("o"), str("lse")})));
   DictionaryAttr harness = b.getDictionaryAttr(h);
   func->setAttr("nvfp4.harness", harness);
   return harness;
