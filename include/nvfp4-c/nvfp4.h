@@ -153,6 +153,17 @@ nvfp4_status nvfp4_run_check(nvfp4_kernel *kernel, nvfp4_device *device,
                              uint64_t seed, int *pass, char *report,
                              size_t report_size);
 
+/* Checks outputs computed elsewhere (host-lowered code, another runtime)
+ * against the float64 reference of the kernel's op: `inputs` and `outputs`
+ * are host copies of the function's arguments and results (row-major, the
+ * function's dtypes and shapes), the reference's thresholds apply. *pass is
+ * 1 on PASS; `report` as for nvfp4_run_check. */
+nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *kernel,
+                                 const void *const *inputs, size_t num_inputs,
+                                 const void *const *outputs,
+                                 size_t num_outputs, int *pass, char *report,
+                                 size_t report_size);
+
 #ifdef __cplusplus
 }
 #endif

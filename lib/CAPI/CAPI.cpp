@@ -75,6 +75,12 @@ std::optional<int32_t> dtypeOf(Type t) {
 }
 
 
+unsigned dtypeBytes(int32_t d) {
+  return d == NVFP4_F32 || d == NVFP4_I32 ? 4
+         : d == NVFP4_BF16 || d == NVFP4_F16 ? 2
+                                            : 1;
+}
+
 std::string shapeStr(const std::vector<int64_t> &shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -103,6 +109,12 @@ struct TensorSlot {
   std::string name; ///< the kernel's tensor
   int32_t dtype = NVFP4_F32;
   std::vector<int64_t> shape;
+  uint64_t bytes() const {
+    uint64_t n = dtypeBytes(dtype);
+    for (int64_t d : shape)
+      n *= uint64_t(d);
+    return n;
+  }
 };
 
 std::atomic<uint64_t> nextKernelId{1};
@@ -450,6 +462,20 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                   "function '" + functionName +
                       "' must return the results of its nvfp4 op in order");
 
+  // Each argument and result holds its kernel tensor's bytes.
+  for (const auto *slots : {&k->inputs, &k->outputs})
+    for (const TensorSlot &s : *slots)
+      for (const rt::HarnessTensor &t : k->spec.tensors)
+        if (t.name == s.name &&
+            rt::tensorElements(t, k->sizes) * rt::elemBytes(t.type) !=
+                s.bytes())
+          return fail(NVFP4_ERROR_UNSUPPORTED,
+                      "tensor '" + s.name + "' of the kernel holds " +
+                          std::to_string(rt::tensorElements(t, k->sizes) *
+                                         rt::elemBytes(t.type)) +
+                          " bytes but the function's is " +
+                          std::to_string(s.bytes()));
+
   // The device code: PTX.
   {
     SM100ToCubinOptions device;
@@ -786,6 +812,74 @@ nvfp4_status nvfp4_run_check(nvfp4_kernel *k, nvfp4_device *d, uint64_t seed,
   }
   if (!result)
     return fail(NVFP4_ERROR_DEVICE, result.takeError().message());
+  *pass = *result ? 1 : 0;
+  return ok();
+}
+
+nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *k,
+                                 const void *const *inputs, size_t numInputs,
+                                 const void *const *outputs,
+                                 size_t numOutputs, int *pass, char *report,
+                                 size_t reportSize) {
+  if (!k || !pass)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                !k ? "kernel is null" : "pass is null");
+  *pass = 0;
+  if (numInputs != k->inputs.size() || numOutputs != k->outputs.size())
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                "expected " + std::to_string(k->inputs.size()) +
+                    " inputs and " + std::to_string(k->outputs.size()) +
+                    " outputs for '" + k->function + "', got " +
+                    std::to_string(numInputs) + " and " +
+                    std::to_string(numOutputs));
+  if ((numInputs && !inputs) || (numOutputs && !outputs))
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                !inputs ? "inputs is null" : "outputs is null");
+  for (size_t i = 0; i < numInputs; ++i)
+    if (!inputs[i])
+      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                  "input " + std::to_string(i) + " (" + k->inputs[i].name +
+                      "): data is null");
+  for (size_t i = 0; i < numOutputs; ++i)
+    if (!outputs[i])
+      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                  "output " + std::to_string(i) + " (" + k->outputs[i].name +
+                      "): data is null");
+  const rt::HarnessSpec &spec = k->spec;
+  std::vector<std::vector<double>> operands(spec.tensors.size());
+  std::vector<std::vector<uint8_t>> outs(spec.tensors.size());
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const rt::HarnessTensor &t = spec.tensors[i];
+    uint64_t n = rt::tensorElements(t, k->sizes);
+    if (t.absent || t.workspace)
+      continue;
+    if (t.output) {
+      for (size_t o = 0; o < k->outputs.size(); ++o)
+        if (k->outputs[o].name == t.name) {
+          auto *p = static_cast<const uint8_t *>(outputs[o]);
+          outs[i].assign(p, p + n * rt::elemBytes(t.type));
+        }
+      continue;
+    }
+    auto it = k->inputOf.find(t.name);
+    if (it == k->inputOf.end())
+      return fail(NVFP4_ERROR_UNSUPPORTED,
+                  "the reference's input '" + t.name +
+                      "' is none of the function's arguments");
+    operands[i] = rt::decode(static_cast<const uint8_t *>(inputs[it->second]),
+                             n, t.type);
+  }
+  std::ostringstream os;
+  auto result = rt::checkOutputs(spec, k->sizes, std::move(operands), outs,
+                                 std::nullopt, os);
+  std::string text = os.str();
+  if (report && reportSize) {
+    size_t n = std::min(text.size(), reportSize - 1);
+    std::memcpy(report, text.data(), n);
+    report[n] = 0;
+  }
+  if (!result)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT, result.takeError().message());
   *pass = *result ? 1 : 0;
   return ok();
 }

@@ -983,68 +983,19 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
                               o.afterLaunch))
     return fail(std::move(e));
 
-  // The reference and the comparison.
-  for (size_t i = 0; i < nOperands; ++i) {
-    const HarnessTensor &t = spec.tensors[i];
-    if (t.output && !t.inout)
-      operands[i].assign(elements(t, sizes), 0.0);
-  }
-  // A reference that checks the outputs itself computes what it needs
-  // there (compute's values would be computed for nothing).
-  if (!ref.check)
-    if (Error e = ref.compute(sizes, spec.options, operands))
-      return fail(std::move(e).withContext("reference '" + ref.name + "'"));
-
-  // The kernel's outputs, decoded.
-  std::vector<std::vector<double>> kernel(nOperands);
+  // The kernel's outputs back.
   for (size_t i = 0; i < nOperands; ++i) {
     const HarnessTensor &t = spec.tensors[i];
     if (!t.output)
       continue;
     if (Error e = device.copyToHost(host[i].data(), addr[i], host[i].size()))
       return fail(std::move(e).withContext("tensor '" + t.name + "'"));
-    kernel[i] = decode(host[i].data(), elements(t, sizes), t.type);
-  }
-  // One line per output (or per check of a reference that checks them
-  // itself); the final line repeats the first failing one, else the one
-  // closest to its threshold.
-  std::vector<OutputCheck> checks;
-  if (ref.check) {
-    auto own = ref.check(sizes, spec.options, operands, kernel);
-    if (!own)
-      return fail(std::move(own.takeError())
-                      .withContext("reference '" + ref.name + "'"));
-    checks = std::move(*own);
-  } else {
-    for (size_t i = 0; i < nOperands; ++i) {
-      const HarnessTensor &t = spec.tensors[i];
-      if (!t.output)
-        continue;
-      Tolerance tol = toleranceOf(spec, t, o.relL2Tolerance);
-      Metrics m = compare(kernel[i], operands[i]);
-      std::string detail = std::to_string(m.count) + " elements";
-      if (m.equalInfinities)
-        detail += ", " + std::to_string(m.equalInfinities) +
-                  " infinite as in the reference";
-      bool ok = passes(m, tol);
-      checks.push_back(
-          {t.name, detail, ok, verdictLine(m, tol),
-           ok ? (tol.relL2 > 0 ? m.relL2 / tol.relL2 : m.relL2) : 0});
-    }
-  }
-  const OutputCheck *final = nullptr;
-  bool pass = true;
-  for (const OutputCheck &c : checks) {
-    os << "nvfp4-run: output " << c.name << ": " << c.detail << ", "
-       << c.verdict << "\n";
-    if (pass && (!c.pass || !final || c.score > final->score))
-      final = &c;
-    pass = pass && c.pass;
   }
   for (DevicePtr p : owned)
     (void)device.free(p);
-  os << (final ? final->verdict : verdictLine(Metrics(), Tolerance())) << "\n";
-  return pass;
+  owned.clear();
+  return checkOutputs(spec, sizes, std::move(operands), host,
+                      o.relL2Tolerance, os);
 }
 
 Error nvfp4::rt::launchHarness(
@@ -1170,4 +1121,80 @@ Error nvfp4::rt::launchHarness(
   }
   release();
   return Error::success();
+}
+
+Expected<bool> nvfp4::rt::checkOutputs(
+    const HarnessSpec &spec, const std::map<std::string, uint64_t> &sizes,
+    std::vector<std::vector<double>> operands,
+    const std::vector<std::vector<uint8_t>> &outputs,
+    std::optional<double> relL2Override, std::ostream &os) {
+  auto refOr = findReference(spec.reference);
+  if (!refOr)
+    return refOr.takeError();
+  const Reference &ref = **refOr;
+  const size_t nOperands = ref.operands.size();
+  if (operands.size() < nOperands || outputs.size() < nOperands)
+    return makeError("checkOutputs: expected ", nOperands,
+                     " operands and output slots");
+  for (size_t i = 0; i < nOperands; ++i) {
+    const HarnessTensor &t = spec.tensors[i];
+    if (t.output && !t.inout)
+      operands[i].assign(elements(t, sizes), 0.0);
+    if (t.output &&
+        outputs[i].size() != elements(t, sizes) * elemBytes(t.type))
+      return makeError("output '", t.name, "': expected ",
+                       elements(t, sizes) * elemBytes(t.type), " bytes, got ",
+                       outputs[i].size());
+  }
+  // A reference that checks the outputs itself computes what it needs
+  // there (compute's values would be computed for nothing).
+  if (!ref.check)
+    if (Error e = ref.compute(sizes, spec.options, operands))
+      return std::move(e).withContext("reference '" + ref.name + "'");
+
+  // The kernel's outputs, decoded.
+  std::vector<std::vector<double>> kernel(nOperands);
+  for (size_t i = 0; i < nOperands; ++i) {
+    const HarnessTensor &t = spec.tensors[i];
+    if (t.output)
+      kernel[i] = decode(outputs[i].data(), elements(t, sizes), t.type);
+  }
+  // One line per output (or per check of a reference that checks them
+  // itself); the final line repeats the first failing one, else the one
+  // closest to its threshold.
+  std::vector<OutputCheck> checks;
+  if (ref.check) {
+    auto own = ref.check(sizes, spec.options, operands, kernel);
+    if (!own)
+      return std::move(own.takeError())
+          .withContext("reference '" + ref.name + "'");
+    checks = std::move(*own);
+  } else {
+    for (size_t i = 0; i < nOperands; ++i) {
+      const HarnessTensor &t = spec.tensors[i];
+      if (!t.output)
+        continue;
+      Tolerance tol = toleranceOf(spec, t, relL2Override);
+      Metrics m = compare(kernel[i], operands[i]);
+      std::string detail = std::to_string(m.count) + " elements";
+      if (m.equalInfinities)
+        detail += ", " + std::to_string(m.equalInfinities) +
+                  " infinite as in the reference";
+      bool ok = passes(m, tol);
+      checks.push_back(
+          {t.name, detail, ok, verdictLine(m, tol),
+           ok ? (tol.relL2 > 0 ? m.relL2 / tol.relL2 : m.relL2) : 0});
+    }
+  }
+  const OutputCheck *final = nullptr;
+  bool pass = true;
+  for (const OutputCheck &c : checks) {
+    os << "nvfp4-run: output " << c.name << ": " << c.detail << ", "
+       << c.verdict << "\n";
+    if (pass && (!c.pass || !final || c.score > final->score))
+      final = &c;
+    pass = pass && c.pass;
+  }
+  os << (final ? final->verdict : verdictLine(Metrics(), Tolerance())) << "\n";
+  return pass;
 }

@@ -97,6 +97,9 @@ def _library():
                              ctypes.POINTER(_Tensor), S, P, S, P]),
         "nvfp4_run_check": (I, [P, P, U64, ctypes.POINTER(I),
                                 ctypes.c_char_p, S]),
+        "nvfp4_check_outputs": (I, [P, ctypes.POINTER(P), S,
+                                    ctypes.POINTER(P), S, ctypes.POINTER(I),
+                                    ctypes.c_char_p, S]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)
@@ -368,6 +371,38 @@ class Kernel:
         _check(_library().nvfp4_run_check(self._handle, device._handle, seed,
                                           ctypes.byref(passed), report,
                                           len(report)))
+        return bool(passed.value), report.value.decode()
+
+
+    def check_outputs(self, inputs, outputs):
+        """Compares outputs computed elsewhere (host-lowered code, another
+        runtime) with the float64 reference: `inputs` and `outputs` are
+        bytes-like host copies of the function's arguments and results.
+        Returns (passed, report)."""
+        def pointers(values, infos, kind):
+            if len(values) != len(infos):
+                raise Error("expected %d %s, got %d" % (len(infos), kind,
+                                                         len(values)))
+            bufs = []
+            for i, (v, info) in enumerate(zip(values, infos)):
+                n = _ITEMSIZE[info.dtype]
+                for d in info.shape:
+                    n *= d
+                b = bytes(v)
+                if len(b) != n:
+                    raise Error("%s %d (%s): expected %d bytes, got %d" %
+                                (kind[:-1], i, info.name, n, len(b)))
+                bufs.append(ctypes.create_string_buffer(b, len(b)))
+            arr = (ctypes.c_void_p * max(len(bufs), 1))(
+                *[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
+            return arr, bufs
+        ins, k1 = pointers(inputs, self.inputs, "inputs")
+        outs, k2 = pointers(outputs, self.outputs, "outputs")
+        passed = ctypes.c_int(0)
+        report = ctypes.create_string_buffer(1 << 16)
+        _check(_library().nvfp4_check_outputs(
+            self._handle, ins, len(inputs), outs, len(outputs),
+            ctypes.byref(passed), report, len(report)))
         return bool(passed.value), report.value.decode()
 
 

@@ -267,6 +267,19 @@ Error launchHarness(const HarnessSpec &spec, Device &device,
                     const std::function<void(const std::string &)>
                         &afterLaunch = {});
 
+/// Compares a kernel's outputs with the float64 reference: `operands` are
+/// the reference's operands in its order with the inputs decoded as the
+/// kernel read them (outputs ignored, but inout ones hold their initial
+/// values), `outputs` the outputs' bytes after the kernel, index for index
+/// with spec.tensors (other entries ignored). Prints one line per output and
+/// the final PASS|FAIL line to `os`; true for PASS.
+Expected<bool> checkOutputs(const HarnessSpec &spec,
+                            const std::map<std::string, uint64_t> &sizes,
+                            std::vector<std::vector<double>> operands,
+                            const std::vector<std::vector<uint8_t>> &outputs,
+                            std::optional<double> relL2Override,
+                            std::ostream &os);
+
 /// Runs the kernel `spec.kernel` of `image` on `device` and checks it. The
 /// result is true for PASS; an Error when the run itself failed (load,
 /// launch, a fault on the emulator).
