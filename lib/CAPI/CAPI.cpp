@@ -411,15 +411,26 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   auto slot = [&](Value v, const std::string &name, const std::string &what,
                   TensorSlot &s) -> nvfp4_status {
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    auto dtype = type ? dtypeOf(type.getElementType()) : std::nullopt;
-    if (!type || !type.hasStaticShape() || !dtype)
+    Type element = type ? type.getElementType() : Type();
+    // NVFP4 data and scale factors travel as bytes: e2m1 packed two per
+    // byte (the innermost extent halved), e4m3 one per byte.
+    bool fp4 = element && isa<Float4E2M1FNType>(element);
+    bool fp8 = element && isa<Float8E4M3FNType>(element);
+    auto dtype = fp4 || fp8 ? std::optional<int32_t>(NVFP4_U8)
+                 : element  ? dtypeOf(element)
+                            : std::nullopt;
+    if (!type || !type.hasStaticShape() || !dtype ||
+        (fp4 && (type.getRank() == 0 || type.getShape().back() % 2)))
       return fail(NVFP4_ERROR_UNSUPPORTED,
                   what + " (" + name +
-                      "): the C API takes static tensors of f32, bf16, f16, "
-                      "i32, i8 or ui8");
+                      "): the C API takes static tensors of f32, bf16, "
+                      "f16, i32, i8, ui8, f8E4M3FN (as u8) or f4E2M1FN (as "
+                      "u8, two per byte, an even innermost extent)");
     s.name = name;
     s.dtype = *dtype;
     s.shape.assign(type.getShape().begin(), type.getShape().end());
+    if (fp4)
+      s.shape.back() /= 2;
     return NVFP4_OK;
   };
   for (BlockArgument arg : body.getArguments()) {

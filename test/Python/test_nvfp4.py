@@ -28,6 +28,29 @@ func.func @gqa(%q: tensor<2x1x8x64xbf16>, %k: tensor<2x256x2x64xbf16>,
 """
 B, HQ, HKV, SKV, D = 2, 8, 2, 256, 64
 
+NVFP4_FUNCTIONS = [
+    """func.func @quantize(%x: tensor<128x256xbf16>, %gs: tensor<f32>)
+        -> (tensor<128x256xf4E2M1FN>, tensor<128x16xf8E4M3FN>) {
+      %d, %s = nvfp4.quantize %x scale(%gs) : (tensor<128x256xbf16>,
+          tensor<f32>) -> (tensor<128x256xf4E2M1FN>, tensor<128x16xf8E4M3FN>)
+      return %d, %s : tensor<128x256xf4E2M1FN>, tensor<128x16xf8E4M3FN>
+    }""",
+    """func.func @quantize_amax(%x: tensor<128x256xbf16>)
+        -> (tensor<128x256xf4E2M1FN>, tensor<128x16xf8E4M3FN>, tensor<f32>) {
+      %d, %s, %g = nvfp4.quantize %x : (tensor<128x256xbf16>)
+          -> (tensor<128x256xf4E2M1FN>, tensor<128x16xf8E4M3FN>, tensor<f32>)
+      return %d, %s, %g : tensor<128x256xf4E2M1FN>, tensor<128x16xf8E4M3FN>,
+          tensor<f32>
+    }""",
+    """func.func @dequantize(%d: tensor<128x256xf4E2M1FN>,
+                            %s: tensor<128x16xf8E4M3FN>, %gs: tensor<f32>)
+        -> tensor<128x256xbf16> {
+      %y = nvfp4.dequantize %d, %s scale(%gs) : (tensor<128x256xf4E2M1FN>,
+          tensor<128x16xf8E4M3FN>, tensor<f32>) -> tensor<128x256xbf16>
+      return %y : tensor<128x256xbf16>
+    }""",
+]
+
 
 def bf16_bits(x):
     (u,) = struct.unpack("<I", struct.pack("<f", x))
@@ -98,6 +121,20 @@ def main():
     print("launch: %s rel_l2=%.3g lse_max_abs=%.3g nan=%d" %
           ("PASS" if ok else "FAIL", rel, lse_err, nan))
     assert ok
+
+    # The NVFP4 ops: e2m1 data as bytes (two per byte), e4m3 scale factors
+    # as bytes, each checked against float64 by the library.
+    for text in NVFP4_FUNCTIONS:
+        kn = nvfp4.compile(text)
+        passed, report = kn.check(dev, seed=5)
+        print("nvfp4 %s: %s -> %s: %s" % (
+            kn.metadata["function"],
+            ", ".join("%s %s%s" % (i.name, i.dtype, list(i.shape))
+                      for i in kn.inputs),
+            ", ".join("%s %s%s" % (o.name, o.dtype, list(o.shape))
+                      for o in kn.outputs),
+            report.strip().splitlines()[-1]))
+        assert passed
 
     # Bad input: each error names the argument; nothing launches.
     class FakeCuda:  # a CUDA array interface, for the error paths

@@ -159,6 +159,13 @@ private:
                 "function-boundary-type-conversion=identity-layout-map), "
                 "found "
              << type;
+    if (isa<Float4E2M1FNType>(type.getElementType()))
+      return op.emitOpError("cannot pass the buffer of '")
+             << name << "' (" << type
+             << "): MLIR's LLVM lowering lays f4E2M1FN memrefs out one "
+                "element per byte and the kernels read two per byte; the "
+                "host path does not take NVFP4 data yet (the C API does, "
+                "as bytes; docs/Host.md)";
     uint64_t bits = type.getElementTypeBitWidth();
     if (bits != 8 * rt::elemBytes(t->type) ||
         uint64_t(type.getNumElements()) != rt::tensorElements(*t, sizes))

@@ -396,7 +396,16 @@ SmallVector<NamedAttribute> quantizeHarness(Builder &q, QuantizeOp op,
                  named(q, "sf_layout", i64(layoutOption(q.s.layout)))})),
       named(q, "grid", b.getDenseI32ArrayAttr({int32_t(grid), 1, 1})),
       named(q, "block", blockOf(q, threads)),
-      named(q, "args", b.getArrayAttr(args))};
+      named(q, "args", b.getArrayAttr(args)),
+      // The op's operands and results as tensors (docs/Host.md): a given
+      // scale is an input, a computed one the third result.
+      named(q, "operands",
+            op.getScale() ? b.getArrayAttr({str("x"), str("gs")})
+                          : b.getArrayAttr({str("x")})),
+      named(q, "results",
+            op.getScale()
+                ? b.getArrayAttr({str("data"), str("sf")})
+                : b.getArrayAttr({str("data"), str("sf"), str("gs")}))};
 }
 
 /// Units (groups of four blocks) per thread of the resident kernel: their
@@ -784,6 +793,9 @@ gpu::GPUFuncOp buildDequantize(const QuantShape &s,
   int64_t roundTo = s.elem.isF32() ? 0 : s.elem.isBF16() ? 1 : 2;
   SmallVector<NamedAttribute> h = {
       named(q, "reference", str("nvfp4_dequantize")),
+      named(q, "operands",
+            b.getArrayAttr({str("data"), str("sf"), str("gs")})),
+      named(q, "results", b.getArrayAttr({str("y")})),
       named(q, "types",
             b.getDictionaryAttr({named(q, "data", str("u8")),
                                  named(q, "sf", str("u8")),

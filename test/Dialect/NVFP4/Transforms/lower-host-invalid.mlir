@@ -39,3 +39,4 @@ module attributes {gpu.container_module} {
     return
   }
 }
+

@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: gpu.module @q_quantize
 // CHECK: gpu.func @q_quantize(%{{.+}}: memref<1x200x320xbf16>, %{{.+}}: memref<1xf32>, %{{.+}}: memref<1x200x160xi8>, %{{.+}}: memref<5120xi8>) kernel
-// CHECK-SAME: nvfp4.harness = {args = [{buffer = "x"}, {buffer = "gs"}, {buffer = "data"}, {buffer = "sf"}], block = array<i32: 32, 1, 1>, grid = array<i32: 40, 1, 1>, options = {nan = 0 : i64, recipe = 0 : i64, sf_layout = 0 : i64}, reference = "nvfp4_quantize"
+// CHECK-SAME: nvfp4.harness = {args = [{buffer = "x"}, {buffer = "gs"}, {buffer = "data"}, {buffer = "sf"}], block = array<i32: 32, 1, 1>, grid = array<i32: 40, 1, 1>, operands = ["x", "gs"], options = {nan = 0 : i64, recipe = 0 : i64, sf_layout = 0 : i64}, reference = "nvfp4_quantize", results = ["data", "sf"]
 // CHECK: %[[GS:.+]] = memref.load
 // CHECK: %[[R6:.+]] = nvvm.inline_ptx "rcp.approx.ftz.f32 $0, $1;" ro(%{{.+}} : f32)
 // CHECK: %[[RGS:.+]] = nvvm.inline_ptx "rcp.approx.ftz.f32 $0, $1;" ro(%[[GS]] : f32)
