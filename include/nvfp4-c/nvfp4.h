@@ -79,7 +79,7 @@ typedef struct nvfp4_kernel nvfp4_kernel;
  * `options` picks one) whose body is one nvfp4 op on the function's
  * arguments, returning its results. `options` (may be NULL): space-separated
  * `num-sms=148`, `chip=sm_100a`, `features=+ptx88`, `cta-group=0`,
- * `function=NAME`. */
+ * `function=NAME`, `cubin=1` (also run ptxas: nvfp4_kernel_cubin). */
 nvfp4_status nvfp4_compile(const char *mlir, size_t size, const char *options,
                            nvfp4_kernel **kernel);
 nvfp4_status nvfp4_compile_file(const char *path, const char *options,
@@ -103,6 +103,11 @@ nvfp4_status nvfp4_kernel_tensor(const nvfp4_kernel *kernel, int is_output,
 
 /* The PTX (NUL-terminated) the kernel runs. */
 const char *nvfp4_kernel_ptx(const nvfp4_kernel *kernel);
+
+/* The cubin (ptxas's output for the chip), compiled with the option
+ * `cubin=1`; NULL (and *size 0) without it. The cuda backend launches it
+ * instead of compiling the PTX at load time. */
+const void *nvfp4_kernel_cubin(const nvfp4_kernel *kernel, size_t *size);
 
 /* How it is launched, as JSON (owned by the kernel): the function name, the
  * inputs and outputs, the scratch bytes a launch needs, and every launch in

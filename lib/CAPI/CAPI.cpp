@@ -27,9 +27,13 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -126,8 +130,9 @@ struct nvfp4_kernel {
   std::string function;
   rt::HarnessSpec spec;
   std::map<std::string, uint64_t> sizes;
-  std::string ptx;
-  std::unique_ptr<rt::KernelImage> image;
+  std::string ptx, cubin;
+  std::unique_ptr<rt::KernelImage> image;      ///< the PTX
+  std::unique_ptr<rt::KernelImage> cubinImage; ///< with cubin=1
   std::vector<TensorSlot> inputs, outputs;
   /// For each tensor name of the kernel, the input it is (op operands
   /// that are the same argument share it).
@@ -252,7 +257,7 @@ std::string metadataJson(const nvfp4_kernel &k) {
 
 /// Parses `name=value` options.
 nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
-                          std::string &function) {
+                          std::string &function, bool &cubin) {
   if (!text)
     return NVFP4_OK;
   std::istringstream in(text);
@@ -267,12 +272,20 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
       function = item.substr(eq + 1);
       continue;
     }
+    if (name == "cubin") {
+      std::string v = item.substr(eq + 1);
+      if (v != "0" && v != "1")
+        return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                    "options: cubin must be 0 or 1, got '" + v + "'");
+      cubin = v == "1";
+      continue;
+    }
     if (name != "num-sms" && name != "chip" && name != "features" &&
         name != "cta-group" && name != "opt-level")
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                   "options: unknown option '" + name +
                       "' (expected num-sms, chip, features, cta-group, "
-                      "opt-level or function)");
+                      "opt-level, cubin or function)");
     passOptions += item + " ";
   }
   std::string errors;
@@ -292,7 +305,8 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                      const char *options, nvfp4_kernel **out) {
   NVFP4ToLLVMOptions pipeline;
   std::string wanted;
-  if (nvfp4_status s = parseOptions(options, pipeline, wanted))
+  bool cubin = false;
+  if (nvfp4_status s = parseOptions(options, pipeline, wanted, cubin))
     return s;
   if (auto bad = findInputHazard(buffer->getBuffer()))
     return fail(NVFP4_ERROR_COMPILE,
@@ -416,10 +430,12 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     // byte (the innermost extent halved), e4m3 one per byte.
     bool fp4 = element && isa<Float4E2M1FNType>(element);
     bool fp8 = element && isa<Float8E4M3FNType>(element);
-    auto dtype = fp4 || fp8 ? std::optional<int32_t>(NVFP4_U8)
-                 : element  ? dtypeOf(element)
-                            : std::nullopt;
-    if (!type || !type.hasStaticShape() || !dtype ||
+    int32_t dtype = -1;
+    if (fp4 || fp8)
+      dtype = NVFP4_U8;
+    else if (element)
+      dtype = dtypeOf(element).value_or(-1);
+    if (!type || !type.hasStaticShape() || dtype < 0 ||
         (fp4 && (type.getRank() == 0 || type.getShape().back() % 2)))
       return fail(NVFP4_ERROR_UNSUPPORTED,
                   what + " (" + name +
@@ -427,7 +443,7 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                       "f16, i32, i8, ui8, f8E4M3FN (as u8) or f4E2M1FN (as "
                       "u8, two per byte, an even innermost extent)");
     s.name = name;
-    s.dtype = *dtype;
+    s.dtype = dtype;
     s.shape.assign(type.getShape().begin(), type.getShape().end());
     if (fp4)
       s.shape.back() /= 2;
@@ -487,7 +503,19 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                           " bytes but the function's is " +
                           std::to_string(s.bytes()));
 
-  // The device code: PTX.
+  // The device code: PTX, and with cubin=1 the cubin (ptxas), the PTX then
+  // written on the way to a temporary file.
+  llvm::SmallString<128> ptxPath;
+  if (cubin) {
+    int fd;
+    if (llvm::sys::fs::createTemporaryFile("nvfp4-capi", "ptx", fd, ptxPath))
+      return fail(NVFP4_ERROR_COMPILE, "cannot create a temporary file");
+    ::close(fd);
+  }
+  llvm::scope_exit removePtx([&] {
+    if (!ptxPath.empty())
+      llvm::sys::fs::remove(ptxPath);
+  });
   {
     SM100ToCubinOptions device;
     device.chip = pipeline.chip;
@@ -495,7 +523,8 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     device.optLevel = pipeline.optLevel;
     device.numSms = pipeline.numSms;
     device.ctaGroup = pipeline.ctaGroup;
-    device.format = "isa";
+    device.format = cubin ? "bin" : "isa";
+    device.ptxFile = std::string(ptxPath.str());
     PassManager pm(&context, ModuleOp::getOperationName());
     if (failed(buildSM100ToCubinPipeline(pm, device)) ||
         failed(pm.run(*module)))
@@ -507,10 +536,26 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     if (binary.getName() != kernelModule)
       return;
     for (Attribute o : binary.getObjects())
-      if (auto object = dyn_cast<gpu::ObjectAttr>(o))
+      if (auto object = dyn_cast<gpu::ObjectAttr>(o)) {
         if (object.getFormat() == gpu::CompilationTarget::Assembly)
           k->ptx = object.getObject().getValue().str();
+        if (object.getFormat() == gpu::CompilationTarget::Binary)
+          k->cubin = object.getObject().getValue().str();
+      }
   });
+  if (cubin) {
+    auto file = llvm::MemoryBuffer::getFile(ptxPath, /*IsText=*/true);
+    if (file)
+      k->ptx = (*file)->getBuffer().str();
+    if (k->cubin.empty())
+      return compileError("compiling produced no cubin");
+    auto image = rt::KernelImage::fromBytes(
+        std::vector<uint8_t>(k->cubin.begin(), k->cubin.end()),
+        functionName + " (cubin)");
+    if (!image)
+      return fail(NVFP4_ERROR_COMPILE, image.takeError().message());
+    k->cubinImage = std::make_unique<rt::KernelImage>(std::move(*image));
+  }
   if (k->ptx.empty())
     return compileError("compiling produced no PTX");
   auto image = rt::KernelImage::fromBytes(
@@ -565,7 +610,13 @@ rt::ModuleHandle *moduleFor(nvfp4_kernel *k, nvfp4_device *d,
   auto it = d->modules.find(k->id);
   if (it != d->modules.end())
     return &it->second;
-  auto m = d->device->loadModule(*k->image);
+  // The cuda backend loads the cubin when there is one (no JIT); the
+  // emulator runs PTX.
+  const rt::KernelImage &image =
+      k->cubinImage && d->device->kind() == rt::BackendKind::Cuda
+          ? *k->cubinImage
+          : *k->image;
+  auto m = d->device->loadModule(image);
   if (!m) {
     status = fail(NVFP4_ERROR_DEVICE, m.takeError().message());
     return nullptr;
@@ -648,6 +699,12 @@ nvfp4_status nvfp4_kernel_tensor(const nvfp4_kernel *k, int isOutput,
 
 const char *nvfp4_kernel_ptx(const nvfp4_kernel *k) {
   return k ? k->ptx.c_str() : "";
+}
+
+const void *nvfp4_kernel_cubin(const nvfp4_kernel *k, size_t *size) {
+  if (size)
+    *size = k ? k->cubin.size() : 0;
+  return k && !k->cubin.empty() ? k->cubin.data() : nullptr;
 }
 
 const char *nvfp4_kernel_metadata(const nvfp4_kernel *k) {

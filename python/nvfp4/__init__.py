@@ -84,6 +84,7 @@ def _library():
         "nvfp4_kernel_num_outputs": (S, [P]),
         "nvfp4_kernel_tensor": (I, [P, I, S, ctypes.POINTER(_TensorInfo)]),
         "nvfp4_kernel_ptx": (ctypes.c_char_p, [P]),
+        "nvfp4_kernel_cubin": (P, [P, ctypes.POINTER(S)]),
         "nvfp4_kernel_metadata": (ctypes.c_char_p, [P]),
         "nvfp4_kernel_workspace_bytes": (U64, [P]),
         "nvfp4_device_create": (I, [ctypes.c_char_p, I, ctypes.POINTER(P)]),
@@ -325,6 +326,13 @@ class Kernel:
     def ptx(self):
         return _library().nvfp4_kernel_ptx(self._handle).decode()
 
+    @property
+    def cubin(self):
+        """The cubin (compiled with cubin=1), else None."""
+        n = ctypes.c_size_t()
+        p = _library().nvfp4_kernel_cubin(self._handle, ctypes.byref(n))
+        return ctypes.string_at(p, n.value) if p else None
+
     def __call__(self, *inputs, out=None, device=None, workspace=None):
         """Launches on `inputs` (the function's arguments, in order), writing
         `out` (its results: one tensor or a tuple). Returns `out`."""
@@ -408,7 +416,8 @@ class Kernel:
 
 def compile(mlir, **options):
     """Compiles MLIR text holding one function of one nvfp4 op. Options:
-    num_sms, chip, features, opt_level, cta_group, function."""
+    num_sms, chip, features, opt_level, cta_group, function, cubin (1: also
+    run ptxas; Kernel.cubin)."""
     handle = ctypes.c_void_p()
     text = mlir.encode() if isinstance(mlir, str) else bytes(mlir)
     _check(_library().nvfp4_compile(text, len(text), _options(options),

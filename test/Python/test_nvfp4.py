@@ -136,6 +136,11 @@ def main():
             report.strip().splitlines()[-1]))
         assert passed
 
+    # A cubin too (ptxas for sm_100a): what the cuda backend loads.
+    kc = nvfp4.compile(GQA, cubin=1)
+    print("cubin:", kc.cubin[:4], len(kc.cubin) > 1000, "ptx:",
+          ".target sm_100a" in kc.ptx, "without:", k.cubin)
+
     # Bad input: each error names the argument; nothing launches.
     class FakeCuda:  # a CUDA array interface, for the error paths
         def __init__(self, strides=None, data=1 << 40):
