@@ -142,8 +142,13 @@ nvfp4_status nvfp4_copy_to_host(nvfp4_device *device, void *dst,
 /* Launches the kernel (and the kernels after it) on `inputs` and `outputs`,
  * checked against the function's types and shapes first. `workspace` is
  * device scratch of at least nvfp4_kernel_workspace_bytes (NULL: allocated
- * and freed by the call). `stream` must be NULL in this version: the call
- * returns when the kernels have finished. */
+ * and freed by the call). `stream` NULL: the call returns when the kernels
+ * have finished. A CUstream (cuda backend): the kernels are enqueued there
+ * in order and the call returns at once; the caller's workspace is then
+ * required, and the inputs must not change until the stream reaches the
+ * kernels. The emulator runs every launch before returning, whatever the
+ * stream. Tensor maps live in device memory kept by the device, one per
+ * distinct map (buffer address and shape). */
 nvfp4_status nvfp4_launch(nvfp4_kernel *kernel, nvfp4_device *device,
                           const nvfp4_tensor *inputs, size_t num_inputs,
                           const nvfp4_tensor *outputs, size_t num_outputs,

@@ -143,6 +143,9 @@ struct nvfp4_kernel {
 
 struct nvfp4_device {
   std::unique_ptr<rt::Device> device;
+  /// Tensor maps in device memory, reused by every launch that encodes the
+  /// same map (freed with the device).
+  rt::TensorMapCache tensorMaps;
   /// Modules loaded on this device, by kernel id.
   std::map<uint64_t, rt::ModuleHandle> modules;
 };
@@ -797,10 +800,6 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
   if (!k || !d)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 !k ? "kernel is null" : "device is null");
-  if (stream)
-    return fail(NVFP4_ERROR_UNSUPPORTED,
-                "stream: must be NULL in API version 1 (launches complete "
-                "before nvfp4_launch returns)");
   if (numInputs != k->inputs.size() || numOutputs != k->outputs.size())
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "expected " + std::to_string(k->inputs.size()) +
@@ -830,6 +829,12 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
     tensors[name] = uint64_t(uintptr_t(inputs[input].data));
   for (size_t i = 0; i < numOutputs; ++i)
     tensors[k->outputs[i].name] = uint64_t(uintptr_t(outputs[i].data));
+  if (stream && k->workspaceBytes && !workspace)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                "workspace: a launch on a stream needs the caller's scratch (" +
+                    std::to_string(k->workspaceBytes) +
+                    " bytes): the call cannot free its own before the "
+                    "kernels run");
   uint64_t scratch = uint64_t(uintptr_t(workspace));
   bool ownScratch = false;
   if (k->workspaceBytes && !workspace) {
@@ -850,7 +855,7 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
   rt::Error e = rt::Error::success();
   if (module)
     e = rt::launchHarness(k->spec, *d->device, *module, tensors, k->sizes,
-                          nullptr);
+                          nullptr, {}, stream, &d->tensorMaps);
   if (ownScratch)
     (void)d->device->free(scratch);
   if (!module)

@@ -223,8 +223,13 @@ public:
   Expected<LaunchTiming> launch(FunctionHandle function,
                                 const LaunchConfig &config,
                                 const std::vector<KernelArg> &args) override;
+  Error launchOn(FunctionHandle function, const LaunchConfig &config,
+                 const std::vector<KernelArg> &args, void *stream) override;
 
 private:
+  /// Checks the launch and enqueues it on `stream` (cuLaunchKernelEx).
+  Error submit(FunctionHandle function, const LaunchConfig &config,
+               const std::vector<KernelArg> &args, CUstream stream);
   Expected<int> attribute(CUdevice_attribute attr, const char *what);
   Expected<CUfunction> lookup(FunctionHandle function) const;
   Error checkRange(DevicePtr ptr, uint64_t bytes, const char *what) const;
@@ -504,9 +509,8 @@ Expected<TensorMapBlob> CudaDevice::encodeTensorMap(const TensorMapDesc &desc) {
   return blob;
 }
 
-Expected<LaunchTiming> CudaDevice::launch(FunctionHandle function,
-                                          const LaunchConfig &config,
-                                          const std::vector<KernelArg> &args) {
+Error CudaDevice::submit(FunctionHandle function, const LaunchConfig &config,
+                         const std::vector<KernelArg> &args, CUstream stream) {
   auto f = lookup(function);
   if (!f)
     return f.takeError();
@@ -546,7 +550,7 @@ Expected<LaunchTiming> CudaDevice::launch(FunctionHandle function,
   launch.blockDimY = config.block.y;
   launch.blockDimZ = config.block.z;
   launch.sharedMemBytes = config.dynamicSmemBytes;
-  launch.hStream = nullptr;
+  launch.hStream = stream;
   if (config.cluster.product() > 1) {
     if (ccMajor_ < 9)
       return makeError(
@@ -573,6 +577,23 @@ Expected<LaunchTiming> CudaDevice::launch(FunctionHandle function,
   for (const KernelArg &a : args)
     params.push_back(const_cast<void *>(a.data()));
 
+  CUresult r = api_.launchKernelEx(&launch, *f, params.data(), nullptr);
+  if (r != CUDA_SUCCESS)
+    return makeError(
+        "cuLaunchKernelEx failed: ", api_.describe(r),
+        " launching grid=", config.grid.str(), " block=", config.block.str(),
+        " cluster=", config.cluster.str(), " smem=", config.dynamicSmemBytes);
+  return Error::success();
+}
+
+Error CudaDevice::launchOn(FunctionHandle function, const LaunchConfig &config,
+                           const std::vector<KernelArg> &args, void *stream) {
+  return submit(function, config, args, static_cast<CUstream>(stream));
+}
+
+Expected<LaunchTiming> CudaDevice::launch(FunctionHandle function,
+                                          const LaunchConfig &config,
+                                          const std::vector<KernelArg> &args) {
   // Device-side timing when the driver has events; the host clock always.
   CUevent start = nullptr, stop = nullptr;
   bool events = api_.eventCreate && api_.eventRecord && api_.eventSynchronize &&
@@ -600,13 +621,9 @@ Expected<LaunchTiming> CudaDevice::launch(FunctionHandle function,
       destroyEvents();
       return std::move(e);
     }
-  CUresult r = api_.launchKernelEx(&launch, *f, params.data(), nullptr);
-  if (r != CUDA_SUCCESS) {
+  if (Error e = submit(function, config, args, nullptr)) {
     destroyEvents();
-    return makeError(
-        "cuLaunchKernelEx failed: ", api_.describe(r),
-        " launching grid=", config.grid.str(), " block=", config.block.str(),
-        " cluster=", config.cluster.str(), " smem=", config.dynamicSmemBytes);
+    return std::move(e);
   }
   if (events)
     if (Error e =
@@ -614,7 +631,7 @@ Expected<LaunchTiming> CudaDevice::launch(FunctionHandle function,
       destroyEvents();
       return std::move(e);
     }
-  r = api_.ctxSynchronize();
+  CUresult r = api_.ctxSynchronize();
   auto t1 = std::chrono::steady_clock::now();
   if (r != CUDA_SUCCESS) {
     destroyEvents();

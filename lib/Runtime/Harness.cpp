@@ -1002,7 +1002,8 @@ Error nvfp4::rt::launchHarness(
     const HarnessSpec &spec, Device &device, ModuleHandle module,
     const std::map<std::string, DevicePtr> &tensors,
     const std::map<std::string, uint64_t> &sizes, std::ostream *os,
-    const std::function<void(const std::string &)> &afterLaunch) {
+    const std::function<void(const std::string &)> &afterLaunch,
+    void *stream, TensorMapCache *cache) {
   std::vector<DevicePtr> owned; // device copies of tensor maps
   auto release = [&] {
     for (DevicePtr p : owned)
@@ -1079,10 +1080,21 @@ Error nvfp4::rt::launchHarness(
           args.push_back(KernelArg::tensorMap(*blob));
           break;
         }
+        std::vector<uint8_t> key(blob->bytes.begin(), blob->bytes.end());
+        if (cache) {
+          auto hit = cache->find(key);
+          if (hit != cache->end()) {
+            args.push_back(KernelArg::pointer(hit->second));
+            break;
+          }
+        }
         auto copy = device.allocate(kTensorMapBytes);
         if (!copy)
           return copy.takeError();
-        owned.push_back(*copy);
+        if (cache)
+          (*cache)[key] = *copy;
+        else
+          owned.push_back(*copy);
         if (Error e = device.copyToDevice(*copy, blob->bytes.data(),
                                           kTensorMapBytes))
           return std::move(e);
@@ -1108,14 +1120,21 @@ Error nvfp4::rt::launchHarness(
       release();
       return args.takeError();
     }
-    auto timing = device.launch(*function, l.launch, *args);
-    if (!timing) {
-      release();
-      return std::move(timing.takeError())
-          .withContext("kernel '" + l.kernel + "'");
+    if (stream) {
+      if (Error e = device.launchOn(*function, l.launch, *args, stream)) {
+        release();
+        return std::move(e).withContext("kernel '" + l.kernel + "'");
+      }
+    } else {
+      auto timing = device.launch(*function, l.launch, *args);
+      if (!timing) {
+        release();
+        return std::move(timing.takeError())
+            .withContext("kernel '" + l.kernel + "'");
+      }
+      if (os)
+        printLaunch(*os, l.kernel, *timing, device);
     }
-    if (os)
-      printLaunch(*os, l.kernel, *timing, device);
     if (afterLaunch)
       afterLaunch(l.kernel);
   }

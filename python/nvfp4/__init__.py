@@ -333,9 +333,13 @@ class Kernel:
         p = _library().nvfp4_kernel_cubin(self._handle, ctypes.byref(n))
         return ctypes.string_at(p, n.value) if p else None
 
-    def __call__(self, *inputs, out=None, device=None, workspace=None):
+    def __call__(self, *inputs, out=None, device=None, workspace=None,
+                 stream=None):
         """Launches on `inputs` (the function's arguments, in order), writing
-        `out` (its results: one tensor or a tuple). Returns `out`."""
+        `out` (its results: one tensor or a tuple). Returns `out`. `stream`
+        (a CUstream as an int, or an object with `cuda_stream`, such as
+        torch.cuda.current_stream()) enqueues the launch there and returns
+        at once; it needs `workspace` when the kernel has scratch."""
         if device is None:
             raise Error("device: pass device=nvfp4.Device(...)")
         if out is None:
@@ -366,9 +370,14 @@ class Kernel:
             if not isinstance(workspace, DeviceArray):
                 raise Error("workspace: expected an nvfp4.DeviceArray")
             ws, ws_bytes = workspace.ptr, workspace.nbytes
+        handle = getattr(stream, "cuda_stream", stream)
+        if handle is not None and not isinstance(handle, int):
+            raise Error("stream: expected a CUstream handle (int) or an "
+                        "object with cuda_stream, got %s" %
+                        type(stream).__name__)
         _check(_library().nvfp4_launch(self._handle, device._handle, ins,
                                        len(inputs), outs_arr, len(outs), ws,
-                                       ws_bytes, None))
+                                       ws_bytes, handle or None))
         return out
 
     def check(self, device, seed=1):

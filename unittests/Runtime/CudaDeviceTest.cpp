@@ -9,6 +9,9 @@
 
 #include "nvfp4/Runtime/CudaDevice.h"
 
+#include <fstream>
+#include <iterator>
+
 #include "gtest/gtest.h"
 
 #include <cstdio>
@@ -247,6 +250,36 @@ TEST_F(CudaDeviceTest, LaunchesSaxpy) {
   ASSERT_FALSE(d->copyToHost(y.data(), *py, n * 4));
   for (unsigned i = 0; i < n; ++i)
     EXPECT_EQ(y[i], 2.0f * i + 1.0f);
+}
+
+// launchOn enqueues on the caller's stream (the C API's nvfp4_launch with
+// a stream): the driver sees the stream, and the call does not synchronize.
+TEST_F(CudaDeviceTest, LaunchesOnTheCallersStream) {
+  std::string path = ::testing::TempDir() + "nvfp4-mock-stream.log";
+  std::remove(path.c_str());
+  setenv("NVFP4_MOCK_RECORD", path.c_str(), 1);
+  auto d = create();
+  ASSERT_TRUE(d);
+  auto m = d->loadModule(ptx(".version 9.0\n.target sm_90a\n"
+                             ".entry k() { ret; }\n"));
+  ASSERT_TRUE(m) << m.takeError().message();
+  auto k = d->getFunction(*m, "k");
+  ASSERT_TRUE(k);
+  LaunchConfig config;
+  config.grid = {2, 1, 1};
+  config.block = {32, 1, 1};
+  EXPECT_FALSE(d->launchOn(*k, config, {}, reinterpret_cast<void *>(0x5a0)));
+  EXPECT_TRUE(d->launch(*k, config, {}));
+  unsetenv("NVFP4_MOCK_RECORD");
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("launch k grid=2,1,1 block=32,1,1 smem=0 cluster=none "
+                      "stream=0x5a0\n"),
+            std::string::npos)
+      << text;
+  // The synchronous launch uses the legacy default stream.
+  EXPECT_NE(text.find("cluster=none\n"), std::string::npos) << text;
 }
 
 TEST_F(CudaDeviceTest, LaunchAttributes) {

@@ -577,7 +577,14 @@ MOCK_API CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
                        std::to_string(cz))
                           .c_str()
                     : "none");
-  record(head);
+  std::string line0 = head;
+  if (config->hStream) {
+    char stream[48];
+    std::snprintf(stream, sizeof(stream), " stream=%p",
+                  static_cast<void *>(config->hStream));
+    line0 += stream;
+  }
+  record(line0);
   for (size_t i = 0; i < f->params.size(); ++i) {
     const auto *p = static_cast<const uint8_t *>(params[i]);
     size_t size = f->params[i].second;

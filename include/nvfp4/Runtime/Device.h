@@ -201,6 +201,15 @@ public:
                                         const LaunchConfig &config,
                                         const std::vector<KernelArg> &args) = 0;
 
+  /// Enqueues the launch on `stream` (a CUstream on the cuda backend) and
+  /// returns without waiting; the caller orders and synchronizes. The
+  /// default runs launch(), which waits: the emulator's behaviour (every
+  /// operation completes when it returns, so any stream order holds).
+  virtual Error launchOn(FunctionHandle function, const LaunchConfig &config,
+                         const std::vector<KernelArg> &args, void *stream) {
+    auto timing = launch(function, config, args);
+    return timing ? Error::success() : timing.takeError();
+  }
   /// One line of backend-specific facts about the last successful launch
   /// (the emulator: instructions executed, wall time, rate), or empty.
   virtual std::string lastLaunchReport() const { return {}; }

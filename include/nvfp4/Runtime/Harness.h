@@ -254,18 +254,26 @@ void printArgs(const HarnessSpec &spec, const std::vector<HarnessArg> &args,
 void printHarnessPlan(const HarnessSpec &spec, const HarnessRunOptions &o,
                       std::ostream &os);
 
+/// Device copies of tensor maps passed by pointer, by their bytes.
+using TensorMapCache = std::map<std::vector<uint8_t>, DevicePtr>;
+
 /// Launches the kernel `spec.kernel` of the loaded `module`, then the
 /// kernels of `spec.then`, on the tensors at `tensors` (device addresses by
 /// tensor name, workspace included; absent tensors left out): buffers,
-/// scalars at `sizes`, tensor maps encoded for each launch (device copies
-/// freed after the last). Prints each launch's lines to `os` when given.
+/// scalars at `sizes`, tensor maps encoded for each launch. Their device
+/// copies are freed after the last launch, or kept in `cache` (reused for
+/// the same map; the caller frees them) when given. With `stream` the
+/// launches are enqueued there (Device::launchOn) and the call returns
+/// without waiting; a stream needs a cache (the copies outlive the call).
+/// Prints each launch's lines to `os` when given (not with a stream).
 Error launchHarness(const HarnessSpec &spec, Device &device,
                     ModuleHandle module,
                     const std::map<std::string, DevicePtr> &tensors,
                     const std::map<std::string, uint64_t> &sizes,
                     std::ostream *os,
                     const std::function<void(const std::string &)>
-                        &afterLaunch = {});
+                        &afterLaunch = {},
+                    void *stream = nullptr, TensorMapCache *cache = nullptr);
 
 /// Compares a kernel's outputs with the float64 reference: `operands` are
 /// the reference's operands in its order with the inputs decoded as the
