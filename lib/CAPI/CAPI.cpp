@@ -521,11 +521,7 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   });
   {
     SM100ToCubinOptions device;
-    device.chip = pipeline.chip;
-    device.features = pipeline.features;
-    device.optLevel = pipeline.optLevel;
-    device.numSms = pipeline.numSms;
-    device.ctaGroup = pipeline.ctaGroup;
+    copyDeviceOptions(pipeline, device);
     device.format = cubin ? "bin" : "isa";
     device.ptxFile = std::string(ptxPath.str());
     PassManager pm(&context, ModuleOp::getOperationName());
@@ -605,6 +601,33 @@ nvfp4_status checkTensor(const nvfp4_tensor &t, const TensorSlot &want,
       stride *= shape[d];
     }
   }
+  return NVFP4_OK;
+}
+
+/// A report into the caller's buffer, NUL-terminated, truncated to fit.
+void copyReport(const std::string &text, char *report, size_t size) {
+  if (!report || !size)
+    return;
+  size_t n = std::min(text.size(), size - 1);
+  std::memcpy(report, text.data(), n);
+  report[n] = 0;
+}
+
+/// The checks every call on a kernel's inputs and outputs starts with:
+/// the counts, and the arrays present when they have entries.
+nvfp4_status checkCounts(const nvfp4_kernel &k, size_t numInputs,
+                         size_t numOutputs, bool inputsNull,
+                         bool outputsNull) {
+  if (numInputs != k.inputs.size() || numOutputs != k.outputs.size())
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                "expected " + std::to_string(k.inputs.size()) +
+                    " inputs and " + std::to_string(k.outputs.size()) +
+                    " outputs for '" + k.function + "', got " +
+                    std::to_string(numInputs) + " and " +
+                    std::to_string(numOutputs));
+  if ((numInputs && inputsNull) || (numOutputs && outputsNull))
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                inputsNull ? "inputs is null" : "outputs is null");
   return NVFP4_OK;
 }
 
@@ -800,16 +823,9 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
   if (!k || !d)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 !k ? "kernel is null" : "device is null");
-  if (numInputs != k->inputs.size() || numOutputs != k->outputs.size())
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "expected " + std::to_string(k->inputs.size()) +
-                    " inputs and " + std::to_string(k->outputs.size()) +
-                    " outputs for '" + k->function + "', got " +
-                    std::to_string(numInputs) + " and " +
-                    std::to_string(numOutputs));
-  if ((numInputs && !inputs) || (numOutputs && !outputs))
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                !inputs ? "inputs is null" : "outputs is null");
+  if (nvfp4_status s = checkCounts(*k, numInputs, numOutputs, !inputs,
+                                   !outputs))
+    return s;
   for (size_t i = 0; i < numInputs; ++i)
     if (nvfp4_status s = checkTensor(inputs[i], k->inputs[i],
                                      "input " + std::to_string(i)))
@@ -877,12 +893,7 @@ nvfp4_status nvfp4_run_check(nvfp4_kernel *k, nvfp4_device *d, uint64_t seed,
   options.origin = k->function;
   std::ostringstream os;
   auto result = rt::runHarness(k->spec, *k->image, *d->device, options, os);
-  std::string text = os.str();
-  if (report && reportSize) {
-    size_t n = std::min(text.size(), reportSize - 1);
-    std::memcpy(report, text.data(), n);
-    report[n] = 0;
-  }
+  copyReport(os.str(), report, reportSize);
   if (!result)
     return fail(NVFP4_ERROR_DEVICE, result.takeError().message());
   *pass = *result ? 1 : 0;
@@ -898,16 +909,9 @@ nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *k,
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 !k ? "kernel is null" : "pass is null");
   *pass = 0;
-  if (numInputs != k->inputs.size() || numOutputs != k->outputs.size())
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "expected " + std::to_string(k->inputs.size()) +
-                    " inputs and " + std::to_string(k->outputs.size()) +
-                    " outputs for '" + k->function + "', got " +
-                    std::to_string(numInputs) + " and " +
-                    std::to_string(numOutputs));
-  if ((numInputs && !inputs) || (numOutputs && !outputs))
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                !inputs ? "inputs is null" : "outputs is null");
+  if (nvfp4_status s = checkCounts(*k, numInputs, numOutputs, !inputs,
+                                   !outputs))
+    return s;
   for (size_t i = 0; i < numInputs; ++i)
     if (!inputs[i])
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
@@ -945,12 +949,7 @@ nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *k,
   std::ostringstream os;
   auto result = rt::checkOutputs(spec, k->sizes, std::move(operands), outs,
                                  std::nullopt, os);
-  std::string text = os.str();
-  if (report && reportSize) {
-    size_t n = std::min(text.size(), reportSize - 1);
-    std::memcpy(report, text.data(), n);
-    report[n] = 0;
-  }
+  copyReport(os.str(), report, reportSize);
   if (!result)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT, result.takeError().message());
   *pass = *result ? 1 : 0;

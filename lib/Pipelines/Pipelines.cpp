@@ -22,6 +22,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <functional>
+
 using namespace mlir;
 
 std::optional<nvfp4::PipelineStep>
@@ -179,32 +181,60 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   return success();
 }
 
-void nvfp4::registerSM100ToCubinPipeline() {
-  // Registered by hand rather than through PassPipelineRegistration so that
-  // a bad option value is a diagnostic, not a crash.
+namespace {
+/// Registers pipeline `name` with options `Options` (by hand rather than
+/// through PassPipelineRegistration, so that a bad option value is a
+/// diagnostic, not a crash): `check` refuses options with a message, the
+/// target is validated, then `build` adds the passes.
+template <typename Options>
+void registerChecked(
+    StringRef name, StringRef description,
+    std::function<std::optional<std::string>(const Options &)> check,
+    LogicalResult (*build)(OpPassManager &, const Options &)) {
+  std::string prefix = name.str() + ": ";
   registerPassPipeline(
+      name, description,
+      [=](OpPassManager &pm, StringRef optionsStr,
+          function_ref<LogicalResult(const Twine &)> errorHandler) {
+        Options options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        if (std::optional<std::string> error = check(options))
+          return errorHandler(prefix + *error);
+        if (std::optional<std::string> error = nvfp4::validateNVVMTarget(
+                options.chip, options.features, options.optLevel))
+          return errorHandler(prefix + *error);
+        return build(pm, options);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+} // namespace
+
+void nvfp4::registerSM100ToCubinPipeline() {
+  registerChecked<SM100ToCubinOptions>(
       "nvfp4-sm100-to-cubin",
       "Lower sm100-level gpu.modules to PTX and an sm_100a cubin "
       "(attention -> plan -> roles -> sm100 -> nvvm -> binary)",
-      [](OpPassManager &pm, StringRef optionsStr,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        SM100ToCubinOptions options;
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        if (!parsePipelineStep(options.stopAfter))
-          return errorHandler("nvfp4-sm100-to-cubin: unknown stop-after "
-                              "step '" +
-                              options.stopAfter +
-                              "' (expected attention, plan, roles, sm100, nvvm or "
-                              "binary)");
-        if (std::optional<std::string> error = validateNVVMTarget(
-                options.chip, options.features, options.optLevel))
-          return errorHandler("nvfp4-sm100-to-cubin: " + *error);
-        return buildSM100ToCubinPipeline(pm, options);
+      [](const SM100ToCubinOptions &options) -> std::optional<std::string> {
+        if (nvfp4::parsePipelineStep(options.stopAfter))
+          return std::nullopt;
+        return "unknown stop-after step '" + options.stopAfter +
+               "' (expected attention, plan, roles, sm100, nvvm or binary)";
       },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
-        optHandler(SM100ToCubinOptions());
-      });
+      buildSM100ToCubinPipeline);
+}
+
+void nvfp4::copyDeviceOptions(const NVFP4ToLLVMOptions &from,
+                              SM100ToCubinOptions &to) {
+  to.chip = from.chip;
+  to.features = from.features;
+  to.optLevel = from.optLevel;
+  to.format = from.format;
+  to.numSms = from.numSms;
+  to.ctaGroup = from.ctaGroup;
+  to.ptxasOptions = from.ptxasOptions;
 }
 
 LogicalResult
@@ -213,13 +243,7 @@ nvfp4::buildNVFP4ToLLVMPipeline(OpPassManager &pm,
   if (validateNVVMTarget(opts.chip, opts.features, opts.optLevel))
     return failure();
   SM100ToCubinOptions device;
-  device.chip = opts.chip;
-  device.features = opts.features;
-  device.optLevel = opts.optLevel;
-  device.format = opts.format;
-  device.numSms = opts.numSms;
-  device.ctaGroup = opts.ctaGroup;
-  device.ptxasOptions = opts.ptxasOptions;
+  copyDeviceOptions(opts, device);
 
   // 1. Every nvfp4 op gets its kernel (nvfp4-sm100-to-cubin's step 0).
   device.stopAfter = "attention";
@@ -255,22 +279,11 @@ nvfp4::buildNVFP4ToLLVMPipeline(OpPassManager &pm,
 }
 
 void nvfp4::registerNVFP4ToLLVMPipeline() {
-  registerPassPipeline(
+  registerChecked<NVFP4ToLLVMOptions>(
       "nvfp4-to-llvm",
       "Lower functions that use nvfp4 ops to the LLVM dialect: kernels "
       "(embedded as PTX or cubin) and the host code that launches them "
       "through the mgpu* runtime entry points",
-      [](OpPassManager &pm, StringRef optionsStr,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        NVFP4ToLLVMOptions options;
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        if (std::optional<std::string> error = validateNVVMTarget(
-                options.chip, options.features, options.optLevel))
-          return errorHandler("nvfp4-to-llvm: " + *error);
-        return buildNVFP4ToLLVMPipeline(pm, options);
-      },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
-        optHandler(NVFP4ToLLVMOptions());
-      });
+      [](const NVFP4ToLLVMOptions &) { return std::optional<std::string>(); },
+      buildNVFP4ToLLVMPipeline);
 }

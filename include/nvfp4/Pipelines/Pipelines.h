@@ -133,6 +133,11 @@ struct NVFP4ToLLVMOptions
       llvm::cl::init("")};
 };
 
+/// Sets the device options of nvfp4-sm100-to-cubin (chip, features,
+/// opt-level, format, num-sms, cta-group, ptxas-opts) from `from`.
+void copyDeviceOptions(const NVFP4ToLLVMOptions &from,
+                       SM100ToCubinOptions &to);
+
 /// Adds the whole-function pipeline: nvfp4 ops -> kernels, one-shot
 /// bufferization (function boundaries, identity layouts), the host side
 /// (nvfp4-lower-host), the device pipeline into gpu.binary, and the host
