@@ -163,6 +163,14 @@ nvfp4_status nvfp4_run_check(nvfp4_kernel *kernel, nvfp4_device *device,
                              uint64_t seed, int *pass, char *report,
                              size_t report_size);
 
+/* Fills host buffers for the function's inputs (`inputs[i]` holds input
+ * i's bytes: its dtype size times its shape) with what nvfp4_run_check
+ * would use for `seed`: values the reference accepts (lengths in range,
+ * distinct pages, sparse indices into the cache, fp8 caches with their
+ * scales, ...). For checking another path with nvfp4_check_outputs. */
+nvfp4_status nvfp4_make_inputs(const nvfp4_kernel *kernel, uint64_t seed,
+                               void *const *inputs, size_t num_inputs);
+
 /* Checks outputs computed elsewhere (host-lowered code, another runtime)
  * against the float64 reference of the kernel's op: `inputs` and `outputs`
  * are host copies of the function's arguments and results (row-major, the

@@ -900,6 +900,38 @@ nvfp4_status nvfp4_run_check(nvfp4_kernel *k, nvfp4_device *d, uint64_t seed,
   return ok();
 }
 
+nvfp4_status nvfp4_make_inputs(const nvfp4_kernel *k, uint64_t seed,
+                               void *const *inputs, size_t numInputs) {
+  if (!k)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT, "kernel is null");
+  if (nvfp4_status s =
+          checkCounts(*k, numInputs, k->outputs.size(), !inputs, false))
+    return s;
+  for (size_t i = 0; i < numInputs; ++i)
+    if (!inputs[i])
+      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                  "input " + std::to_string(i) + " (" + k->inputs[i].name +
+                      "): data is null");
+  auto made = rt::makeInputs(k->spec, k->sizes, seed);
+  if (!made)
+    return fail(NVFP4_ERROR_DEVICE, made.takeError().message());
+  for (size_t i = 0; i < numInputs; ++i) {
+    const TensorSlot &slot = k->inputs[i];
+    for (size_t t = 0; t < k->spec.tensors.size(); ++t)
+      if (k->spec.tensors[t].name == slot.name) {
+        const std::vector<uint8_t> &bytes = (*made)[t];
+        if (bytes.size() != slot.bytes())
+          return fail(NVFP4_ERROR_UNSUPPORTED,
+                      "input " + std::to_string(i) + " (" + slot.name +
+                          "): the reference makes " +
+                          std::to_string(bytes.size()) + " bytes, not " +
+                          std::to_string(slot.bytes()));
+        std::memcpy(inputs[i], bytes.data(), bytes.size());
+      }
+  }
+  return ok();
+}
+
 nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *k,
                                  const void *const *inputs, size_t numInputs,
                                  const void *const *outputs,

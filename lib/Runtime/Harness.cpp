@@ -833,87 +833,11 @@ Expected<bool> nvfp4::rt::runHarness(const HarnessSpec &spec,
 
   // Tensors: inputs from the seed (operand i from seed + i), outputs and
   // workspace poisoned.
-  std::vector<std::vector<uint8_t>> host(spec.tensors.size());
+  auto made = makeInputs(spec, sizes, o.seed);
+  if (!made)
+    return made.takeError();
+  std::vector<std::vector<uint8_t>> host = std::move(*made);
   std::vector<DevicePtr> addr(spec.tensors.size());
-  for (size_t i = 0; i < spec.tensors.size(); ++i) {
-    const HarnessTensor &t = spec.tensors[i];
-    if (t.absent)
-      continue;
-    uint64_t n = elements(t, sizes);
-    std::vector<uint8_t> &bytes = host[i];
-    bytes.resize(n * elemBytes(t.type));
-    if (!t.sameAs.empty()) {
-      const HarnessTensor *src = findTensor(spec, t.sameAs);
-      const std::vector<uint8_t> &from = host[size_t(src - spec.tensors.data())];
-      if (from.size() != bytes.size())
-        return fail(makeError("tensor '", t.name, "' copies '", t.sameAs,
-                              "' but has ", bytes.size(), " bytes, not ",
-                              from.size()));
-      bytes = from;
-    } else if (!t.sliceOf.empty()) {
-      const HarnessTensor *src = findTensor(spec, t.sliceOf);
-      const std::vector<uint8_t> &from = host[size_t(src - spec.tensors.data())];
-      size_t eb = elemBytes(t.type);
-      size_t w = sizes.at(t.shape.back()), ws = sizes.at(src->shape.back());
-      for (size_t r = 0; r < n / w; ++r)
-        std::memcpy(&bytes[r * w * eb], &from[r * ws * eb], w * eb);
-    } else if (t.output && t.inout) {
-      if (Error e = fillRandom(bytes.data(), bytes.size(), o.seed + i,
-                               fillTypeOf(t.type)))
-        return fail(std::move(e).withContext("tensor '" + t.name + "'"));
-    } else if (t.output || t.workspace) {
-      for (uint64_t e = 0; e < n; ++e) {
-        if (elemBytes(t.type) == 1)
-          bytes[e] = kPoisonByte;
-        else if (elemBytes(t.type) == 4)
-          std::memcpy(&bytes[e * 4], &kPoison32, 4);
-        else
-          std::memcpy(&bytes[e * 2], &kPoison16, 2);
-      }
-    } else if (t.lse) {
-      if (t.type != ElemType::F32)
-        return fail(makeError("tensor '", t.name, "' holds log-sum-exps: its "
-                              "type must be f32, found ",
-                              stringify(t.type)));
-      std::vector<float> lse = fillLse(n, o.seed + i);
-      std::memcpy(bytes.data(), lse.data(), bytes.size());
-    } else if (!t.pagesOf.empty()) {
-      std::vector<int32_t> pages =
-          fillPages(n, sizes.at(t.pagesOf), o.seed + i);
-      std::memcpy(bytes.data(), pages.data(), bytes.size());
-    } else if (!t.cacheFormat.empty()) {
-      const KvCacheFormat *f = findKvCacheFormat(t.cacheFormat);
-      const std::string &pagesOf = t.shape.front();
-      if (!f || t.type != ElemType::U8 || !sizes.count(t.pageSizeOf) ||
-          n != uint64_t(sizes.at(pagesOf)) *
-                   uint64_t(f->pageBytes(int64_t(sizes.at(t.pageSizeOf)))))
-        return fail(makeError("tensor '", t.name, "' holds a ",
-                              t.cacheFormat, " cache: expected u8, size ",
-                              t.pageSizeOf, " and ", pagesOf,
-                              " pages of the layout's bytes"));
-      f->fill(bytes.data(), int64_t(sizes.at(pagesOf)),
-              int64_t(sizes.at(t.pageSizeOf)), o.seed + i);
-    } else if (!t.slotsOf.empty()) {
-      std::vector<int32_t> idx = fillIndices(
-          n, sizes.at(t.shape.back()), slotCount(t, sizes), o.seed + i);
-      std::memcpy(bytes.data(), idx.data(), bytes.size());
-    } else if (!t.lengthsOf.empty()) {
-      std::vector<int32_t> lens =
-          fillLengths(n, sizes.at(t.lengthsOf), o.seed + i);
-      std::memcpy(bytes.data(), lens.data(), bytes.size());
-    } else if (!t.fill.empty()) {
-      if (Error e = fillNamed(spec, host, sizes, o.seed, i))
-        return fail(std::move(e).withContext("tensor '" + t.name + "'"));
-    } else {
-      FillType ft = t.type == ElemType::F32    ? FillType::F32
-                    : t.type == ElemType::BF16 ? FillType::BF16
-                    : t.type == ElemType::I32  ? FillType::I32
-                    : t.type == ElemType::U8   ? FillType::U8
-                                               : FillType::F16;
-      if (Error e = fillRandom(bytes.data(), bytes.size(), o.seed + i, ft))
-        return std::move(e).withContext("tensor '" + t.name + "'");
-    }
-  }
   // --set-input: single elements the fill would never produce.
   for (const InputOverride &v : o.overrides) {
     const HarnessTensor *t = findTensor(spec, v.tensor);
@@ -1216,4 +1140,91 @@ Expected<bool> nvfp4::rt::checkOutputs(
   }
   os << (final ? final->verdict : verdictLine(Metrics(), Tolerance())) << "\n";
   return pass;
+}
+
+Expected<std::vector<std::vector<uint8_t>>>
+nvfp4::rt::makeInputs(const HarnessSpec &spec,
+                      const std::map<std::string, uint64_t> &sizes,
+                      uint64_t seed) {
+  std::vector<std::vector<uint8_t>> host(spec.tensors.size());
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    const HarnessTensor &t = spec.tensors[i];
+    if (t.absent)
+      continue;
+    uint64_t n = elements(t, sizes);
+    std::vector<uint8_t> &bytes = host[i];
+    bytes.resize(n * elemBytes(t.type));
+    if (!t.sameAs.empty()) {
+      const HarnessTensor *src = findTensor(spec, t.sameAs);
+      const std::vector<uint8_t> &from = host[size_t(src - spec.tensors.data())];
+      if (from.size() != bytes.size())
+        return (makeError("tensor '", t.name, "' copies '", t.sameAs,
+                              "' but has ", bytes.size(), " bytes, not ",
+                              from.size()));
+      bytes = from;
+    } else if (!t.sliceOf.empty()) {
+      const HarnessTensor *src = findTensor(spec, t.sliceOf);
+      const std::vector<uint8_t> &from = host[size_t(src - spec.tensors.data())];
+      size_t eb = elemBytes(t.type);
+      size_t w = sizes.at(t.shape.back()), ws = sizes.at(src->shape.back());
+      for (size_t r = 0; r < n / w; ++r)
+        std::memcpy(&bytes[r * w * eb], &from[r * ws * eb], w * eb);
+    } else if (t.output && t.inout) {
+      if (Error e = fillRandom(bytes.data(), bytes.size(), seed + i,
+                               fillTypeOf(t.type)))
+        return (std::move(e).withContext("tensor '" + t.name + "'"));
+    } else if (t.output || t.workspace) {
+      for (uint64_t e = 0; e < n; ++e) {
+        if (elemBytes(t.type) == 1)
+          bytes[e] = kPoisonByte;
+        else if (elemBytes(t.type) == 4)
+          std::memcpy(&bytes[e * 4], &kPoison32, 4);
+        else
+          std::memcpy(&bytes[e * 2], &kPoison16, 2);
+      }
+    } else if (t.lse) {
+      if (t.type != ElemType::F32)
+        return (makeError("tensor '", t.name, "' holds log-sum-exps: its "
+                              "type must be f32, found ",
+                              stringify(t.type)));
+      std::vector<float> lse = fillLse(n, seed + i);
+      std::memcpy(bytes.data(), lse.data(), bytes.size());
+    } else if (!t.pagesOf.empty()) {
+      std::vector<int32_t> pages =
+          fillPages(n, sizes.at(t.pagesOf), seed + i);
+      std::memcpy(bytes.data(), pages.data(), bytes.size());
+    } else if (!t.cacheFormat.empty()) {
+      const KvCacheFormat *f = findKvCacheFormat(t.cacheFormat);
+      const std::string &pagesOf = t.shape.front();
+      if (!f || t.type != ElemType::U8 || !sizes.count(t.pageSizeOf) ||
+          n != uint64_t(sizes.at(pagesOf)) *
+                   uint64_t(f->pageBytes(int64_t(sizes.at(t.pageSizeOf)))))
+        return (makeError("tensor '", t.name, "' holds a ",
+                              t.cacheFormat, " cache: expected u8, size ",
+                              t.pageSizeOf, " and ", pagesOf,
+                              " pages of the layout's bytes"));
+      f->fill(bytes.data(), int64_t(sizes.at(pagesOf)),
+              int64_t(sizes.at(t.pageSizeOf)), seed + i);
+    } else if (!t.slotsOf.empty()) {
+      std::vector<int32_t> idx = fillIndices(
+          n, sizes.at(t.shape.back()), slotCount(t, sizes), seed + i);
+      std::memcpy(bytes.data(), idx.data(), bytes.size());
+    } else if (!t.lengthsOf.empty()) {
+      std::vector<int32_t> lens =
+          fillLengths(n, sizes.at(t.lengthsOf), seed + i);
+      std::memcpy(bytes.data(), lens.data(), bytes.size());
+    } else if (!t.fill.empty()) {
+      if (Error e = fillNamed(spec, host, sizes, seed, i))
+        return (std::move(e).withContext("tensor '" + t.name + "'"));
+    } else {
+      FillType ft = t.type == ElemType::F32    ? FillType::F32
+                    : t.type == ElemType::BF16 ? FillType::BF16
+                    : t.type == ElemType::I32  ? FillType::I32
+                    : t.type == ElemType::U8   ? FillType::U8
+                                               : FillType::F16;
+      if (Error e = fillRandom(bytes.data(), bytes.size(), seed + i, ft))
+        return std::move(e).withContext("tensor '" + t.name + "'");
+    }
+  }
+  return host;
 }

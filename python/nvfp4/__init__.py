@@ -98,6 +98,7 @@ def _library():
                              ctypes.POINTER(_Tensor), S, P, S, P]),
         "nvfp4_run_check": (I, [P, P, U64, ctypes.POINTER(I),
                                 ctypes.c_char_p, S]),
+        "nvfp4_make_inputs": (I, [P, U64, ctypes.POINTER(P), S]),
         "nvfp4_check_outputs": (I, [P, ctypes.POINTER(P), S,
                                     ctypes.POINTER(P), S, ctypes.POINTER(I),
                                     ctypes.c_char_p, S]),
@@ -390,6 +391,22 @@ class Kernel:
                                           len(report)))
         return bool(passed.value), report.value.decode()
 
+
+    def make_inputs(self, seed=1):
+        """Host bytes for every input, as check() would make them for
+        `seed` (valid lengths, indices, caches): for checking another path
+        with check_outputs."""
+        bufs = []
+        for info in self.inputs:
+            n = _ITEMSIZE[info.dtype]
+            for d in info.shape:
+                n *= d
+            bufs.append(ctypes.create_string_buffer(n))
+        arr = (ctypes.c_void_p * max(len(bufs), 1))(
+            *[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
+        _check(_library().nvfp4_make_inputs(self._handle, seed, arr,
+                                            len(bufs)))
+        return [b.raw for b in bufs]
 
     def check_outputs(self, inputs, outputs):
         """Compares outputs computed elsewhere (host-lowered code, another

@@ -275,6 +275,15 @@ Error launchHarness(const HarnessSpec &spec, Device &device,
                         &afterLaunch = {},
                     void *stream = nullptr, TensorMapCache *cache = nullptr);
 
+/// The bytes of every tensor of a run from `seed`, index for index with
+/// spec.tensors: inputs made as the reference needs them (tensor i from
+/// seed + i: random values, lengths, block tables, sparse indices, fp8
+/// caches with their scales, LSEs, named fills; copies and slices of other
+/// inputs), outputs and workspace poisoned, absent tensors empty.
+Expected<std::vector<std::vector<uint8_t>>>
+makeInputs(const HarnessSpec &spec,
+           const std::map<std::string, uint64_t> &sizes, uint64_t seed);
+
 /// Compares a kernel's outputs with the float64 reference: `operands` are
 /// the reference's operands in its order with the inputs decoded as the
 /// kernel read them (outputs ignored, but inout ones hold their initial
