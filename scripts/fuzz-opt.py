@@ -10,7 +10,7 @@ Usage
     python3 scripts/fuzz-opt.py [--seed N] [--iterations N] [--time-budget S]
                                 [--out DIR] [--opt PATH] [--jobs N]
                                 [--timeout S] [--src DIR] [--seeds-dir DIR]
-                                [--modes parse,lower,cubin]
+                                [--modes parse,lower,cubin,host]
                                 [--option-rate R] [--bytecode-rate R]
                                 [--no-reduce] [--reduce-time S] [-v]
 
@@ -52,6 +52,7 @@ Commands, per mutant, each with --timeout seconds (default 10):
     parse:  nvfp4-opt M -o T/out.mlir
     lower:  nvfp4-opt M --sm100-plan-tmem --sm100-lower-warp-roles
                         --convert-sm100-to-nvvm -o T/out.mlir
+    host:   nvfp4-opt M --nvfp4-to-llvm   (not by default: --modes)
     cubin:  nvfp4-opt M --nvfp4-sm100-to-cubin="ptx-file=T/k.ptx
                         cubin-file=T/k.cubin [random option changes]"
                         -o T/out.mlir
@@ -553,7 +554,7 @@ def cubin_flag(opts, tmp):
 
 LOWER_FLAGS = ["--sm100-plan-tmem", "--sm100-lower-warp-roles",
                "--convert-sm100-to-nvvm"]
-MODES = ["parse", "lower", "cubin"]
+MODES = ["parse", "lower", "cubin", "host"]
 
 
 def mode_args(mode, opts, tmp):
@@ -561,6 +562,10 @@ def mode_args(mode, opts, tmp):
         return []
     if mode == "lower":
         return list(LOWER_FLAGS)
+    if mode == "host":
+        # The whole function: bufferization, nvfp4-lower-host, the device
+        # pipeline (PTX, no ptxas) and the host lowering to LLVM.
+        return ["--nvfp4-to-llvm"]
     return [cubin_flag(opts, tmp)]
 
 
@@ -865,7 +870,7 @@ def main(argv=None):
     ap.add_argument("--seeds-dir", action="append", default=[],
                     help="another directory of .mlir seeds (repeatable)")
     ap.add_argument("--modes", default="parse,lower,cubin",
-                    help="comma-separated subset of parse,lower,cubin")
+                    help="comma-separated subset of parse,lower,cubin,host")
     ap.add_argument("--option-rate", type=float, default=0.2,
                     help="fraction of cubin runs with changed pipeline "
                     "options (default 0.2)")
@@ -886,7 +891,7 @@ def main(argv=None):
         return 2
     modes = [m for m in args.modes.split(",") if m]
     if not modes or any(m not in MODES for m in modes):
-        print("fuzz-opt.py: --modes takes parse, lower and cubin",
+        print("fuzz-opt.py: --modes takes parse, lower, cubin and host",
               file=sys.stderr)
         return 2
     modes = [m for m in MODES if m in modes]
