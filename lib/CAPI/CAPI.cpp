@@ -138,6 +138,8 @@ struct nvfp4_kernel {
   /// that are the same argument share it).
   std::map<std::string, size_t> inputOf;
   uint64_t workspaceBytes = 0;
+  /// Each workspace tensor's offset in the scratch (workspaceLayout).
+  std::map<std::string, uint64_t> workspaceOffsets;
   std::string metadata;
 };
 
@@ -152,16 +154,16 @@ struct nvfp4_device {
 
 namespace {
 
-/// Workspace tensors, each 256-byte aligned, in spec order.
+/// Workspace tensors, each 256-byte aligned, in spec order: their offsets
+/// and the bytes of them all.
 uint64_t workspaceLayout(const nvfp4_kernel &k,
-                         std::map<std::string, uint64_t> *offsets) {
+                         std::map<std::string, uint64_t> &offsets) {
   uint64_t bytes = 0;
   for (const rt::HarnessTensor &t : k.spec.tensors) {
     if (!t.workspace)
       continue;
     bytes = (bytes + 255) / 256 * 256;
-    if (offsets)
-      (*offsets)[t.name] = bytes;
+    offsets[t.name] = bytes;
     bytes += rt::tensorElements(t, k.sizes) * rt::elemBytes(t.type);
   }
   return bytes;
@@ -232,13 +234,12 @@ std::string metadataJson(const nvfp4_kernel &k) {
   os << ", \"outputs\": ";
   tensors(k.outputs);
   os << ", \"workspace_bytes\": " << k.workspaceBytes << ", \"workspace\": [";
-  std::map<std::string, uint64_t> offsets;
-  workspaceLayout(k, &offsets);
   bool first = true;
   for (const rt::HarnessTensor &t : k.spec.tensors)
     if (t.workspace) {
       os << (first ? "" : ", ") << "{\"name\": " << jsonString(t.name)
-         << ", \"offset\": " << offsets[t.name] << ", \"bytes\": "
+         << ", \"offset\": " << k.workspaceOffsets.at(t.name)
+         << ", \"bytes\": "
          << rt::tensorElements(t, k.sizes) * rt::elemBytes(t.type) << "}";
       first = false;
     }
@@ -529,41 +530,32 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
         failed(pm.run(*module)))
       return compileError("compiling the kernel failed");
   }
-  std::string kernelModule =
-      kernelFunc ? kernelRef.getRootReference().str() : std::string();
-  module->walk([&](gpu::BinaryOp binary) {
-    if (binary.getName() != kernelModule)
-      return;
-    for (Attribute o : binary.getObjects())
-      if (auto object = dyn_cast<gpu::ObjectAttr>(o)) {
-        if (object.getFormat() == gpu::CompilationTarget::Assembly)
-          k->ptx = object.getObject().getValue().str();
-        if (object.getFormat() == gpu::CompilationTarget::Binary)
-          k->cubin = object.getObject().getValue().str();
-      }
-  });
-  if (cubin) {
-    auto file = llvm::MemoryBuffer::getFile(ptxPath, /*IsText=*/true);
-    if (file)
-      k->ptx = (*file)->getBuffer().str();
-    if (k->cubin.empty())
-      return compileError("compiling produced no cubin");
+  StringRef kernelModule = kernelRef.getRootReference();
+  k->ptx = serializedObject(*module, kernelModule,
+                            gpu::CompilationTarget::Assembly);
+  auto imageOf = [&](const std::string &bytes, const char *what,
+                     std::unique_ptr<rt::KernelImage> &out) -> nvfp4_status {
+    if (bytes.empty())
+      return compileError(std::string("compiling produced no ") + what);
     auto image = rt::KernelImage::fromBytes(
-        std::vector<uint8_t>(k->cubin.begin(), k->cubin.end()),
-        functionName + " (cubin)");
+        std::vector<uint8_t>(bytes.begin(), bytes.end()),
+        functionName + " (" + what + ")");
     if (!image)
       return fail(NVFP4_ERROR_COMPILE, image.takeError().message());
-    k->cubinImage = std::make_unique<rt::KernelImage>(std::move(*image));
+    out = std::make_unique<rt::KernelImage>(std::move(*image));
+    return NVFP4_OK;
+  };
+  if (cubin) {
+    if (auto file = llvm::MemoryBuffer::getFile(ptxPath, /*IsText=*/true))
+      k->ptx = (*file)->getBuffer().str();
+    k->cubin = serializedObject(*module, kernelModule,
+                                gpu::CompilationTarget::Binary);
+    if (nvfp4_status s = imageOf(k->cubin, "cubin", k->cubinImage))
+      return s;
   }
-  if (k->ptx.empty())
-    return compileError("compiling produced no PTX");
-  auto image = rt::KernelImage::fromBytes(
-      std::vector<uint8_t>(k->ptx.begin(), k->ptx.end()),
-      functionName + " (PTX)");
-  if (!image)
-    return fail(NVFP4_ERROR_COMPILE, image.takeError().message());
-  k->image = std::make_unique<rt::KernelImage>(std::move(*image));
-  k->workspaceBytes = workspaceLayout(*k, nullptr);
+  if (nvfp4_status s = imageOf(k->ptx, "PTX", k->image))
+    return s;
+  k->workspaceBytes = workspaceLayout(*k, k->workspaceOffsets);
   k->metadata = metadataJson(*k);
   *out = k.release();
   return ok();
@@ -861,9 +853,7 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
     scratch = *p;
     ownScratch = true;
   }
-  std::map<std::string, uint64_t> offsets;
-  workspaceLayout(*k, &offsets);
-  for (auto &[name, offset] : offsets)
+  for (auto &[name, offset] : k->workspaceOffsets)
     tensors[name] = scratch + offset;
 
   nvfp4_status status = NVFP4_OK;

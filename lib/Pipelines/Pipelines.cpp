@@ -287,3 +287,17 @@ void nvfp4::registerNVFP4ToLLVMPipeline() {
       [](const NVFP4ToLLVMOptions &) { return std::optional<std::string>(); },
       buildNVFP4ToLLVMPipeline);
 }
+
+std::string nvfp4::serializedObject(ModuleOp module, StringRef gpuModule,
+                                    gpu::CompilationTarget format) {
+  std::string bytes;
+  module->walk([&](gpu::BinaryOp binary) {
+    if (binary.getName() != gpuModule)
+      return;
+    for (Attribute o : binary.getObjects())
+      if (auto object = dyn_cast<gpu::ObjectAttr>(o))
+        if (object.getFormat() == format)
+          bytes = object.getObject().getValue().str();
+  });
+  return bytes;
+}

@@ -1004,24 +1004,11 @@ Error nvfp4::rt::launchHarness(
           args.push_back(KernelArg::tensorMap(*blob));
           break;
         }
-        std::vector<uint8_t> key(blob->bytes.begin(), blob->bytes.end());
-        if (cache) {
-          auto hit = cache->find(key);
-          if (hit != cache->end()) {
-            args.push_back(KernelArg::pointer(hit->second));
-            break;
-          }
-        }
-        auto copy = device.allocate(kTensorMapBytes);
+        auto copy = tensorMapCopy(device, *blob, cache);
         if (!copy)
           return copy.takeError();
-        if (cache)
-          (*cache)[key] = *copy;
-        else
+        if (!cache)
           owned.push_back(*copy);
-        if (Error e = device.copyToDevice(*copy, blob->bytes.data(),
-                                          kTensorMapBytes))
-          return std::move(e);
         args.push_back(KernelArg::pointer(*copy));
         break;
       }
@@ -1227,4 +1214,26 @@ nvfp4::rt::makeInputs(const HarnessSpec &spec,
     }
   }
   return host;
+}
+
+Expected<DevicePtr> nvfp4::rt::tensorMapCopy(Device &device,
+                                             const TensorMapBlob &blob,
+                                             TensorMapCache *cache) {
+  std::vector<uint8_t> key(blob.bytes.begin(), blob.bytes.end());
+  if (cache) {
+    auto hit = cache->find(key);
+    if (hit != cache->end())
+      return hit->second;
+  }
+  auto copy = device.allocate(kTensorMapBytes);
+  if (!copy)
+    return copy.takeError();
+  if (Error e =
+          device.copyToDevice(*copy, blob.bytes.data(), kTensorMapBytes)) {
+    (void)device.free(*copy);
+    return std::move(e);
+  }
+  if (cache)
+    (*cache)[key] = *copy;
+  return *copy;
 }

@@ -10,6 +10,7 @@
 
 #include "nvfp4/Runtime/Device.h"
 #include "nvfp4/Runtime/EmulatorDevice.h"
+#include "nvfp4/Runtime/Harness.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +45,7 @@ struct State {
   /// Device allocations: start -> bytes.
   std::map<uint64_t, uint64_t> allocations;
   /// Tensor maps in device memory, by their bytes.
-  std::map<std::vector<uint8_t>, uint64_t> tensorMaps;
+  TensorMapCache tensorMaps;
   std::vector<std::unique_ptr<Module>> modules;
   std::vector<std::unique_ptr<Function>> functions;
   char stream = 0, event = 0; // the addresses are the handles
@@ -409,20 +410,11 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
     fail(s, "mgpuTensorMapEncodeTiledMemref: " + blob.takeError().message());
     return nullptr;
   }
-  std::vector<uint8_t> key(blob->bytes.begin(), blob->bytes.end());
-  auto it = s.tensorMaps.find(key);
-  if (it != s.tensorMaps.end())
-    return ptr(it->second);
-  auto p = d->allocate(kTensorMapBytes);
+  auto p = tensorMapCopy(*d, *blob, &s.tensorMaps);
   if (!p) {
     fail(s, "mgpuTensorMapEncodeTiledMemref: " + p.takeError().message());
     return nullptr;
   }
-  if (Error e = d->copyToDevice(*p, blob->bytes.data(), kTensorMapBytes)) {
-    fail(s, "mgpuTensorMapEncodeTiledMemref: " + e.message());
-    return nullptr;
-  }
-  s.tensorMaps[key] = *p;
   return ptr(*p);
 }
 

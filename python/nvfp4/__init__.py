@@ -131,6 +131,13 @@ class TensorInfo:
     def __init__(self, name, dtype, shape):
         self.name, self.dtype, self.shape = name, dtype, tuple(shape)
 
+    @property
+    def nbytes(self):
+        n = _ITEMSIZE[self.dtype]
+        for d in self.shape:
+            n *= d
+        return n
+
     def __repr__(self):
         return "TensorInfo(%r, %r, %r)" % (self.name, self.dtype, self.shape)
 
@@ -396,12 +403,8 @@ class Kernel:
         """Host bytes for every input, as check() would make them for
         `seed` (valid lengths, indices, caches): for checking another path
         with check_outputs."""
-        bufs = []
-        for info in self.inputs:
-            n = _ITEMSIZE[info.dtype]
-            for d in info.shape:
-                n *= d
-            bufs.append(ctypes.create_string_buffer(n))
+        bufs = [ctypes.create_string_buffer(info.nbytes)
+                for info in self.inputs]
         arr = (ctypes.c_void_p * max(len(bufs), 1))(
             *[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
         _check(_library().nvfp4_make_inputs(self._handle, seed, arr,
@@ -419,9 +422,7 @@ class Kernel:
                                                          len(values)))
             bufs = []
             for i, (v, info) in enumerate(zip(values, infos)):
-                n = _ITEMSIZE[info.dtype]
-                for d in info.shape:
-                    n *= d
+                n = info.nbytes
                 b = bytes(v)
                 if len(b) != n:
                     raise Error("%s %d (%s): expected %d bytes, got %d" %

@@ -15,15 +15,6 @@ import sys
 import nvfp4
 from nvfp4.host import HostLibrary
 
-_ITEMSIZE = {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "u8": 1, "i8": 1}
-
-
-def nbytes(info):
-    n = _ITEMSIZE[info.dtype]
-    for d in info.shape:
-        n *= d
-    return n
-
 
 def main(libpath, runtime, example, seed=1):
     k = nvfp4.compile_file(example)
@@ -36,7 +27,7 @@ def main(libpath, runtime, example, seed=1):
                         result_ranks=[len(o.shape) for o in k.outputs])
     print("backend", host.backend, name, "results",
           " ".join(str(shape) for _, _, shape in results))
-    outputs = [host.download(aligned, nbytes(info))
+    outputs = [host.download(aligned, info.nbytes)
                for (_, aligned, _), info in zip(results, k.outputs)]
     for allocated, _, _ in results:
         host.free(allocated)

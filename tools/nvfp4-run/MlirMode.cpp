@@ -173,15 +173,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
   if (failed(pm.run(*module)))
     return usageError("compiling " + options.input + " failed (the "
                       "diagnostics above)");
-  std::string ptx;
-  module->walk([&](gpu::BinaryOp binary) {
-    if (binary.getName() != kernelModule)
-      return;
-    for (Attribute o : binary.getObjects())
-      if (auto object = dyn_cast<gpu::ObjectAttr>(o))
-        if (object.getFormat() == gpu::CompilationTarget::Assembly)
-          ptx = object.getObject().getValue().str();
-  });
+  std::string ptx = nvfp4::serializedObject(
+      *module, kernelModule, gpu::CompilationTarget::Assembly);
   if (ptx.empty())
     return usageError("compiling " + options.input +
                       " produced no PTX for gpu.module @" + kernelModule);

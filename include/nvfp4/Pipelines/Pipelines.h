@@ -10,6 +10,8 @@
 
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <string>
 
@@ -145,6 +147,12 @@ void copyDeviceOptions(const NVFP4ToLLVMOptions &from,
 /// kernel pointers, convert-to-llvm). docs/Host.md.
 mlir::LogicalResult buildNVFP4ToLLVMPipeline(mlir::OpPassManager &pm,
                                              const NVFP4ToLLVMOptions &opts);
+
+/// The object of `format` (PTX: Assembly, cubin: Binary) that the
+/// pipeline's serialization left in the gpu.binary named `gpuModule` of
+/// `module`; empty when there is none.
+std::string serializedObject(mlir::ModuleOp module, llvm::StringRef gpuModule,
+                             mlir::gpu::CompilationTarget format);
 
 /// Registers `nvfp4-to-llvm`.
 void registerNVFP4ToLLVMPipeline();

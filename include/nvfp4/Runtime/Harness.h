@@ -257,6 +257,12 @@ void printHarnessPlan(const HarnessSpec &spec, const HarnessRunOptions &o,
 /// Device copies of tensor maps passed by pointer, by their bytes.
 using TensorMapCache = std::map<std::vector<uint8_t>, DevicePtr>;
 
+/// A device copy of `blob`, for a kernel that takes its tensor map by
+/// pointer: the one `cache` holds for the same bytes, else a new one (kept
+/// in `cache` when given; otherwise the caller frees it).
+Expected<DevicePtr> tensorMapCopy(Device &device, const TensorMapBlob &blob,
+                                  TensorMapCache *cache);
+
 /// Launches the kernel `spec.kernel` of the loaded `module`, then the
 /// kernels of `spec.then`, on the tensors at `tensors` (device addresses by
 /// tensor name, workspace included; absent tensors left out): buffers,
