@@ -22,8 +22,11 @@ endforeach()
 
 # nvfp4_host_runtime: the mgpu* entry points host-lowered code calls
 # (docs/Host.md), as NVFP4::nvfp4_host_runtime; nvfp4_c: the C API
-# (libnvfp4.so, docs/CAPI.md), as NVFP4::nvfp4_c.
+# (libnvfp4.so, docs/CAPI.md), as NVFP4::nvfp4_c; nvfp4_c_runtime: the C API
+# without the compiler or MLIR (libnvfp4_runtime.so), as
+# NVFP4::nvfp4_c_runtime.
 install(TARGETS ${NVFP4_PLAIN_LIBS} ${NVFP4_MLIR_LIBS} nvfp4_host_runtime nvfp4_c
+  nvfp4_c_runtime
   EXPORT NVFP4Targets
   ARCHIVE DESTINATION lib
   LIBRARY DESTINATION lib)

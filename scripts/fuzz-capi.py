@@ -33,13 +33,23 @@ alone, so a seed and a count always give the same jobs. Kinds:
            passes the kernel runs on the emulator over one buffer (wild
            pointers then fault inside the emulator, an error, not a crash);
   query    nvfp4_kernel_tensor with random (is_output, index), the dtype
-           names, null handles.
+           names, null handles;
+  artifact nvfp4_kernel_load of the GQA kernel's artifact (made once by
+           the worker at start) with 1-3 mutations: a JSON value replaced
+           (numbers at the edges of their ranges, other types, inf/nan,
+           another value of the document), a member or item deleted,
+           duplicated or added, items swapped, bytes flipped, truncation.
+           A kernel that loads must give valid metadata JSON and an
+           artifact that loads again to itself (a fixed point); when the
+           mutation left its launches and sizes alone, it is also run and
+           checked on the emulator (an error is fine, a crash is not).
 
 Only the Python 3 standard library is used. libnvfp4.so comes from
 $NVFP4_LIBRARY (or next to python/nvfp4); python/ is put on sys.path.
 """
 
 import argparse
+import copy
 import json
 import os
 import random
@@ -68,6 +78,12 @@ GQA_OUTPUTS = [(1, [2, 1, 8, 64]), (0, [2, 8, 1])]
 
 # ---------------------------------------------------------------------------
 # The worker: runs jobs from stdin, answers one line each.
+
+
+def print_artifact():
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import nvfp4
+    sys.stdout.write(nvfp4.compile(GQA).artifact.decode())
 
 
 def worker():
@@ -123,6 +139,31 @@ def worker():
                 outs if job["outputs_ptr"] else None, job["num_outputs"],
                 ws, job["workspace_bytes"],
                 1 if job["stream"] else None)
+        elif kind == "artifact":
+            handle = P()
+            data = job["text"].encode("utf-8", "surrogateescape")
+            status = lib.nvfp4_kernel_load(data, len(data),
+                                           ctypes.byref(handle))
+            if status == 0:
+                k = nvfp4.Kernel(handle)  # parses the metadata JSON
+                again = P()
+                if lib.nvfp4_kernel_load(k.artifact, len(k.artifact),
+                                         ctypes.byref(again)) != 0:
+                    print(json.dumps({"bad": "its artifact does not load: " +
+                                      lib.nvfp4_last_error().decode()}),
+                          flush=True)
+                    continue
+                k2 = nvfp4.Kernel(again)
+                if k2.artifact != k.artifact:
+                    print(json.dumps({"bad": "its artifact is not a fixed "
+                                      "point"}), flush=True)
+                    continue
+                if job["run"]:
+                    passed = ctypes.c_int(0)
+                    lib.nvfp4_run_check(handle, dev._handle, 1,
+                                        ctypes.byref(passed), None, 0)
+                del k, k2
+                status = 0
         elif kind == "query":
             info = nvfp4._TensorInfo()
             status = lib.nvfp4_kernel_tensor(
@@ -247,9 +288,83 @@ def tensor_list(rng, good):
     return specs
 
 
-def job(seed, i, pool):
+EDGE_VALUES = [0, 1, -1, 2, 3, 255, 256, 1 << 31, 1 << 32, (1 << 63) - 1,
+               1 << 63, (1 << 64) - 1, 1 << 64, 1 << 70, 0.5, -0.0, 1e308,
+               "inf", "-inf", "nan", "", "x", "f32", "u8", "none", "128B",
+               "buffer", "scalar", "tensor_map", "q", "o", "b*sq", "k/0",
+               None, True, False, [], {}, [1, 1, 1], [0, 1, 1], ["b"]]
+
+
+def artifact_paths(doc, path=()):
+    """Every (path, value) under `doc` but the PTX's text."""
+    out = [(path, doc)]
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k != "ptx":
+                out += artifact_paths(v, path + (k,))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += artifact_paths(v, path + (i,))
+    return out
+
+
+def mutate_artifact(text, rng):
+    """(text, whether the launches and sizes are untouched)."""
+    untouched = True
+    for _ in range(rng.randint(1, 3)):
+        m = rng.randrange(8)
+        if m >= 6:  # bytes: flips or truncation
+            b = bytearray(text.encode("utf-8", "surrogateescape"))
+            if m == 6:
+                for _ in range(rng.randint(1, 4)):
+                    b[rng.randrange(len(b))] = rng.randrange(256)
+            else:
+                del b[rng.randrange(len(b) + 1):]
+            untouched = False
+            text = b.decode("utf-8", "surrogateescape")
+            continue
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            continue
+        paths = artifact_paths(doc)
+        path, value = rng.choice(paths[1:])
+        parent = doc
+        for p in path[:-1]:
+            parent = parent[p]
+        key = path[-1]
+        if m <= 2:  # replace
+            parent[key] = copy.deepcopy(rng.choice(paths)[1] if m == 2
+                                        else rng.choice(EDGE_VALUES))
+        elif m == 3:  # delete
+            del parent[key]
+        elif m == 4:  # duplicate / add
+            if isinstance(parent, list):
+                parent.insert(key, copy.deepcopy(value))
+            else:
+                parent[key + "_"] = copy.deepcopy(value)
+        else:  # swap two items of a list
+            if isinstance(parent, list) and len(parent) > 1:
+                j = rng.randrange(len(parent))
+                parent[key], parent[j] = parent[j], parent[key]
+        if path[:2] in (("harness", "launch"), ("harness", "then"),
+                        ("harness", "sizes"), ("harness", "tensors")) or \
+                path[:1] == ("harness",) and len(path) == 1:
+            untouched = False
+        text = json.dumps(doc)
+    return text, untouched
+
+
+def job(seed, i, pool, artifact=None):
     rng = random.Random("%d:%d" % (seed, i))
-    kind = rng.choices(["compile", "launch", "query"], [5, 4, 1])[0]
+    kinds, weights = ["compile", "launch", "query"], [5, 4, 1]
+    if artifact:
+        kinds, weights = kinds + ["artifact"], weights + [4]
+    kind = rng.choices(kinds, weights)[0]
+    if kind == "artifact":
+        text, untouched = mutate_artifact(artifact, rng)
+        return {"kind": kind, "text": text,
+                "run": untouched and rng.random() < 0.3}
     if kind == "compile":
         text = rng.choice(pool)
         if rng.random() < 0.9:
@@ -282,6 +397,8 @@ def job(seed, i, pool):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         return worker()
+    if len(sys.argv) > 1 and sys.argv[1] == "--print-artifact":
+        return print_artifact()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--iterations", type=int, default=150)
@@ -292,10 +409,13 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     pool = seeds()
+    artifact = subprocess.run([sys.executable, os.path.abspath(__file__),
+                               "--print-artifact"], check=True,
+                              stdout=subprocess.PIPE, text=True).stdout
     start = time.time()
     proc = None
-    counts = {"compile": 0, "launch": 0, "query": 0}
-    accepted = {"compile": 0, "launch": 0, "query": 0}
+    counts = {"compile": 0, "launch": 0, "query": 0, "artifact": 0}
+    accepted = dict(counts)
     crashes = hangs = bad = 0
 
     def spawn():
@@ -318,7 +438,7 @@ def main():
             break
         if a.time_budget and time.time() - start > a.time_budget:
             break
-        j = job(a.seed, i, pool)
+        j = job(a.seed, i, pool, artifact)
         i += 1
         counts[j["kind"]] += 1
         if proc is None or proc.poll() is not None:
@@ -347,9 +467,10 @@ def main():
         proc.stdin.close()
         proc.wait()
     print("fuzz-capi: accepted %d of %d compiles, %d of %d launches, %d of "
-          "%d queries" % (accepted["compile"], counts["compile"],
-                          accepted["launch"], counts["launch"],
-                          accepted["query"], counts["query"]))
+          "%d queries, %d of %d artifacts" % (
+              accepted["compile"], counts["compile"], accepted["launch"],
+              counts["launch"], accepted["query"], counts["query"],
+              accepted["artifact"], counts["artifact"]))
     print("fuzz-capi: %d inputs, %d crashes, %d hangs, %d errors without a "
           "message" % (i, crashes, hangs, bad))
     return 1 if crashes or hangs or bad else 0

@@ -65,6 +65,9 @@ config.substitutions.append(("%capi_cc", "%s -std=c11 -O1 -I%s" % (
 config.substitutions.append(("%capi_libs", "-L%s -lnvfp4 -Wl,-rpath,%s -lm" % (
     lib, lib)))
 config.environment["NVFP4_LIBRARY"] = os.path.join(lib, "libnvfp4.so")
+# The C API without the compiler (libnvfp4_runtime.so), for artifacts.
+config.substitutions.append(("%nvfp4_runtime_lib",
+                             os.path.join(lib, "libnvfp4_runtime.so")))
 config.environment["PYTHONPATH"] = os.path.join(config.nvfp4_src_root,
                                                 "python")
 

@@ -5,6 +5,11 @@
  * random inputs and check it against float64. docs/CAPI.md has the contract
  * and a worked example; python/nvfp4 wraps it.
  *
+ * Two libraries implement it: libnvfp4 (the compiler and the runtime; it
+ * needs libMLIR) and libnvfp4_runtime (no compiler, no MLIR: it runs kernels
+ * compiled elsewhere and saved with nvfp4_kernel_save; its nvfp4_compile
+ * fails with NVFP4_ERROR_UNSUPPORTED).
+ *
  * Versioning: NVFP4_API_VERSION is the version of this header;
  * nvfp4_api_version() that of the library. Within one major version
  * functions and enum values are only added, never changed or removed.
@@ -27,7 +32,7 @@ extern "C" {
 #endif
 
 #define NVFP4_API_VERSION_MAJOR 1
-#define NVFP4_API_VERSION_MINOR 0
+#define NVFP4_API_VERSION_MINOR 1
 #define NVFP4_API_VERSION                                                      \
   (NVFP4_API_VERSION_MAJOR * 1000 + NVFP4_API_VERSION_MINOR)
 
@@ -117,6 +122,25 @@ const char *nvfp4_kernel_metadata(const nvfp4_kernel *kernel);
 
 /* Bytes of device scratch memory one launch needs (split-KV partials). */
 uint64_t nvfp4_kernel_workspace_bytes(const nvfp4_kernel *kernel);
+
+/*--- Saving and loading (since 1.1) ---------------------------------------*/
+
+/* The kernel as an artifact (owned by the kernel; *size gets its bytes):
+ * versioned JSON text with the function's inputs and outputs, how every
+ * launch is made (the kernel's whole harness), the PTX and, compiled with
+ * `cubin=1`, the cubin. Any nvfp4 library of this major version loads it,
+ * libnvfp4_runtime included, and launches and checks it as the compiling
+ * library does. docs/CAPI.md has the format. */
+const char *nvfp4_kernel_artifact(const nvfp4_kernel *kernel, size_t *size);
+/* Writes the artifact to the file `path`. */
+nvfp4_status nvfp4_kernel_save(const nvfp4_kernel *kernel, const char *path);
+/* A kernel from an artifact's `size` bytes, or from the file `path`. Bad
+ * artifacts are refused with a message naming the member
+ * (NVFP4_ERROR_INVALID_ARGUMENT); a newer format version is
+ * NVFP4_ERROR_UNSUPPORTED. */
+nvfp4_status nvfp4_kernel_load(const void *data, size_t size,
+                               nvfp4_kernel **kernel);
+nvfp4_status nvfp4_kernel_load_file(const char *path, nvfp4_kernel **kernel);
 
 /*--- Devices and memory ---------------------------------------------------*/
 

@@ -1,89 +1,32 @@
-//===- CAPI.cpp - The nvfp4 C API -----------------------------------------===//
+//===- CAPI.cpp - The nvfp4 C API: kernels, devices, launches -------------===//
 //
-// include/nvfp4-c/nvfp4.h over the compiler (in-process MLIR: the op's
-// lowering, then the device pipeline to PTX) and the runtime (Device,
-// launchHarness, runHarness). A kernel is the function's one nvfp4 op with
-// its harness (docs/Runtime.md): the harness says how to launch it, and
-// its `operands` / `results` say which of the function's arguments and
-// results each kernel tensor is. docs/CAPI.md.
+// include/nvfp4-c/nvfp4.h over the runtime (Device, launchHarness,
+// runHarness); plain C++, so libnvfp4_runtime.so builds it without MLIR.
+// A kernel is the function's one nvfp4 op with its harness
+// (docs/Runtime.md): the harness says how to launch it, and its `operands`
+// / `results` say which of the function's arguments and results each kernel
+// tensor is. Compile.cpp makes kernels from MLIR, Artifact.cpp from saved
+// artifacts. docs/CAPI.md.
 //
 //===----------------------------------------------------------------------===//
 
-#include "nvfp4-c/nvfp4.h"
+#include "CAPIInternal.h"
 
-#include "nvfp4/Dialect/NVFP4/IR/NVFP4Dialect.h"
-#include "nvfp4/Dialect/NVFP4/Transforms/HarnessAttr.h"
-#include "nvfp4/InitAll.h"
-#include "nvfp4/Pipelines/Pipelines.h"
-#include "nvfp4/Runtime/Device.h"
-#include "nvfp4/Runtime/EmulatorDevice.h"
-#include "nvfp4/Runtime/Harness.h"
-#include "nvfp4/Support/InputNesting.h"
+#include "nvfp4/Runtime/Json.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/ScopeExit.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <unistd.h>
-
+#include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <map>
-#include <memory>
 #include <sstream>
-#include <string>
-#include <vector>
 
-using namespace mlir;
 using namespace nvfp4;
+using namespace nvfp4::capi;
 
 namespace {
 
 thread_local std::string lastError;
 
-nvfp4_status fail(nvfp4_status status, const std::string &message) {
-  lastError = message;
-  return status;
-}
-
-nvfp4_status ok() {
-  lastError.clear();
-  return NVFP4_OK;
-}
-
 const char *const kDtypeNames[] = {"f32", "bf16", "f16", "i32", "u8", "i8"};
-
-std::optional<int32_t> dtypeOf(Type t) {
-  if (t.isF32())
-    return NVFP4_F32;
-  if (t.isBF16())
-    return NVFP4_BF16;
-  if (t.isF16())
-    return NVFP4_F16;
-  if (t.isSignlessInteger(32) || t.isSignedInteger(32))
-    return NVFP4_I32;
-  if (t.isUnsignedInteger(8))
-    return NVFP4_U8;
-  if (t.isSignlessInteger(8) || t.isSignedInteger(8))
-    return NVFP4_I8;
-  return std::nullopt;
-}
-
-
-unsigned dtypeBytes(int32_t d) {
-  return d == NVFP4_F32 || d == NVFP4_I32 ? 4
-         : d == NVFP4_BF16 || d == NVFP4_F16 ? 2
-                                            : 1;
-}
 
 std::string shapeStr(const std::vector<int64_t> &shape) {
   std::string s = "[";
@@ -92,65 +35,36 @@ std::string shapeStr(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
-/// One argument or result of the compiled function.
-struct TensorSlot {
-  std::string name; ///< the kernel's tensor
-  int32_t dtype = NVFP4_F32;
-  std::vector<int64_t> shape;
-  uint64_t bytes() const {
-    uint64_t n = dtypeBytes(dtype);
-    for (int64_t d : shape)
-      n *= uint64_t(d);
-    return n;
-  }
-};
-
 std::atomic<uint64_t> nextKernelId{1};
 
 } // namespace
 
-struct nvfp4_kernel {
-  uint64_t id = nextKernelId++;
-  std::string function;
-  rt::HarnessSpec spec;
-  std::map<std::string, uint64_t> sizes;
-  std::string ptx, cubin;
-  std::unique_ptr<rt::KernelImage> image;      ///< the PTX
-  std::unique_ptr<rt::KernelImage> cubinImage; ///< with cubin=1
-  std::vector<TensorSlot> inputs, outputs;
-  /// For each tensor name of the kernel, the input it is (op operands
-  /// that are the same argument share it).
-  std::map<std::string, size_t> inputOf;
-  uint64_t workspaceBytes = 0;
-  /// Each workspace tensor's offset in the scratch (workspaceLayout).
-  std::map<std::string, uint64_t> workspaceOffsets;
-  std::string metadata;
-};
+nvfp4_status capi::fail(nvfp4_status status, const std::string &message) {
+  lastError = message;
+  return status;
+}
 
-struct nvfp4_device {
-  std::unique_ptr<rt::Device> device;
-  /// Tensor maps in device memory, reused by every launch that encodes the
-  /// same map (freed with the device).
-  rt::TensorMapCache tensorMaps;
-  /// Modules loaded on this device, by kernel id.
-  std::map<uint64_t, rt::ModuleHandle> modules;
-};
+nvfp4_status capi::ok() {
+  lastError.clear();
+  return NVFP4_OK;
+}
+
+const char *capi::dtypeName(int32_t d) { return kDtypeNames[d]; }
+
+unsigned capi::dtypeBytes(int32_t d) {
+  return d == NVFP4_F32 || d == NVFP4_I32 ? 4
+         : d == NVFP4_BF16 || d == NVFP4_F16 ? 2
+                                            : 1;
+}
+
+uint64_t TensorSlot::bytes() const {
+  uint64_t n = dtypeBytes(dtype);
+  for (int64_t d : shape)
+    n *= uint64_t(d);
+  return n;
+}
+
+uint64_t capi::newKernelId() { return nextKernelId++; }
 
 namespace {
 
@@ -174,7 +88,7 @@ std::string metadataJson(const nvfp4_kernel &k) {
   auto tensors = [&](const std::vector<TensorSlot> &slots) {
     os << "[";
     for (size_t i = 0; i < slots.size(); ++i) {
-      os << (i ? ", " : "") << "{\"name\": " << jsonString(slots[i].name)
+      os << (i ? ", " : "") << "{\"name\": " << rt::json::quote(slots[i].name)
          << ", \"dtype\": \"" << kDtypeNames[slots[i].dtype]
          << "\", \"shape\": [";
       for (size_t d = 0; d < slots[i].shape.size(); ++d)
@@ -193,7 +107,7 @@ std::string metadataJson(const nvfp4_kernel &k) {
       os << (i ? ", " : "") << "{";
       switch (a.kind) {
       case rt::HarnessArg::Kind::TensorMap: {
-        os << "\"kind\": \"tensor_map\", \"tensor\": " << jsonString(a.tensor)
+        os << "\"kind\": \"tensor_map\", \"tensor\": " << rt::json::quote(a.tensor)
            << ", \"by_pointer\": " << (a.byPointer ? "true" : "false")
            << ", \"box\": [";
         for (size_t b = 0; b < a.box.size(); ++b)
@@ -202,12 +116,12 @@ std::string metadataJson(const nvfp4_kernel &k) {
         break;
       }
       case rt::HarnessArg::Kind::Buffer:
-        os << "\"kind\": \"buffer\", \"tensor\": " << jsonString(a.tensor);
+        os << "\"kind\": \"buffer\", \"tensor\": " << rt::json::quote(a.tensor);
         break;
       case rt::HarnessArg::Kind::Scalar:
         os << "\"kind\": \"scalar\", \"type\": \""
            << rt::KernelArg::stringify(a.scalarType)
-           << "\", \"value\": " << jsonString(a.value);
+           << "\", \"value\": " << rt::json::quote(a.value);
         break;
       }
       os << "}";
@@ -216,7 +130,7 @@ std::string metadataJson(const nvfp4_kernel &k) {
   };
   auto launch = [&](const std::string &kernel, const rt::LaunchConfig &c,
                     const std::vector<rt::HarnessArg> &list) {
-    os << "{\"kernel\": " << jsonString(kernel) << ", \"grid\": ";
+    os << "{\"kernel\": " << rt::json::quote(kernel) << ", \"grid\": ";
     dim3(c.grid);
     os << ", \"block\": ";
     dim3(c.block);
@@ -227,8 +141,8 @@ std::string metadataJson(const nvfp4_kernel &k) {
     os << "}";
   };
   os << "{\"api_version\": " << NVFP4_API_VERSION
-     << ", \"function\": " << jsonString(k.function)
-     << ", \"reference\": " << jsonString(k.spec.reference)
+     << ", \"function\": " << rt::json::quote(k.function)
+     << ", \"reference\": " << rt::json::quote(k.spec.reference)
      << ", \"inputs\": ";
   tensors(k.inputs);
   os << ", \"outputs\": ";
@@ -237,7 +151,7 @@ std::string metadataJson(const nvfp4_kernel &k) {
   bool first = true;
   for (const rt::HarnessTensor &t : k.spec.tensors)
     if (t.workspace) {
-      os << (first ? "" : ", ") << "{\"name\": " << jsonString(t.name)
+      os << (first ? "" : ", ") << "{\"name\": " << rt::json::quote(t.name)
          << ", \"offset\": " << k.workspaceOffsets.at(t.name)
          << ", \"bytes\": "
          << rt::tensorElements(t, k.sizes) * rt::elemBytes(t.type) << "}";
@@ -246,7 +160,7 @@ std::string metadataJson(const nvfp4_kernel &k) {
   os << "], \"sizes\": {";
   first = true;
   for (auto &[n, v] : k.sizes) {
-    os << (first ? "" : ", ") << jsonString(n) << ": " << v;
+    os << (first ? "" : ", ") << rt::json::quote(n) << ": " << v;
     first = false;
   }
   os << "}, \"launches\": [";
@@ -257,308 +171,6 @@ std::string metadataJson(const nvfp4_kernel &k) {
   }
   os << "]}";
   return os.str();
-}
-
-/// Parses `name=value` options.
-nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
-                          std::string &function, bool &cubin) {
-  if (!text)
-    return NVFP4_OK;
-  std::istringstream in(text);
-  std::string item, passOptions;
-  while (in >> item) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  "options: expected NAME=VALUE, got '" + item + "'");
-    std::string name = item.substr(0, eq);
-    if (name == "function") {
-      function = item.substr(eq + 1);
-      continue;
-    }
-    if (name == "cubin") {
-      std::string v = item.substr(eq + 1);
-      if (v != "0" && v != "1")
-        return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                    "options: cubin must be 0 or 1, got '" + v + "'");
-      cubin = v == "1";
-      continue;
-    }
-    if (name != "num-sms" && name != "chip" && name != "features" &&
-        name != "cta-group" && name != "opt-level")
-      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  "options: unknown option '" + name +
-                      "' (expected num-sms, chip, features, cta-group, "
-                      "opt-level, cubin or function)");
-    passOptions += item + " ";
-  }
-  std::string errors;
-  llvm::raw_string_ostream es(errors);
-  if (failed(pipeline.parseFromString(passOptions, es)))
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT, "options: " + errors);
-  if (auto e = validateNVVMTarget(pipeline.chip, pipeline.features,
-                                  pipeline.optLevel))
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT, "options: " + *e);
-  if (pipeline.numSms < 1)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "options: num-sms must be at least 1");
-  return NVFP4_OK;
-}
-
-nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
-                     const char *options, nvfp4_kernel **out) {
-  NVFP4ToLLVMOptions pipeline;
-  std::string wanted;
-  bool cubin = false;
-  if (nvfp4_status s = parseOptions(options, pipeline, wanted, cubin))
-    return s;
-  if (auto bad = findInputHazard(buffer->getBuffer()))
-    return fail(NVFP4_ERROR_COMPILE,
-                buffer->getBufferIdentifier().str() + ":" +
-                    std::to_string(bad->line) + ":" +
-                    std::to_string(bad->column) + ": " + bad->message);
-
-  DialectRegistry registry;
-  registerCompilerDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.printOpOnDiagnostic(false);
-  std::string diagnostics;
-  llvm::raw_string_ostream ds(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, ds);
-  auto compileError = [&](const std::string &what) {
-    return fail(NVFP4_ERROR_COMPILE,
-                what + (diagnostics.empty() ? "" : ":\n" + diagnostics));
-  };
-
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module)
-    return compileError("cannot parse the MLIR input");
-
-  // The function: the named one, else the only public one.
-  func::FuncOp func;
-  std::string names;
-  for (auto f : module->getOps<func::FuncOp>()) {
-    if (f.isExternal() || f.isPrivate())
-      continue;
-    names += (names.empty() ? "" : ", ") + f.getName().str();
-    if (wanted.empty() ? !func : f.getName() == wanted) {
-      if (func && wanted.empty())
-        return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                    "the input has several public functions (" + names +
-                        "...): choose one with function=NAME");
-      func = f;
-    }
-  }
-  if (!wanted.empty() && !func)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "no public func.func named '" + wanted + "' (functions: " +
-                    (names.empty() ? std::string("none") : names) + ")");
-  if (!func)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "the input has no public func.func with a body");
-  Block &body = func.getBody().front();
-  Operation *op = nullptr;
-  for (Operation &o : body.without_terminator()) {
-    if (op || !isa<NVFP4Dialect>(o.getDialect()))
-      return fail(NVFP4_ERROR_UNSUPPORTED,
-                  "function '" + func.getName().str() +
-                      "': the C API compiles a function whose body is one "
-                      "nvfp4 op on its arguments, found " +
-                      o.getName().getStringRef().str() +
-                      (op ? " after an nvfp4 op" : "") +
-                      "; nvfp4-to-llvm lowers any function (docs/Host.md)");
-    op = &o;
-  }
-  if (!op)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "function '" + func.getName().str() + "' has no nvfp4 op");
-  for (Value v : op->getOperands())
-    if (!isa<BlockArgument>(v) ||
-        cast<BlockArgument>(v).getOwner() != &body)
-      return fail(NVFP4_ERROR_UNSUPPORTED,
-                  "function '" + func.getName().str() +
-                      "': every operand of the nvfp4 op must be an argument "
-                      "of the function");
-  Operation *ret = body.getTerminator();
-  for (Value v : ret->getOperands())
-    if (v.getDefiningOp() != op)
-      return fail(NVFP4_ERROR_UNSUPPORTED,
-                  "function '" + func.getName().str() +
-                      "' must return results of its nvfp4 op only");
-  std::string functionName = func.getName().str();
-
-  // The kernel (and its harness).
-  {
-    PassManager pm(&context, ModuleOp::getOperationName());
-    SM100ToCubinOptions lower;
-    lower.stopAfter = "attention";
-    lower.numSms = pipeline.numSms;
-    lower.ctaGroup = pipeline.ctaGroup;
-    if (failed(buildSM100ToCubinPipeline(pm, lower)) ||
-        failed(pm.run(*module)))
-      return compileError("lowering " + op->getName().getStringRef().str() +
-                          " failed");
-  }
-  auto kernelRef = op->getAttrOfType<SymbolRefAttr>("nvfp4.kernel");
-  auto kernelFunc =
-      kernelRef ? SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-                      op, kernelRef)
-                : gpu::GPUFuncOp();
-  if (!kernelFunc)
-    return compileError("the lowering built no kernel");
-  auto k = std::make_unique<nvfp4_kernel>();
-  k->function = functionName;
-  if (failed(readHarness(kernelFunc, k->spec)))
-    return compileError("the kernel's nvfp4.harness cannot be read");
-  if (k->spec.opOperands.size() != op->getNumOperands() ||
-      k->spec.opResults.size() != op->getNumResults())
-    return fail(NVFP4_ERROR_UNSUPPORTED,
-                op->getName().getStringRef().str() +
-                    " is not supported by the C API yet: its lowering does "
-                    "not name the op's operands and results (docs/Host.md)");
-  auto sizes = rt::resolveSizes(k->spec, {});
-  if (!sizes)
-    return fail(NVFP4_ERROR_COMPILE, sizes.takeError().message());
-  k->sizes = *sizes;
-
-  // The function's arguments and results as kernel tensors.
-  auto slot = [&](Value v, const std::string &name, const std::string &what,
-                  TensorSlot &s) -> nvfp4_status {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    Type element = type ? type.getElementType() : Type();
-    // NVFP4 data and scale factors travel as bytes: e2m1 packed two per
-    // byte (the innermost extent halved), e4m3 one per byte.
-    bool fp4 = element && isa<Float4E2M1FNType>(element);
-    bool fp8 = element && isa<Float8E4M3FNType>(element);
-    int32_t dtype = -1;
-    if (fp4 || fp8)
-      dtype = NVFP4_U8;
-    else if (element)
-      dtype = dtypeOf(element).value_or(-1);
-    if (!type || !type.hasStaticShape() || dtype < 0 ||
-        (fp4 && (type.getRank() == 0 || type.getShape().back() % 2)))
-      return fail(NVFP4_ERROR_UNSUPPORTED,
-                  what + " (" + name +
-                      "): the C API takes static tensors of f32, bf16, "
-                      "f16, i32, i8, ui8, f8E4M3FN (as u8) or f4E2M1FN (as "
-                      "u8, two per byte, an even innermost extent)");
-    s.name = name;
-    s.dtype = dtype;
-    s.shape.assign(type.getShape().begin(), type.getShape().end());
-    if (fp4)
-      s.shape.back() /= 2;
-    return NVFP4_OK;
-  };
-  for (BlockArgument arg : body.getArguments()) {
-    std::string name;
-    for (auto [j, operand] : llvm::enumerate(op->getOperands()))
-      if (operand == arg) {
-        if (name.empty())
-          name = k->spec.opOperands[j];
-        k->inputOf[k->spec.opOperands[j]] = arg.getArgNumber();
-      }
-    if (name.empty())
-      return fail(NVFP4_ERROR_UNSUPPORTED,
-                  "argument " + std::to_string(arg.getArgNumber()) +
-                      " of '" + functionName +
-                      "' is not an operand of its nvfp4 op");
-    TensorSlot s;
-    if (nvfp4_status st = slot(arg, name,
-                               "argument " +
-                                   std::to_string(arg.getArgNumber()),
-                               s))
-      return st;
-    k->inputs.push_back(std::move(s));
-  }
-  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
-    TensorSlot s;
-    if (nvfp4_status st =
-            slot(v, k->spec.opResults[cast<OpResult>(v).getResultNumber()],
-                 "result " + std::to_string(i), s))
-      return st;
-    k->outputs.push_back(std::move(s));
-  }
-  if (k->outputs.size() != op->getNumResults())
-    return fail(NVFP4_ERROR_UNSUPPORTED,
-                "function '" + functionName +
-                    "' must return every result of its nvfp4 op, once, in "
-                    "order");
-  for (auto [i, v] : llvm::enumerate(ret->getOperands()))
-    if (cast<OpResult>(v).getResultNumber() != i)
-      return fail(NVFP4_ERROR_UNSUPPORTED,
-                  "function '" + functionName +
-                      "' must return the results of its nvfp4 op in order");
-
-  // Each argument and result holds its kernel tensor's bytes.
-  for (const auto *slots : {&k->inputs, &k->outputs})
-    for (const TensorSlot &s : *slots)
-      for (const rt::HarnessTensor &t : k->spec.tensors)
-        if (t.name == s.name &&
-            rt::tensorElements(t, k->sizes) * rt::elemBytes(t.type) !=
-                s.bytes())
-          return fail(NVFP4_ERROR_UNSUPPORTED,
-                      "tensor '" + s.name + "' of the kernel holds " +
-                          std::to_string(rt::tensorElements(t, k->sizes) *
-                                         rt::elemBytes(t.type)) +
-                          " bytes but the function's is " +
-                          std::to_string(s.bytes()));
-
-  // The device code: PTX, and with cubin=1 the cubin (ptxas), the PTX then
-  // written on the way to a temporary file.
-  llvm::SmallString<128> ptxPath;
-  if (cubin) {
-    int fd;
-    if (llvm::sys::fs::createTemporaryFile("nvfp4-capi", "ptx", fd, ptxPath))
-      return fail(NVFP4_ERROR_COMPILE, "cannot create a temporary file");
-    ::close(fd);
-  }
-  llvm::scope_exit removePtx([&] {
-    if (!ptxPath.empty())
-      llvm::sys::fs::remove(ptxPath);
-  });
-  {
-    SM100ToCubinOptions device;
-    copyDeviceOptions(pipeline, device);
-    device.format = cubin ? "bin" : "isa";
-    device.ptxFile = std::string(ptxPath.str());
-    PassManager pm(&context, ModuleOp::getOperationName());
-    if (failed(buildSM100ToCubinPipeline(pm, device)) ||
-        failed(pm.run(*module)))
-      return compileError("compiling the kernel failed");
-  }
-  StringRef kernelModule = kernelRef.getRootReference();
-  k->ptx = serializedObject(*module, kernelModule,
-                            gpu::CompilationTarget::Assembly);
-  auto imageOf = [&](const std::string &bytes, const char *what,
-                     std::unique_ptr<rt::KernelImage> &out) -> nvfp4_status {
-    if (bytes.empty())
-      return compileError(std::string("compiling produced no ") + what);
-    auto image = rt::KernelImage::fromBytes(
-        std::vector<uint8_t>(bytes.begin(), bytes.end()),
-        functionName + " (" + what + ")");
-    if (!image)
-      return fail(NVFP4_ERROR_COMPILE, image.takeError().message());
-    out = std::make_unique<rt::KernelImage>(std::move(*image));
-    return NVFP4_OK;
-  };
-  if (cubin) {
-    if (auto file = llvm::MemoryBuffer::getFile(ptxPath, /*IsText=*/true))
-      k->ptx = (*file)->getBuffer().str();
-    k->cubin = serializedObject(*module, kernelModule,
-                                gpu::CompilationTarget::Binary);
-    if (nvfp4_status s = imageOf(k->cubin, "cubin", k->cubinImage))
-      return s;
-  }
-  if (nvfp4_status s = imageOf(k->ptx, "PTX", k->image))
-    return s;
-  k->workspaceBytes = workspaceLayout(*k, k->workspaceOffsets);
-  k->metadata = metadataJson(*k);
-  *out = k.release();
-  return ok();
 }
 
 nvfp4_status checkTensor(const nvfp4_tensor &t, const TensorSlot &want,
@@ -644,6 +256,91 @@ rt::ModuleHandle *moduleFor(nvfp4_kernel *k, nvfp4_device *d,
 
 } // namespace
 
+nvfp4_status capi::finishKernel(std::unique_ptr<nvfp4_kernel> k,
+                                nvfp4_kernel **out, bool fromArtifact) {
+  // A compiled function that does not fit the kernel is unsupported; an
+  // artifact that does not is a bad artifact.
+  auto reject = [&](nvfp4_status status, const std::string &message) {
+    return fromArtifact
+               ? fail(NVFP4_ERROR_INVALID_ARGUMENT, "artifact: " + message)
+               : fail(status, message);
+  };
+  // Every tensor is at most 2^40 bytes (so that no size product wraps).
+  for (const rt::HarnessTensor &t : k->spec.tensors) {
+    if (t.absent)
+      continue;
+    __uint128_t bytes = rt::elemBytes(t.type);
+    bool tooBig = false;
+    auto times = [&](uint64_t n) {
+      bytes *= n;
+      tooBig |= bytes > (__uint128_t(1) << 40);
+    };
+    if (t.workspace)
+      for (uint64_t d : t.dims)
+        times(d);
+    else
+      for (const std::string &name : t.shape)
+        times(k->sizes.count(name) ? k->sizes.at(name) : 0);
+    if (tooBig)
+      return reject(NVFP4_ERROR_UNSUPPORTED,
+                  "tensor '" + t.name + "' of the kernel is over 2^40 bytes");
+  }
+  // Each argument and result is a kernel tensor and holds its bytes.
+  for (const auto *slots : {&k->inputs, &k->outputs})
+    for (const TensorSlot &s : *slots) {
+      const rt::HarnessTensor *tensor = nullptr;
+      for (const rt::HarnessTensor &t : k->spec.tensors)
+        if (t.name == s.name && !t.workspace && !t.absent)
+          tensor = &t;
+      if (!tensor || tensor->output != (slots == &k->outputs))
+        return reject(NVFP4_ERROR_UNSUPPORTED,
+                    "tensor '" + s.name + "' is not an " +
+                        (slots == &k->outputs ? "output" : "input") +
+                        " of the kernel");
+      uint64_t bytes =
+          rt::tensorElements(*tensor, k->sizes) * rt::elemBytes(tensor->type);
+      if (bytes != s.bytes())
+        return reject(NVFP4_ERROR_UNSUPPORTED,
+                    "tensor '" + s.name + "' of the kernel holds " +
+                        std::to_string(bytes) + " bytes but the function's is " +
+                        std::to_string(s.bytes()));
+    }
+  for (const auto &[name, input] : k->inputOf)
+    if (input >= k->inputs.size())
+      return reject(NVFP4_ERROR_UNSUPPORTED,
+                  "tensor '" + name + "' is input " + std::to_string(input) +
+                      " of " + std::to_string(k->inputs.size()));
+  // Every input the kernel reads is an argument.
+  for (const rt::HarnessTensor &t : k->spec.tensors)
+    if (!t.output && !t.workspace && !t.absent && !k->inputOf.count(t.name))
+      return reject(NVFP4_ERROR_UNSUPPORTED,
+                  "the kernel's input '" + t.name +
+                      "' is none of the function's arguments");
+
+  auto imageOf = [&](const std::string &bytes, const char *what,
+                     std::unique_ptr<rt::KernelImage> &image) -> nvfp4_status {
+    if (bytes.empty())
+      return reject(NVFP4_ERROR_COMPILE, std::string("there is no ") + what);
+    auto made = rt::KernelImage::fromBytes(
+        std::vector<uint8_t>(bytes.begin(), bytes.end()),
+        k->function + " (" + what + ")");
+    if (!made)
+      return reject(NVFP4_ERROR_COMPILE, made.takeError().message());
+    image = std::make_unique<rt::KernelImage>(std::move(*made));
+    return NVFP4_OK;
+  };
+  if (!k->cubin.empty())
+    if (nvfp4_status s = imageOf(k->cubin, "cubin", k->cubinImage))
+      return s;
+  if (nvfp4_status s = imageOf(k->ptx, "PTX", k->image))
+    return s;
+  k->workspaceBytes = workspaceLayout(*k, k->workspaceOffsets);
+  k->metadata = metadataJson(*k);
+  k->artifact = artifactOf(*k);
+  *out = k.release();
+  return ok();
+}
+
 extern "C" {
 
 int nvfp4_api_version(void) { return NVFP4_API_VERSION; }
@@ -654,33 +351,6 @@ const char *nvfp4_dtype_name(int dtype) {
   if (dtype < 0 || dtype > NVFP4_I8)
     return nullptr;
   return kDtypeNames[dtype];
-}
-
-nvfp4_status nvfp4_compile(const char *mlir, size_t size, const char *options,
-                           nvfp4_kernel **kernel) {
-  if (!mlir || !kernel)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                !mlir ? "mlir is null" : "kernel is null");
-  *kernel = nullptr;
-  if (size == 0)
-    size = std::strlen(mlir);
-  return compile(llvm::MemoryBuffer::getMemBufferCopy(
-                     llvm::StringRef(mlir, size), "<input>"),
-                 options, kernel);
-}
-
-nvfp4_status nvfp4_compile_file(const char *path, const char *options,
-                                nvfp4_kernel **kernel) {
-  if (!path || !kernel)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                !path ? "path is null" : "kernel is null");
-  *kernel = nullptr;
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!file)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                std::string("path: cannot read '") + path +
-                    "': " + file.getError().message());
-  return compile(std::move(*file), options, kernel);
 }
 
 void nvfp4_kernel_destroy(nvfp4_kernel *kernel) { delete kernel; }

@@ -15,6 +15,8 @@ set(NVFP4_RUNTIME_SOURCES
   EmulatorDevice.cpp
   Fill.cpp
   Harness.cpp
+  HarnessJson.cpp
+  Json.cpp
   KernelImage.cpp
   Nvfp4Reference.cpp
   RunOptions.cpp

@@ -10,6 +10,8 @@ DeviceArray (the only kind the emulator backend takes)::
     k = nvfp4.compile(mlir_text)                # or compile_file(path)
     dev = nvfp4.Device("cuda")                  # or "emulator"
     k(q, kv, sink, lens, out=(o, lse), device=dev)
+    k.save("decode.nvfp4")                      # and where there is no
+    k = nvfp4.load("decode.nvfp4")              # compiler (libnvfp4_runtime)
 
 Errors raise nvfp4.Error with the library's message, which names the
 argument (``input 1 (kv): expected bf16 [4, 4096, 1, 512], got ...``).
@@ -21,7 +23,7 @@ import json
 import os
 
 __all__ = ["Error", "Device", "DeviceArray", "Kernel", "TensorInfo",
-           "compile", "compile_file", "api_version", "DTYPES"]
+           "compile", "compile_file", "load", "api_version", "DTYPES"]
 
 #: dtype names, by the C API's nvfp4_dtype value.
 DTYPES = ["f32", "bf16", "f16", "i32", "u8", "i8"]
@@ -48,8 +50,9 @@ _LIB = None
 
 
 def _library():
-    """libnvfp4.so: $NVFP4_LIBRARY, else next to this package, else the
-    system's search path."""
+    """$NVFP4_LIBRARY, else libnvfp4.so next to this package or on the
+    system's search path, else libnvfp4_runtime.so (no compiler: load()
+    only) there."""
     global _LIB
     if _LIB is not None:
         return _LIB
@@ -57,10 +60,11 @@ def _library():
     if os.environ.get("NVFP4_LIBRARY"):
         candidates.append(os.environ["NVFP4_LIBRARY"])
     here = os.path.dirname(os.path.abspath(__file__))
-    candidates.append(os.path.join(here, "libnvfp4.so"))
-    found = ctypes.util.find_library("nvfp4")
-    if found:
-        candidates.append(found)
+    for name in ("nvfp4", "nvfp4_runtime"):
+        candidates.append(os.path.join(here, "lib%s.so" % name))
+        found = ctypes.util.find_library(name)
+        if found:
+            candidates.append(found)
     errors = []
     for path in candidates:
         try:
@@ -87,6 +91,10 @@ def _library():
         "nvfp4_kernel_cubin": (P, [P, ctypes.POINTER(S)]),
         "nvfp4_kernel_metadata": (ctypes.c_char_p, [P]),
         "nvfp4_kernel_workspace_bytes": (U64, [P]),
+        "nvfp4_kernel_artifact": (P, [P, ctypes.POINTER(S)]),
+        "nvfp4_kernel_save": (I, [P, ctypes.c_char_p]),
+        "nvfp4_kernel_load": (I, [ctypes.c_char_p, S, ctypes.POINTER(P)]),
+        "nvfp4_kernel_load_file": (I, [ctypes.c_char_p, ctypes.POINTER(P)]),
         "nvfp4_device_create": (I, [ctypes.c_char_p, I, ctypes.POINTER(P)]),
         "nvfp4_device_destroy": (None, [P]),
         "nvfp4_device_backend": (ctypes.c_char_p, [P]),
@@ -341,6 +349,18 @@ class Kernel:
         p = _library().nvfp4_kernel_cubin(self._handle, ctypes.byref(n))
         return ctypes.string_at(p, n.value) if p else None
 
+    @property
+    def artifact(self):
+        """The kernel as bytes that load() takes (nvfp4_kernel_artifact)."""
+        n = ctypes.c_size_t()
+        p = _library().nvfp4_kernel_artifact(self._handle, ctypes.byref(n))
+        return ctypes.string_at(p, n.value)
+
+    def save(self, path):
+        """Writes the artifact to `path`: load() it where there is no
+        compiler (libnvfp4_runtime.so)."""
+        _check(_library().nvfp4_kernel_save(self._handle, os.fsencode(path)))
+
     def __call__(self, *inputs, out=None, device=None, workspace=None,
                  stream=None):
         """Launches on `inputs` (the function's arguments, in order), writing
@@ -458,4 +478,19 @@ def compile_file(path, **options):
     _check(_library().nvfp4_compile_file(os.fsencode(path),
                                          _options(options),
                                          ctypes.byref(handle)))
+    return Kernel(handle)
+
+
+def load(artifact):
+    """A kernel saved by Kernel.save: a path (str or os.PathLike), or the
+    artifact's bytes (Kernel.artifact). libnvfp4_runtime.so, which has no
+    compiler, loads it too."""
+    handle = ctypes.c_void_p()
+    if isinstance(artifact, (bytes, bytearray, memoryview)):
+        data = bytes(artifact)
+        _check(_library().nvfp4_kernel_load(data, len(data),
+                                            ctypes.byref(handle)))
+    else:
+        _check(_library().nvfp4_kernel_load_file(os.fsencode(artifact),
+                                                 ctypes.byref(handle)))
     return Kernel(handle)
