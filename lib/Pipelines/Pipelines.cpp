@@ -12,6 +12,8 @@
 #include "nvfp4/Dialect/SM100/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -257,6 +259,13 @@ nvfp4::buildNVFP4ToLLVMPipeline(OpPassManager &pm,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+
+  //    Temporaries are freed after their last use (ownership-based
+  //    deallocation; without it every call leaks them), and the clones it
+  //    makes so that the caller owns every result become alloc + copy.
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   // 3. The host side of every launch (tensor maps, scratch, launch_func).
   pm.addPass(createNVFP4LowerHost());

@@ -118,7 +118,8 @@ namespace {
   X(eventRecord, cuEventRecord, "cuEventRecord")                               \
   X(eventSynchronize, cuEventSynchronize, "cuEventSynchronize")                \
   X(eventElapsedTime, cuEventElapsedTime, "cuEventElapsedTime_v2")             \
-  X(eventDestroy, cuEventDestroy, "cuEventDestroy_v2")
+  X(eventDestroy, cuEventDestroy, "cuEventDestroy_v2")                         \
+  X(memcpy, cuMemcpy, "cuMemcpy")
 
 struct DriverApi {
   void *library = nullptr;
@@ -213,6 +214,7 @@ public:
   Error free(DevicePtr ptr) override;
   Error copyToDevice(DevicePtr dst, const void *src, uint64_t bytes) override;
   Error copyToHost(void *dst, DevicePtr src, uint64_t bytes) override;
+  Error copyUnified(uint64_t dst, uint64_t src, uint64_t bytes) override;
   Expected<ModuleHandle> loadModule(const KernelImage &image) override;
   Expected<FunctionHandle> getFunction(ModuleHandle module,
                                        const std::string &name) override;
@@ -378,6 +380,14 @@ Error CudaDevice::copyToHost(void *dst, DevicePtr src, uint64_t bytes) {
     return e;
   return api_.check(api_.memcpyDtoH(dst, static_cast<CUdeviceptr>(src), bytes),
                     "cuMemcpyDtoH");
+}
+
+Error CudaDevice::copyUnified(uint64_t dst, uint64_t src, uint64_t bytes) {
+  if (!api_.memcpy)
+    return makeError("this CUDA driver has no cuMemcpy");
+  return api_.check(api_.memcpy(static_cast<CUdeviceptr>(dst),
+                                static_cast<CUdeviceptr>(src), bytes),
+                    "cuMemcpy");
 }
 
 Expected<ModuleHandle> CudaDevice::loadModule(const KernelImage &image) {

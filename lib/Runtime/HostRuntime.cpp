@@ -99,6 +99,23 @@ bool isDevice(State &s, uint64_t p, uint64_t bytes) {
   return p >= it->first && p + bytes <= it->first + it->second;
 }
 
+/// The end of the allocation `p` starts in when [p, p + bytes) runs past
+/// it; 0 when it does not (or p is in none).
+uint64_t overrun(State &s, uint64_t p, uint64_t bytes) {
+  auto it = s.allocations.upper_bound(p);
+  if (it == s.allocations.begin())
+    return 0;
+  --it;
+  uint64_t end = it->first + it->second;
+  return p >= it->first && p < end && p + bytes > end ? end : 0;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 uint64_t addr(const void *p) { return uint64_t(reinterpret_cast<uintptr_t>(p)); }
 void *ptr(uint64_t a) { return reinterpret_cast<void *>(uintptr_t(a)); }
 
@@ -255,6 +272,24 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *) {
   Device *d = device(s);
   if (!d)
     return;
+  // The cuda backend copies between any addresses (unified addressing):
+  // the caller's device memory (a torch tensor) is not in the registry.
+  if (d->kind() == BackendKind::Cuda) {
+    if (Error e = d->copyUnified(addr(dst), addr(src), bytes))
+      fail(s, "mgpuMemcpy: " + e.message());
+    return;
+  }
+  // The emulator's device addresses are the registry's; a range that
+  // starts in an allocation and runs past its end is an error, not host
+  // memory.
+  for (void *p : {dst, src})
+    if (uint64_t end = overrun(s, addr(p), bytes)) {
+      fail(s, "mgpuMemcpy: " + std::to_string(bytes) + " bytes at 0x" +
+                  hex(addr(p)) + " run " +
+                  std::to_string(addr(p) + bytes - end) +
+                  " bytes past the end of their device allocation");
+      return;
+    }
   bool toDevice = isDevice(s, addr(dst), bytes);
   bool fromDevice = isDevice(s, addr(src), bytes);
   Error e = Error::success();

@@ -10,7 +10,10 @@
 # emulator for comparison; each run compares with float64. Also the error
 # path (a bad NVFP4_DEVICE ordinal), and python_torch_h200.py: the Python
 # package's DLPack reader on torch CUDA tensors, and the same function
-# called from Python on torch tensors.
+# called from Python on torch tensors. Then capi_h200.py: the C API
+# without a compiler (libnvfp4_runtime.so) loads the merge saved as kernel
+# artifacts (with a cubin, and PTX only) and launches it on torch tensors,
+# on the default stream and on a torch stream.
 #
 # Usage: scripts/device/host_path_h200.sh [OUTDIR]  (default $OUT)
 # Writes summary.txt (PASS/FAIL per check) and host_path.log there.
@@ -38,10 +41,10 @@ check() { # NAME COMMAND...
     failed=$((failed + 1))
   fi
 }
-OBJ="$ROOT/build/device-host/merge_sm90.o"
+OBJ="$ROOT/build/device-host/merge_sm90.o;$ROOT/build/device-host/merge_into_sm90.o"
 BD=/tmp/nvfp4-host-build
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv >>"$LOG" 2>&1
-check build bash -c "cmake -S '$ROOT/scripts/device' -B $BD -DNVFP4_HOST_OBJECTS='$OBJ' >/dev/null && cmake --build $BD -j16 --target host_main host_objects"
+check build bash -c "cmake -S '$ROOT/scripts/device' -B $BD -DNVFP4_HOST_OBJECTS='$OBJ' >/dev/null && cmake --build $BD -j16 --target host_main host_objects nvfp4_c_runtime"
 for seed in 1 2 3; do
   check "cuda seed $seed" env NVFP4_BACKEND=cuda "$BD/bin/host_main" merge "$seed"
 done
@@ -50,6 +53,10 @@ check "bad ordinal is an error" bash -c "out=\$(env NVFP4_BACKEND=cuda NVFP4_DEV
 check "python: torch tensors" env PYTHONPATH="$ROOT/python" python3 \
   "$ROOT/scripts/device/python_torch_h200.py" "$BD/libhost_objects.so" \
   "$BD/libnvfp4_host_runtime.so"
+check "python: artifacts through libnvfp4_runtime" env PYTHONPATH="$ROOT/python" \
+  NVFP4_LIBRARY="$BD/libnvfp4_runtime.so" python3 \
+  "$ROOT/scripts/device/capi_h200.py" "$ROOT/build/device-host/merge_sm90.nvfp4" \
+  "$ROOT/build/device-host/merge_sm90_ptx.nvfp4"
 echo "$pass passed, $failed failed" >>"$SUMMARY"
 cat "$SUMMARY"
 [ "$failed" -eq 0 ]

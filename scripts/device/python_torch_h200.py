@@ -10,6 +10,9 @@ this on the GPU machine; torch is there, MLIR is not).
    torch CUDA tensors (the inputs are torch's memory, in the primary
    context the runtime shares), its results copied back and compared with a
    float64 torch reference, some LSEs -inf.
+3. merge_into (merge_into_sm90.o): the same merge written into torch's
+   own output tensors (device copies into memory the runtime did not
+   allocate), its returned clones equal to them.
 
 Usage: python3 python_torch_h200.py LIBHOST_OBJECTS_SO LIBNVFP4_HOST_RUNTIME_SO
 Prints PASS/FAIL lines; exit status 0 when all pass.
@@ -107,6 +110,35 @@ def main(objects, runtime):
     ok = (not torch.isnan(got).any() and rel < 1e-2 and lse_err < 1e-4)
     report("merge on torch tensors", ok,
            "rel_l2=%.3g lse_max_abs=%.3g" % (rel, lse_err))
+
+    # merge_into: the results copied into torch's own output tensors
+    # (gpu.memcpy into memory the runtime did not allocate: cuMemcpy), and
+    # clones of them returned (the caller owns every result).
+    o_out = torch.full((4, 1, 128, 512), float("nan"), dtype=torch.bfloat16,
+                       device=dev)
+    lse_out = torch.full((4, 128, 1), float("nan"), device=dev)
+    results = (ctypes.c_int64 * (3 + 8 + 3 + 6))()
+    torch.cuda.synchronize()
+    lib._mlir_ciface_merge_into(results, descriptor(o1), descriptor(lse1),
+                                descriptor(o2), descriptor(lse2),
+                                descriptor(sink), descriptor(o_out),
+                                descriptor(lse_out))
+    error = rt.nvfp4HostError()
+    report("merge_into call", error is None, (error or b"").decode())
+    if error is None:
+        torch.cuda.synchronize()
+        got = o_out.double().cpu()
+        rel = ((got - ref_o).norm() / ref_o.norm()).item()
+        lse_err = (lse_out.double().cpu() - ref_lse).abs().max().item()
+        clone = torch.empty(4, 1, 128, 512, dtype=torch.bfloat16)
+        rt.mgpuMemcpy(clone.data_ptr(), results[1], clone.numel() * 2, None)
+        rt.mgpuMemFree(results[0], None)
+        rt.mgpuMemFree(results[11], None)
+        ok = (not torch.isnan(got).any() and rel < 1e-2 and lse_err < 1e-4
+              and torch.equal(clone, o_out.cpu()))
+        report("merge_into torch's output tensors", ok,
+               "rel_l2=%.3g lse_max_abs=%.3g clone equal: %s" %
+               (rel, lse_err, torch.equal(clone, o_out.cpu())))
     print("%d failed" % failures)
     return 1 if failures else 0
 

@@ -173,6 +173,17 @@ public:
   virtual Error copyToDevice(DevicePtr dst, const void *src,
                              uint64_t bytes) = 0;
   virtual Error copyToHost(void *dst, DevicePtr src, uint64_t bytes) = 0;
+  /// Copies between any two addresses, host or device, in any direction,
+  /// device memory this Device did not allocate included (another
+  /// runtime's, such as PyTorch's): the host runtime's mgpuMemcpy, whose
+  /// callers do not say which side is which. The cuda backend uses
+  /// cuMemcpy under unified addressing; the default is an error (the
+  /// emulator's device addresses mean nothing outside it: its caller sorts
+  /// them with copyToDevice / copyToHost).
+  virtual Error copyUnified(uint64_t dst, uint64_t src, uint64_t bytes) {
+    return makeError("the ", stringify(kind()),
+                     " backend cannot copy between unsorted addresses");
+  }
 
   /// Loads an image. A backend refuses what it cannot run with a clear
   /// message (the cuda backend: an image whose target does not run on the

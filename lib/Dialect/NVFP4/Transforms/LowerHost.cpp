@@ -71,6 +71,64 @@ nvgpu::TensorMapSwizzleKind swizzleKind(rt::TmaSwizzle s) {
   }
 }
 
+/// Bytes of `type`'s data as the kernels lay them out: f4E2M1FN packed two
+/// per byte (MLIR's LLVM lowering gives them a byte each).
+int64_t dataBytes(MemRefType type) {
+  if (isa<Float4E2M1FNType>(type.getElementType()))
+    return type.getNumElements() / 2;
+  return type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8);
+}
+
+/// An f4E2M1FN memref's packed bytes: the same shape with the innermost
+/// extent halved, as ui8.
+MemRefType packedType(MemRefType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  if (!shape.empty())
+    shape.back() /= 2;
+  return MemRefType::get(shape,
+                         IntegerType::get(type.getContext(), 8,
+                                          IntegerType::Unsigned));
+}
+
+/// A memref of `type` (static, identity layout) over the memory of `value`
+/// from its aligned pointer: the LLVM memref descriptor built directly, so
+/// that the element type may change, which no memref op does (f4E2M1FN
+/// data seen as their packed bytes and back, f8E4M3FN scale factors as
+/// the i8 the kernels take). The conversions to LLVM fold the cast.
+Value retype(OpBuilder &b, Location loc, Value value, MemRefType type) {
+  MLIRContext *ctx = b.getContext();
+  auto i64 = b.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  Value address = arith::IndexCastOp::create(
+      b, loc, i64,
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value));
+  Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, address);
+  int64_t rank = type.getRank();
+  SmallVector<Type> fields = {ptr, ptr, i64};
+  if (rank) {
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+  }
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value d = LLVM::PoisonOp::create(b, loc, structType);
+  auto constant = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v))
+        .getResult();
+  };
+  d = LLVM::InsertValueOp::create(b, loc, d, pointer, ArrayRef<int64_t>{0});
+  d = LLVM::InsertValueOp::create(b, loc, d, pointer, ArrayRef<int64_t>{1});
+  d = LLVM::InsertValueOp::create(b, loc, d, constant(0), ArrayRef<int64_t>{2});
+  int64_t stride = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    d = LLVM::InsertValueOp::create(b, loc, d, constant(type.getDimSize(i)),
+                                    ArrayRef<int64_t>{3, i});
+    d = LLVM::InsertValueOp::create(b, loc, d, constant(stride),
+                                    ArrayRef<int64_t>{4, i});
+    stride *= type.getDimSize(i);
+  }
+  return UnrealizedConversionCastOp::create(b, loc, type, d).getResult(0);
+}
+
 /// Generates the host side of one nvfp4.launch.
 class LaunchLowering {
 public:
@@ -159,16 +217,20 @@ private:
                 "function-boundary-type-conversion=identity-layout-map), "
                 "found "
              << type;
-    if (isa<Float4E2M1FNType>(type.getElementType()))
-      return op.emitOpError("cannot pass the buffer of '")
-             << name << "' (" << type
-             << "): MLIR's LLVM lowering lays f4E2M1FN memrefs out one "
-                "element per byte and the kernels read two per byte; the "
-                "host path does not take NVFP4 data yet (the C API does, "
-                "as bytes; docs/Host.md)";
-    uint64_t bits = type.getElementTypeBitWidth();
-    if (bits != 8 * rt::elemBytes(t->type) ||
-        uint64_t(type.getNumElements()) != rt::tensorElements(*t, sizes))
+    // The kernel's tensor is bytes (u8) for NVFP4 data, e2m1 packed two
+    // per byte, and for e4m3 scale factors.
+    if (isa<Float4E2M1FNType>(type.getElementType()) &&
+        (t->type != rt::ElemType::U8 || type.getRank() == 0 ||
+         type.getShape().back() % 2))
+      return op.emitOpError("expects the f4E2M1FN buffer of '")
+             << name
+             << "' to be a u8 tensor of the kernel with an even innermost "
+                "extent (two e2m1 values a byte), found "
+             << type << " for a " << rt::stringify(t->type) << " tensor";
+    if (uint64_t(dataBytes(type)) !=
+            rt::tensorElements(*t, sizes) * rt::elemBytes(t->type) ||
+        (!isa<Float4E2M1FNType>(type.getElementType()) &&
+         type.getElementTypeBitWidth() != 8 * rt::elemBytes(t->type)))
       return op.emitOpError("expects the buffer of '")
              << name << "' to hold " << rt::tensorElements(*t, sizes) << " "
              << rt::stringify(t->type) << " elements, found " << type;
@@ -206,6 +268,22 @@ private:
       if (failed(value))
         return failure();
       Type element = cast<MemRefType>(value->getType()).getElementType();
+      // NVFP4 data and fp8 values are bytes to the kernel: seen as i8 and
+      // encoded by the runtime (upstream's encoder takes i8 and f8 for
+      // bf16, and f4E2M1FN is a byte an element in MLIR's lowering).
+      if (isa<Float4E2M1FNType, Float8E4M3FNType>(element) ||
+          (element.isInteger(8) && !element.isSignlessInteger(8) &&
+           !element.isUnsignedInteger(8))) {
+        auto type = cast<MemRefType>(value->getType());
+        MemRefType bytes = isa<Float4E2M1FNType>(element)
+                               ? packedType(type)
+                               : MemRefType::get(type.getShape(),
+                                                 b.getIntegerType(8));
+        element = b.getIntegerType(8);
+        value = retype(b, loc,
+                       *value,
+                       MemRefType::get(bytes.getShape(), element));
+      }
       bool bytes = element.isSignlessInteger(8);
       if (!encodableInTensorMap(element) && !bytes)
         return fail("a tensor map over '" + a.tensor +
@@ -249,6 +327,15 @@ private:
         return failure();
       auto want = dyn_cast<MemRefType>(param);
       auto have = cast<MemRefType>(value->getType());
+      // Bytes of another element type (NVFP4 data, fp8 scale factors) for
+      // a kernel that takes i8: the same memory retyped.
+      if (want && want.hasStaticShape() && want.getLayout().isIdentity() &&
+          want.getElementType() != have.getElementType() &&
+          want.getElementType().isInteger(8) &&
+          (isa<Float4E2M1FNType>(have.getElementType()) ||
+           have.getElementTypeBitWidth() == 8) &&
+          dataBytes(have) == want.getNumElements())
+        return retype(b, loc, *value, want);
       if (!want || !want.hasStaticShape() || !want.getLayout().isIdentity() ||
           want.getElementType() != have.getElementType() ||
           want.getNumElements() != have.getNumElements())
@@ -370,26 +457,55 @@ private:
 };
 
 /// In a function that launches nvfp4 kernels, buffers are device memory.
+/// f4E2M1FN buffers are allocated and copied as their packed bytes (MLIR's
+/// lowering would give each element a byte: twice the memory, and copies
+/// twice the caller's bytes).
 void moveBuffersToDevice(Operation *func) {
   SmallVector<Operation *> ops;
   func->walk([&](Operation *o) {
     if (isa<memref::AllocOp, memref::DeallocOp, memref::CopyOp>(o))
       ops.push_back(o);
   });
+  auto isFp4 = [](Value v) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    return type && isa<Float4E2M1FNType>(type.getElementType()) &&
+           type.hasStaticShape() && type.getLayout().isIdentity() &&
+           type.getRank() && type.getShape().back() % 2 == 0;
+  };
+  // The packed allocation behind each f4E2M1FN one.
+  llvm::DenseMap<Value, Value> packedOf;
   for (Operation *o : ops) {
     OpBuilder b(o);
+    Location loc = o->getLoc();
     if (auto alloc = dyn_cast<memref::AllocOp>(o)) {
-      auto device = gpu::AllocOp::create(
-          b, o->getLoc(), alloc.getType(), Type(), ValueRange(),
-          alloc.getDynamicSizes(), alloc.getSymbolOperands());
-      alloc.replaceAllUsesWith(device.getMemref());
+      if (isFp4(alloc.getMemref())) {
+        Value packed = gpu::AllocOp::create(
+                           b, loc, packedType(alloc.getType()), Type(),
+                           ValueRange(), ValueRange(), ValueRange())
+                           .getMemref();
+        Value logical = retype(b, loc, packed, alloc.getType());
+        packedOf[logical] = packed;
+        alloc.replaceAllUsesWith(logical);
+      } else {
+        auto device = gpu::AllocOp::create(b, loc, alloc.getType(), Type(),
+                                           ValueRange(),
+                                           alloc.getDynamicSizes(),
+                                           alloc.getSymbolOperands());
+        alloc.replaceAllUsesWith(device.getMemref());
+      }
     } else if (auto dealloc = dyn_cast<memref::DeallocOp>(o)) {
-      gpu::DeallocOp::create(b, o->getLoc(), Type(), ValueRange(),
-                             dealloc.getMemref());
+      Value memref = packedOf.lookup(dealloc.getMemref());
+      gpu::DeallocOp::create(b, loc, Type(), ValueRange(),
+                             memref ? memref : dealloc.getMemref());
     } else {
       auto copy = cast<memref::CopyOp>(o);
-      gpu::MemcpyOp::create(b, o->getLoc(), Type(), ValueRange(),
-                            copy.getTarget(), copy.getSource());
+      Value from = copy.getSource(), to = copy.getTarget();
+      if (isFp4(from) && isFp4(to)) {
+        MemRefType bytes = packedType(cast<MemRefType>(from.getType()));
+        from = retype(b, loc, from, bytes);
+        to = retype(b, loc, to, bytes);
+      }
+      gpu::MemcpyOp::create(b, loc, Type(), ValueRange(), to, from);
     }
     o->erase();
   }
