@@ -84,7 +84,10 @@ typedef struct nvfp4_kernel nvfp4_kernel;
  * `options` picks one) whose body is one nvfp4 op on the function's
  * arguments, returning its results. `options` (may be NULL): space-separated
  * `num-sms=148`, `chip=sm_100a`, `features=+ptx88`, `cta-group=0`,
- * `function=NAME`, `cubin=1` (also run ptxas: nvfp4_kernel_cubin). */
+ * `function=NAME`, `cubin=1` (also run ptxas: nvfp4_kernel_cubin).
+ * A matmul's `outs(%init)` operand is an argument too: an input named as
+ * the result, whose bytes the output starts from (nvfp4_launch copies them
+ * unless the output is the same buffer). */
 nvfp4_status nvfp4_compile(const char *mlir, size_t size, const char *options,
                            nvfp4_kernel **kernel);
 nvfp4_status nvfp4_compile_file(const char *path, const char *options,

@@ -292,7 +292,9 @@ nvfp4_status capi::finishKernel(std::unique_ptr<nvfp4_kernel> k,
       for (const rt::HarnessTensor &t : k->spec.tensors)
         if (t.name == s.name && !t.workspace && !t.absent)
           tensor = &t;
-      if (!tensor || tensor->output != (slots == &k->outputs))
+      // An input may also be an inout output's initial value (outs(%init)).
+      if (!tensor || (tensor->output != (slots == &k->outputs) &&
+                      !(tensor->inout && slots == &k->inputs)))
         return reject(NVFP4_ERROR_UNSUPPORTED,
                     "tensor '" + s.name + "' is not an " +
                         (slots == &k->outputs ? "output" : "input") +
@@ -513,6 +515,37 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
                     std::to_string(k->workspaceBytes) +
                     " bytes): the call cannot free its own before the "
                     "kernels run");
+  // An output that starts as an input (the grouped matmul's outs(%init):
+  // the rows outside its groups) gets the input's bytes first, unless it
+  // is the same buffer.
+  for (size_t o = 0; o < numOutputs; ++o) {
+    auto it = k->inputOf.find(k->outputs[o].name);
+    if (it == k->inputOf.end() || inputs[it->second].data == outputs[o].data)
+      continue;
+    if (stream)
+      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                  "output " + std::to_string(o) + " (" + k->outputs[o].name +
+                      "): starts as input " + std::to_string(it->second) +
+                      "; on a stream pass the same buffer as both (the call "
+                      "cannot order a copy on the stream)");
+    uint64_t bytes = k->outputs[o].bytes();
+    uint64_t from = uint64_t(uintptr_t(inputs[it->second].data));
+    uint64_t to = uint64_t(uintptr_t(outputs[o].data));
+    rt::Error e = rt::Error::success();
+    if (d->device->kind() == rt::BackendKind::Cuda) {
+      e = d->device->copyUnified(to, from, bytes);
+    } else {
+      std::vector<uint8_t> bounce(bytes);
+      e = d->device->copyToHost(bounce.data(), from, bytes);
+      if (!e)
+        e = d->device->copyToDevice(to, bounce.data(), bytes);
+    }
+    if (e)
+      return fail(NVFP4_ERROR_DEVICE, "output " + std::to_string(o) + " (" +
+                                          k->outputs[o].name +
+                                          "): copying its initial value: " +
+                                          e.message());
+  }
   uint64_t scratch = uint64_t(uintptr_t(workspace));
   bool ownScratch = false;
   if (k->workspaceBytes && !workspace) {
@@ -628,6 +661,11 @@ nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *k,
           auto *p = static_cast<const uint8_t *>(outputs[o]);
           outs[i].assign(p, p + n * rt::elemBytes(t.type));
         }
+      // An inout output's initial values: its input (outs(%init)).
+      auto init = k->inputOf.find(t.name);
+      if (t.inout && init != k->inputOf.end())
+        operands[i] = rt::decode(
+            static_cast<const uint8_t *>(inputs[init->second]), n, t.type);
       continue;
     }
     auto it = k->inputOf.find(t.name);

@@ -211,7 +211,18 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
   k->function = functionName;
   if (failed(readHarness(kernelFunc, k->spec)))
     return compileError("the kernel's nvfp4.harness cannot be read");
-  if (k->spec.opOperands.size() != op->getNumOperands() ||
+  // The op's operands are the harness's `operands`, then (the matmuls'
+  // outs(%init)) the results' initial values, named as the results.
+  size_t numInits = op->getNumOperands() - std::min<size_t>(
+                                               op->getNumOperands(),
+                                               k->spec.opOperands.size());
+  auto operandName = [&](size_t j) -> const std::string & {
+    return j < k->spec.opOperands.size()
+               ? k->spec.opOperands[j]
+               : k->spec.opResults[j - k->spec.opOperands.size()];
+  };
+  if (k->spec.opOperands.size() + numInits != op->getNumOperands() ||
+      numInits > k->spec.opResults.size() ||
       k->spec.opResults.size() != op->getNumResults())
     return fail(NVFP4_ERROR_UNSUPPORTED,
                 op->getName().getStringRef().str() +
@@ -255,8 +266,8 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     for (auto [j, operand] : llvm::enumerate(op->getOperands()))
       if (operand == arg) {
         if (name.empty())
-          name = k->spec.opOperands[j];
-        k->inputOf[k->spec.opOperands[j]] = arg.getArgNumber();
+          name = operandName(j);
+        k->inputOf[operandName(j)] = arg.getArgNumber();
       }
     if (name.empty())
       return fail(NVFP4_ERROR_UNSUPPORTED,

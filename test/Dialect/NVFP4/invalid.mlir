@@ -1168,6 +1168,15 @@ func.func @matmul_rule4(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN
 
 // -----
 
+// Rule: nvfp4.scaled_matmul 5 — outs(...) has the result's type
+func.func @matmul_rule5(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>, %b: tensor<64x64xf4E2M1FN>, %sfb: tensor<128x4xf8E4M3FN>, %d0: tensor<128x64xbf16>) {
+  // expected-error @+1 {{'nvfp4.scaled_matmul' op expects outs(...) to have the result's type 'tensor<128x64xf32>', found 'tensor<128x64xbf16>'}}
+  %d = nvfp4.scaled_matmul %a, %sfa, %g, %b, %sfb, %g outs(%d0) : (tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<64x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<128x64xbf16>) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
 // Rule: nvfp4.grouped_scaled_matmul 1 — A's rank follows the layout
 func.func @grouped_rule1_a(%a: tensor<4x128x64xf4E2M1FN>, %sfa: tensor<4x128x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>) {
   // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects A to be a 2-D tensor of f4E2M1FN ([M, K] for layout contiguous), found 'tensor<4x128x64xf4E2M1FN>'}}
@@ -1226,6 +1235,15 @@ func.func @grouped_rule3(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3F
 func.func @grouped_rule4(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>) {
   // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects the result to have A's rows and B's N ([M, N]) of bf16 or f32, found 'tensor<256x32xf32>'}}
   %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<256x32xf32>
+  return
+}
+
+// -----
+
+// Rule: nvfp4.grouped_scaled_matmul 5 — outs(...) has the result's type
+func.func @grouped_rule5(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>, %d0: tensor<128x64xf32>) {
+  // expected-error @+1 {{'nvfp4.grouped_scaled_matmul' op expects outs(...) to have the result's type 'tensor<256x64xf32>', found 'tensor<128x64xf32>'}}
+  %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n outs(%d0) : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>, tensor<128x64xf32>) -> tensor<256x64xf32>
   return
 }
 

@@ -675,6 +675,10 @@ LogicalResult ScaledMatmulOp::verify() {
     return emitOpError("expects the result to be [M, N] = [")
            << sizeStr(a.getDimSize(0)) << ", " << sizeStr(b.getDimSize(0))
            << "] of bf16 or f32, found " << d;
+  // Rule 5.
+  if (getInit() && getInit().getType() != d)
+    return emitOpError("expects outs(...) to have the result's type ")
+           << d << ", found " << getInit().getType();
   return success();
 }
 
@@ -735,6 +739,10 @@ LogicalResult GroupedScaledMatmulOp::verify() {
     return emitOpError("expects the result to have A's rows and B's N (")
            << (masked ? "[E, max_m, N]" : "[M, N]")
            << ") of bf16 or f32, found " << d;
+  // Rule 5.
+  if (getInit() && getInit().getType() != d)
+    return emitOpError("expects outs(...) to have the result's type ")
+           << d << ", found " << getInit().getType();
   return success();
 }
 

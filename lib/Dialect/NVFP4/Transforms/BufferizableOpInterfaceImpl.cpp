@@ -2,7 +2,10 @@
 //
 // An nvfp4 op on tensors reads its operands and writes new tensors: in
 // one-shot bufferization its operands are read-only uses (never written, so
-// never copied) and each result is a new allocation. Bufferizing replaces
+// never copied) and each result is a new allocation, except for the
+// matmuls' `outs(%init)`: the result is written into init's buffer (in
+// place when one-shot allows; the grouped matmul reads it too, for the
+// rows outside its groups, and needs it). Bufferizing replaces
 // the op by `nvfp4.launch` of the kernel its lowering built (the
 // `nvfp4.kernel` attribute), so the lowering must run first: an op without
 // a kernel is an error that names the pass.
@@ -36,23 +39,45 @@ StringRef lowering(Operation *op) {
   return "nvfp4-lower-scaled-matmul";
 }
 
+/// The operand the result is written over (`outs(%init)`), if any.
+OpOperand *initOperand(Operation *op) {
+  Value init;
+  if (auto dense = dyn_cast<ScaledMatmulOp>(op))
+    init = dense.getInit();
+  else if (auto grouped = dyn_cast<GroupedScaledMatmulOp>(op))
+    init = grouped.getInit();
+  if (!init)
+    return nullptr;
+  for (OpOperand &operand : op->getOpOperands())
+    if (operand.get() == init &&
+        operand.getOperandNumber() == op->getNumOperands() - 1)
+      return &operand;
+  return nullptr;
+}
+
 template <typename OpTy>
 struct KernelOpInterface
     : public BufferizableOpInterface::ExternalModel<KernelOpInterface<OpTy>,
                                                     OpTy> {
-  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &) const {
-    return true;
+    // A dense matmul overwrites all of init; the grouped one keeps the
+    // rows outside its groups.
+    return &operand != initOperand(op) || isa<GroupedScaledMatmulOp>(op);
   }
-  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+  bool bufferizesToMemoryWrite(Operation *op, OpOperand &operand,
                                const AnalysisState &) const {
-    return false;
+    return &operand == initOperand(op);
   }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &operand,
                                       const AnalysisState &) const {
-    return {};
+    if (&operand != initOperand(op))
+      return {};
+    return {{op->getResult(0), BufferRelation::Equivalent}};
   }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  bool bufferizesToAllocation(Operation *op, Value) const {
+    return !initOperand(op);
+  }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
@@ -73,15 +98,31 @@ struct KernelOpInterface
                 "nvfp4.harness entries 'operands' and 'results'); "
                 "docs/Host.md lists the ops the host path supports";
 
+    OpOperand *init = initOperand(op);
+    if (!init && isa<GroupedScaledMatmulOp>(op))
+      return op->emitOpError(
+          "needs outs(%init) to bufferize: its kernel writes D only in the "
+          "groups' rows, so a new buffer would leave the others undefined");
     SmallVector<Value> inputs;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (&operand == init)
+        continue;
+      FailureOr<Value> buffer =
+          getBuffer(rewriter, operand.get(), options, state);
       if (failed(buffer))
         return failure();
       inputs.push_back(*buffer);
     }
     SmallVector<Value> outputs;
+    if (init) {
+      FailureOr<Value> buffer = getBuffer(rewriter, init->get(), options, state);
+      if (failed(buffer))
+        return failure();
+      outputs.push_back(*buffer);
+    }
     for (Value result : op->getResults()) {
+      if (init)
+        break;
       auto tensor = cast<RankedTensorType>(result.getType());
       if (!tensor.hasStaticShape())
         return op->emitOpError("expects results of static shape to "

@@ -656,15 +656,15 @@ DictionaryAttr MatmulBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       named("args", b.getArrayAttr(hargs))};
   if (p.pair)
     harness.push_back(named("cluster", b.getDenseI32ArrayAttr({2, 1, 1})));
-  // The op's operands and results as tensors (docs/Host.md). Not for the
-  // grouped op: its D is written only in the groups' rows (the harness's
-  // inout), which a new result buffer would leave undefined.
-  if (!p.grouped) {
-    harness.push_back(named(
-        "operands", b.getArrayAttr({str("a"), str("sfa"), str("gsa"),
-                                    str("b"), str("sfb"), str("gsb")})));
-    harness.push_back(named("results", b.getArrayAttr({str("d")})));
-  }
+  // The op's operands and results as tensors (docs/Host.md); `outs`, the
+  // init, is the result's buffer (the grouped op's D is written only in
+  // the groups' rows: the harness's inout).
+  SmallVector<Attribute> operandNames = {str("a"), str("sfa"), str("gsa"),
+                                         str("b"), str("sfb"), str("gsb")};
+  if (p.grouped)
+    operandNames.push_back(str("sizes"));
+  harness.push_back(named("operands", b.getArrayAttr(operandNames)));
+  harness.push_back(named("results", b.getArrayAttr({str("d")})));
   // A bf16 result is the f32 one rounded: where the f32 sum and the exact
   // one straddle a bf16 rounding boundary the two differ by one bf16 ulp
   // (docs/NVFP4.md, "Block-scaled matmul").

@@ -45,3 +45,24 @@ module attributes {gpu.container_module} {
     return %o, %lse : tensor<2x128x8x128xbf16>, tensor<2x8x128xf32>
   }
 }
+
+// -----
+
+// The grouped matmul writes D only in its groups' rows: without outs(...)
+// a new buffer would leave the others undefined.
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k() kernel attributes {nvfp4.harness = {
+        reference = "nvfp4_grouped_matmul_contiguous",
+        operands = ["a", "sfa", "gsa", "b", "sfb", "gsb", "sizes"],
+        results = ["d"]}} {
+      gpu.return
+    }
+  }
+  func.func @grouped_without_outs(%a: tensor<256x64xf4E2M1FN>, %sfa: tensor<256x4xf8E4M3FN>, %g: tensor<4xf32>, %b: tensor<4x64x64xf4E2M1FN>, %sfb: tensor<4x128x4xf8E4M3FN>, %n: tensor<4xi32>) -> tensor<256x64xf32> {
+    // expected-error @+2 {{'nvfp4.grouped_scaled_matmul' op needs outs(%init) to bufferize: its kernel writes D only in the groups' rows, so a new buffer would leave the others undefined}}
+    // expected-error @+1 {{failed to bufferize op}}
+    %d = nvfp4.grouped_scaled_matmul %a, %sfa, %g, %b, %sfb, %g, %n {nvfp4.kernel = @m::@k} : (tensor<256x64xf4E2M1FN>, tensor<256x4xf8E4M3FN>, tensor<4xf32>, tensor<4x64x64xf4E2M1FN>, tensor<4x128x4xf8E4M3FN>, tensor<4xf32>, tensor<4xi32>) -> tensor<256x64xf32>
+    return %d : tensor<256x64xf32>
+  }
+}

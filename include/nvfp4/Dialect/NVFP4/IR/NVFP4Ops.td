@@ -399,6 +399,11 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
       of their operand (a dynamic size agrees with any).
     - Rule 3: `a_scale` and `b_scale` are `tensor<f32>`.
     - Rule 4: `d` is [M, N] of bf16 or f32.
+    - Rule 5: `init` (`outs(%init)`), when present, has `d`'s type.
+
+    With `outs(%init)` the result is written over `init` (every element):
+    bufferized, the kernel writes into `init`'s buffer, the caller's when
+    it is a function argument, with no copy (docs/Host.md).
 
     Example (a DeepSeek-V4 projection, 256 tokens):
 
@@ -411,11 +416,12 @@ def NVFP4_ScaledMatmulOp : NVFP4_Op<"scaled_matmul", [Pure]> {
   }];
   let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$a_scales,
                    AnyRankedTensor:$a_scale, AnyRankedTensor:$b,
-                   AnyRankedTensor:$b_scales, AnyRankedTensor:$b_scale);
+                   AnyRankedTensor:$b_scales, AnyRankedTensor:$b_scale,
+                   Optional<AnyRankedTensor>:$init);
   let results = (outs AnyRankedTensor:$d);
   let assemblyFormat = [{
-    $a `,` $a_scales `,` $a_scale `,` $b `,` $b_scales `,` $b_scale attr-dict
-    `:` functional-type(operands, results)
+    $a `,` $a_scales `,` $a_scale `,` $b `,` $b_scales `,` $b_scale
+    (`outs` `(` $init^ `)`)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -461,6 +467,12 @@ def NVFP4_GroupedScaledMatmulOp : NVFP4_Op<"grouped_scaled_matmul", [Pure]> {
       `tensor<E x i32>`.
     - Rule 4: `d` has A's rows (contiguous: [M, N]; masked: [E, max_m, N])
       and element type bf16 or f32.
+    - Rule 5: `init` (`outs(%init)`), when present, has `d`'s type.
+
+    `outs(%init)` gives D's rows outside the groups: the result is `init`
+    with the groups' rows computed. Bufferized, the kernel writes into
+    `init`'s buffer (docs/Host.md); without `outs` those rows are
+    undefined, so bufferization requires it.
 
     Example (DeepSeek-V4 routed experts, masked for decode):
 
@@ -476,12 +488,13 @@ def NVFP4_GroupedScaledMatmulOp : NVFP4_Op<"grouped_scaled_matmul", [Pure]> {
                    AnyRankedTensor:$a_scale, AnyRankedTensor:$b,
                    AnyRankedTensor:$b_scales, AnyRankedTensor:$b_scale,
                    AnyRankedTensor:$sizes,
+                   Optional<AnyRankedTensor>:$init,
                    DefaultValuedAttr<NVFP4_GroupLayoutAttr,
                                      "::nvfp4::GroupLayout::contiguous">:$layout);
   let results = (outs AnyRankedTensor:$d);
   let assemblyFormat = [{
     $a `,` $a_scales `,` $a_scale `,` $b `,` $b_scales `,` $b_scale `,` $sizes
-    attr-dict `:` functional-type(operands, results)
+    (`outs` `(` $init^ `)`)? attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
