@@ -531,16 +531,7 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
     uint64_t bytes = k->outputs[o].bytes();
     uint64_t from = uint64_t(uintptr_t(inputs[it->second].data));
     uint64_t to = uint64_t(uintptr_t(outputs[o].data));
-    rt::Error e = rt::Error::success();
-    if (d->device->kind() == rt::BackendKind::Cuda) {
-      e = d->device->copyUnified(to, from, bytes);
-    } else {
-      std::vector<uint8_t> bounce(bytes);
-      e = d->device->copyToHost(bounce.data(), from, bytes);
-      if (!e)
-        e = d->device->copyToDevice(to, bounce.data(), bytes);
-    }
-    if (e)
+    if (rt::Error e = rt::copyOnDevice(*d->device, to, from, bytes))
       return fail(NVFP4_ERROR_DEVICE, "output " + std::to_string(o) + " (" +
                                           k->outputs[o].name +
                                           "): copying its initial value: " +

@@ -45,6 +45,16 @@ const char *KernelArg::stringify(Kind k) {
   return "?";
 }
 
+Error nvfp4::rt::copyOnDevice(Device &device, DevicePtr dst, DevicePtr src,
+                              uint64_t bytes) {
+  if (device.kind() == BackendKind::Cuda)
+    return device.copyUnified(dst, src, bytes);
+  std::vector<uint8_t> bounce(bytes);
+  if (Error e = device.copyToHost(bounce.data(), src, bytes))
+    return e;
+  return device.copyToDevice(dst, bounce.data(), bytes);
+}
+
 const char *nvfp4::rt::stringify(BackendKind k) {
   switch (k) {
   case BackendKind::Cuda:

@@ -294,10 +294,7 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *) {
   bool fromDevice = isDevice(s, addr(src), bytes);
   Error e = Error::success();
   if (toDevice && fromDevice) {
-    std::vector<uint8_t> bounce(bytes);
-    e = d->copyToHost(bounce.data(), addr(src), bytes);
-    if (!e)
-      e = d->copyToDevice(addr(dst), bounce.data(), bytes);
+    e = copyOnDevice(*d, addr(dst), addr(src), bytes);
   } else if (toDevice) {
     e = d->copyToDevice(addr(dst), src, bytes);
   } else if (fromDevice) {

@@ -226,6 +226,12 @@ public:
   virtual std::string lastLaunchReport() const { return {}; }
 };
 
+/// Copies `bytes` between two device addresses of `device`: copyUnified on
+/// the cuda backend (any device memory, another runtime's too), through a
+/// host buffer elsewhere (the emulator).
+Error copyOnDevice(Device &device, DevicePtr dst, DevicePtr src,
+                   uint64_t bytes);
+
 /// Options for creating a device.
 struct DeviceOptions {
   /// GPU ordinal (cuda backend).
