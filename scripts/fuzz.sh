@@ -13,11 +13,17 @@
 #   run-args  fuzz/run_args_fuzzer.cpp: nvfp4-run's command line
 #             (parseRunOptions), one argument a line. Seeds: the nvfp4-run
 #             command lines of test/**/*.test; dictionary fuzz/run-args.dict.
+#   artifact  fuzz/artifact_fuzzer.cpp: nvfp4_kernel_load (kernel artifacts:
+#             the JSON reader, the harness reader, the kernel checks), a
+#             loaded kernel's queries and its artifact's fixed point.
+#             Seeds: artifacts saved by the project build's libnvfp4.so
+#             ($NVFP4_BUILD_DIR, default build/) for the Python tests'
+#             functions; dictionary fuzz/artifact.dict.
 #   ptx       fuzz/ptx_parser_fuzzer.cpp through scripts/fuzz-ptx-parser.sh
 #             (the PTX parser, decoder and one short launch), with this
 #             script's compiler, sanitizers and job count.
 #
-# mlir and run-args are built by the CMake project in fuzz/ (which adds the
+# mlir, run-args and artifact are built by the CMake project in fuzz/ (which adds the
 # whole project as a subdirectory, so our libraries get the fuzzing
 # instrumentation; MLIR and LLVM are Debian's shared libraries and are not
 # instrumented) with clang++-22 and -fsanitize=fuzzer-no-link,SANITIZERS.
@@ -51,7 +57,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-usage="usage: scripts/fuzz.sh mlir|run-args|ptx [SECONDS]"
+usage="usage: scripts/fuzz.sh mlir|run-args|artifact|ptx [SECONDS]"
 target="${1:-}"
 seconds="${2:-600}"
 cxx="${NVFP4_FUZZ_CXX:-clang++-22}"
@@ -66,7 +72,7 @@ die() {
 }
 
 case "$target" in
-mlir | run-args | ptx) ;;
+mlir | run-args | artifact | ptx) ;;
 -h | --help)
   sed -n '2,/^#===-----/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 0
@@ -148,7 +154,25 @@ else
 fi
 
 # --- Seeds ----------------------------------------------------------------
-if [[ "$target" != ptx ]]; then
+if [[ "$target" == artifact ]]; then
+  rm -f "$work/seed"/*
+  lib="${NVFP4_BUILD_DIR:-$root/build}/lib/libnvfp4.so"
+  [[ -f "$lib" ]] || die "$lib not found: the seeds are artifacts it compiles (build the project first)"
+  NVFP4_LIBRARY="$lib" PYTHONPATH="$root/python:$root/test/Python" \
+    python3 - "$work/seed" <<'PY' || die "making the seed artifacts failed"
+"""Saves the Python tests' functions as artifacts: the seeds."""
+import os
+import sys
+
+import nvfp4
+from test_nvfp4 import GQA, NVFP4_FUNCTIONS
+
+out = sys.argv[1]
+for i, text in enumerate([GQA] + NVFP4_FUNCTIONS):
+    nvfp4.compile(text).save(os.path.join(out, "seed-%02d.json" % i))
+print("==> %d seeds" % (1 + len(NVFP4_FUNCTIONS)))
+PY
+elif [[ "$target" != ptx ]]; then
   rm -f "$work/seed"/*
   python3 - "$root" "$work/seed" "$target" <<'PY'
 """Writes the seed inputs of a target into a directory."""
@@ -210,6 +234,9 @@ rss=4096
 if [[ "$target" == mlir ]]; then
   timeout="${NVFP4_FUZZ_TIMEOUT:-10}"
   max_len=32768
+elif [[ "$target" == artifact ]]; then
+  timeout="${NVFP4_FUZZ_TIMEOUT:-10}"
+  max_len=262144
 elif [[ "$target" == ptx ]]; then
   # As scripts/fuzz-ptx-parser.sh runs it.
   timeout="${NVFP4_FUZZ_TIMEOUT:-20}"
