@@ -1,0 +1,190 @@
+"""FlashMLA's sm90 dense decode on the H200: the MLA rows of docs/Hopper.md.
+
+Run on the GPU machine with build/peers carried
+(scripts/peers/gen_flashmla_sources.sh makes it here):
+    python3 bench/hopper/flashmla.py [OUTDIR]
+Builds FlashMLA's bf16 dense decode, its scheduling-metadata and combine
+kernels with our binding (bench/hopper/flashmla_binding.cpp) through
+torch's extension builder, checks it against float64 on a small paged
+case, then times the MLA decode shapes next to the copy and bf16 matmul
+ceilings measured in the same run (CUDA events, median of 20 after 3 warm-ups; KV rotated
+among copies totalling >= 4x the L2). Bytes = the KV rows each sequence
+reads (576 bf16 a key) + Q + O; FLOPs = 2 B S H (D + Dv). Writes
+flashmla.json and flashmla.md.
+"""
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+from torch.utils.cpp_extension import load
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+SRC = os.path.join(ROOT, "build", "peers", "flashmla", "csrc")
+PAGE = 64
+
+
+def build():
+    t0 = time.time()
+    build_dir = os.environ.get("FLASHMLA_BUILD", "/tmp/flashmla-build")
+    os.makedirs(build_dir, exist_ok=True)
+    flags = ["-O3", "-std=c++20", "-DNDEBUG", "-D_USE_MATH_DEFINES",
+             "-DFLASH_MLA_DISABLE_FP16", "-Wno-deprecated-declarations",
+             "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__",
+             "-U__CUDA_NO_HALF2_OPERATORS__",
+             "-U__CUDA_NO_BFLOAT16_CONVERSIONS__", "--expt-relaxed-constexpr",
+             "--expt-extended-lambda", "--use_fast_math",
+             "-gencode", "arch=compute_90a,code=sm_90a", "--threads", "8"]
+    mod = load(
+        name="flashmla_sm90_decode",
+        sources=[os.path.join(ROOT, "bench", "hopper", "flashmla_binding.cpp"),
+                 os.path.join(SRC, "sm90/decode/dense/instantiations/bf16.cu"),
+                 os.path.join(SRC, "smxx/decode/combine/combine.cu"),
+                 os.path.join(SRC, "smxx/decode/get_decoding_sched_meta/"
+                              "get_decoding_sched_meta.cu")],
+        extra_include_paths=[SRC, os.path.join(SRC, "kerutils", "include"),
+                             os.path.join(SRC, "sm90"),
+                             os.path.join(SRC, "cutlass", "include"),
+                             os.path.join(SRC, "cutlass", "tools", "util",
+                                          "include")],
+        # CUTLASS includes libcu++ (cuda/std/...), which CUDA 13 keeps in
+        # include/cccl: the host compiler of the binding needs it too.
+        extra_cflags=["-I" + os.path.join(os.environ.get(
+                          "CUDA_HOME", "/usr/local/cuda"), "include", "cccl"),
+                      "-O3", "-std=c++20", "-DNDEBUG",
+                      "-DFLASH_MLA_DISABLE_FP16",
+                      "-Wno-deprecated-declarations"],
+        extra_cuda_cflags=flags,
+        build_directory=build_dir,
+        verbose=False)
+    return mod, time.time() - t0
+
+
+def time_ms(fn, reps=20, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def make(b, s, hq, d, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    blocks = b * math.ceil(s / PAGE)
+    q = torch.randn(b, 1, hq, d, device="cuda", generator=g).bfloat16()
+    kv = torch.randn(blocks, PAGE, 1, d, device="cuda", generator=g).bfloat16()
+    table = torch.randperm(blocks, device="cuda", generator=g).int().view(b, -1)
+    lens = torch.full((b,), s, dtype=torch.int32, device="cuda")
+    return q, kv, table, lens
+
+
+def run(mod, q, kv, table, lens, dv):
+    d = q.shape[-1]
+    out, lse, _, _ = mod.dense_decode_fwd(q, kv, dv, lens, table,
+                                          d ** -0.5, False, None, None)
+    return out, lse
+
+
+def check(mod, d, dv, hq):
+    b, s = 2, 300
+    q, kv, table, lens = make(b, s, hq, d, 11)
+    out, _ = run(mod, q, kv, table, lens, dv)
+    keys = kv.view(-1, d)[(table.long().unsqueeze(-1) * PAGE +
+                           torch.arange(PAGE, device="cuda")).view(b, -1)[:, :s]]
+    qd = q.double().cpu()[:, 0]                      # [b, hq, d]
+    kd = keys.double().cpu()                         # [b, s, d]
+    p = torch.softmax(qd @ kd.transpose(1, 2) * d ** -0.5, -1)
+    ref = p @ kd[..., :dv]                           # [b, hq, dv]
+    got = out.double().cpu().reshape(b, hq, dv)
+    if torch.isnan(got).any():
+        return float("nan")
+    return ((got - ref).norm() / ref.norm()).item()
+
+
+def main(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    mod, secs = build()
+    n = 1 << 31
+    src = torch.randn(n // 1024, 1024, device="cuda", dtype=torch.bfloat16)
+    dst = torch.empty_like(src)
+    copy = 2 * src.numel() * 2 / (time_ms(lambda: dst.copy_(src)) * 1e-3) / 1e12
+    del src, dst
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b8 = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    mm = 2 * 8192 ** 3 / (time_ms(lambda: a @ b8) * 1e-3) / 1e12
+    del a, b8
+    result = {"build_s": secs, "copy_tb_s": copy, "bf16_mm_tflops": mm,
+              "checks": {}, "rows": []}
+    # FlashMLA's sm90 dense decode takes D 576 only (an assertion, not an
+    # error, refuses 512: it aborts the process); DeepSeek-V4's D 512 goes
+    # through its sparse fp8 decode, another interface.
+    models = [("mla-dsv3 (absorbed, D 576, Dv 512)", 128, 576, 512),
+              ("mla-dsv3, 64 heads", 64, 576, 512)]
+    lines = ["FlashMLA sm90 dense decode (built in %.0f s); ceilings in the "
+             "same run: copy %.2f TB/s, bf16 matmul %.0f TFLOP/s" %
+             (secs, copy, mm)]
+    for name, hq, d, dv in models:
+        try:
+            err = check(mod, d, dv, hq)
+        except Exception as e:
+            err = None
+            result["checks"][name] = str(e).splitlines()[0][:200]
+        else:
+            result["checks"][name] = err
+        lines.append("- check %s: %s" % (name, result["checks"][name]))
+    lines += ["", "| shape | B | KV | FlashMLA | bandwidth (of copy) | "
+              "rate (of matmul) |", "|---|---|---|---|---|---|"]
+    for name, hq, d, dv in models:
+        if not isinstance(result["checks"][name], float):
+            continue
+        for b in (1, 16, 64, 128):
+            for s in (1024, 8192, 65536):
+                kv_bytes = b * s * d * 2
+                copies = min(16, max(1, math.ceil(4 * 60e6 / kv_bytes)))
+                sets = [make(b, s, hq, d, 100 + i) for i in range(copies)]
+                i = [0]
+
+                def step():
+                    q, kv, table, lens = sets[i[0] % copies]
+                    i[0] += 1
+                    run(mod, q, kv, table, lens, dv)
+                t = time_ms(step)
+                total = kv_bytes + b * hq * (d + dv) * 2
+                tbs = total / (t * 1e-3) / 1e12
+                # S = Q K^T over D and O = P V over Dv: 2 (D + Dv) FLOPs a
+                # head and key. 128 heads on one KV make it compute-bound.
+                tfl = 2 * b * s * hq * (d + dv) / (t * 1e-3) / 1e12
+                result["rows"].append({"model": name, "b": b, "skv": s,
+                                       "ms": t, "tb_s": tbs,
+                                       "of_copy": tbs / copy, "tflops": tfl,
+                                       "of_mm": tfl / mm})
+                lines.append("| %s | %d | %d | %.3f ms | %.2f TB/s (%.0f%%) "
+                             "| %.0f TFLOP/s (%.0f%%) |" %
+                             (name, b, s, t, tbs, 100 * tbs / copy, tfl,
+                              100 * tfl / mm))
+                del sets
+                torch.cuda.empty_cache()
+    with open(os.path.join(outdir, "flashmla.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "flashmla.md"), "w") as f:
+        f.write(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else
+                  os.environ.get("OUT", "bench-hopper-out")))
