@@ -22,8 +22,9 @@ a reproducer (crash-N.json, with the MLIR text or the tensor list) and a
 fresh worker continues. Job i derives from random.Random("<seed>:<i>")
 alone, so a seed and a count always give the same jobs. Kinds:
 
-  compile  a seed function (a small GQA decode written here, the merge and
-           DSV4 decode examples) with 1-4 mutations (integers, element
+  compile  a seed function (a small GQA decode written here, the merge,
+           DSV4 decode and attention examples, the grouped matmul's outs
+           form) with 1-4 mutations (integers, element
            types, op names, deleted / duplicated / swapped lines, byte
            flips, truncation) and a random option string; a kernel that
            compiles is queried (inputs, outputs, metadata, PTX) and freed;
@@ -41,8 +42,8 @@ alone, so a seed and a count always give the same jobs. Kinds:
            duplicated or added, items swapped, bytes flipped, truncation.
            A kernel that loads must give valid metadata JSON and an
            artifact that loads again to itself (a fixed point); when the
-           mutation left its launches and sizes alone, it is also run and
-           checked on the emulator (an error is fine, a crash is not).
+           mutation left the harness and input_of alone, it is also run
+           and checked on the emulator (an error is fine, a crash is not).
 
 Only the Python 3 standard library is used. libnvfp4.so comes from
 $NVFP4_LIBRARY (or next to python/nvfp4); python/ is put on sys.path.
@@ -185,7 +186,8 @@ def worker():
 TYPES = ["bf16", "f16", "f32", "i32", "i8", "ui8", "f64", "index",
          "f4E2M1FN", "f8E4M3FN", "i1", "vector<4xf32>", "complex<f32>"]
 OPS = ["nvfp4.attention", "nvfp4.attention_merge", "nvfp4.quantize",
-       "nvfp4.dequantize", "nvfp4.scaled_matmul", "func.call", "arith.addf"]
+       "nvfp4.dequantize", "nvfp4.scaled_matmul", "nvfp4.grouped_scaled_matmul",
+       "func.call", "arith.addf"]
 OPTIONS = ["num-sms=148", "num-sms=0", "num-sms=-3", "num-sms=99999999999",
            "chip=sm_90a", "chip=sm_100a", "chip=", "chip=gfx90a",
            "features=+ptx80", "features=+ptx99", "features=ptx", "opt-level=7",
@@ -196,6 +198,7 @@ OPTIONS = ["num-sms=148", "num-sms=0", "num-sms=-3", "num-sms=99999999999",
 def seeds():
     out = [GQA]
     for path in ["examples/dsv4_decode.mlir", "test/Host/Inputs/merge.mlir",
+                 "test/Host/Inputs/grouped_outs.mlir",
                  "examples/attention_op.mlir"]:
         with open(os.path.join(ROOT, path)) as f:
             out.append("".join(l for l in f if not l.lstrip().startswith("//")))
@@ -347,9 +350,12 @@ def mutate_artifact(text, rng):
             if isinstance(parent, list) and len(parent) > 1:
                 j = rng.randrange(len(parent))
                 parent[key], parent[j] = parent[j], parent[key]
-        if path[:2] in (("harness", "launch"), ("harness", "then"),
-                        ("harness", "sizes"), ("harness", "tensors")) or \
-                path[:1] == ("harness",) and len(path) == 1:
+        # Only what the loader checks against the harness leaves a kernel
+        # safe to run: a harness whose arguments pass the wrong buffer
+        # (lse as kv_lens) or an input_of that names another input of the
+        # same size describes another launch, which may read garbage
+        # lengths and run for hours (docs/CAPI.md: artifacts are code).
+        if path[:1] in (("harness",), ("input_of",)):
             untouched = False
         text = json.dumps(doc)
     return text, untouched

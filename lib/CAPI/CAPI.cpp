@@ -307,11 +307,27 @@ nvfp4_status capi::finishKernel(std::unique_ptr<nvfp4_kernel> k,
                         std::to_string(bytes) + " bytes but the function's is " +
                         std::to_string(s.bytes()));
     }
-  for (const auto &[name, input] : k->inputOf)
+  for (const auto &[name, input] : k->inputOf) {
     if (input >= k->inputs.size())
       return reject(NVFP4_ERROR_UNSUPPORTED,
-                  "tensor '" + name + "' is input " + std::to_string(input) +
-                      " of " + std::to_string(k->inputs.size()));
+                    "tensor '" + name + "' is input " +
+                        std::to_string(input) + " of " +
+                        std::to_string(k->inputs.size()));
+    // The input holds the tensor's bytes (one argument may be two op
+    // operands, K = V, so the names may differ).
+    for (const rt::HarnessTensor &t : k->spec.tensors)
+      if (t.name == name && !t.workspace && !t.absent &&
+          rt::tensorElements(t, k->sizes) * rt::elemBytes(t.type) !=
+              k->inputs[input].bytes())
+        return reject(NVFP4_ERROR_UNSUPPORTED,
+                      "tensor '" + name + "' is input " +
+                          std::to_string(input) + " (" +
+                          k->inputs[input].name + "), which holds " +
+                          std::to_string(k->inputs[input].bytes()) +
+                          " bytes, not the tensor's " +
+                          std::to_string(rt::tensorElements(t, k->sizes) *
+                                         rt::elemBytes(t.type)));
+  }
   // Every input the kernel reads is an argument.
   for (const rt::HarnessTensor &t : k->spec.tensors)
     if (!t.output && !t.workspace && !t.absent && !k->inputOf.count(t.name))

@@ -74,6 +74,8 @@ def broken(good):
         ("unknown harness member",
          edit(setitem(["harness", "tensors", 1, "colour"], 1))),
         ("input index out of range", edit(setitem(["input_of", "q"], 9))),
+        ("input of another size",
+         edit(setitem(["input_of", "kv_lens"], 0))),
         ("wrong function shape",
          edit(setitem(["inputs", 0, "shape"], [2, 1, 8, 32]))),
         ("output that is an input",
