@@ -21,6 +21,9 @@ import time
 import torch
 from torch.utils.cpp_extension import load
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import copy_ceiling, matmul_ceiling, time_ms  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 SRC = os.path.join(ROOT, "build", "peers", "flashmla", "csrc")
@@ -63,23 +66,6 @@ def build():
     return mod, time.time() - t0
 
 
-def time_ms(fn, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
-
-
 def make(b, s, hq, d, seed):
     g = torch.Generator(device="cuda").manual_seed(seed)
     blocks = b * math.ceil(s / PAGE)
@@ -116,15 +102,7 @@ def check(mod, d, dv, hq):
 def main(outdir):
     os.makedirs(outdir, exist_ok=True)
     mod, secs = build()
-    n = 1 << 31
-    src = torch.randn(n // 1024, 1024, device="cuda", dtype=torch.bfloat16)
-    dst = torch.empty_like(src)
-    copy = 2 * src.numel() * 2 / (time_ms(lambda: dst.copy_(src)) * 1e-3) / 1e12
-    del src, dst
-    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    b8 = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    mm = 2 * 8192 ** 3 / (time_ms(lambda: a @ b8) * 1e-3) / 1e12
-    del a, b8
+    copy, mm = copy_ceiling(), matmul_ceiling()
     result = {"build_s": secs, "copy_tb_s": copy, "bf16_mm_tflops": mm,
               "checks": {}, "rows": []}
     # FlashMLA's sm90 dense decode takes D 576 only (an assertion, not an

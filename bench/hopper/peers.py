@@ -32,43 +32,16 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import copy_ceiling, matmul_ceiling, time_ms  # noqa: E402
+
 DEV = "cuda"
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION,
             "cudnn": SDPBackend.CUDNN_ATTENTION}
 
 
-def time_ms(fn, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    times.sort()
-    med = times[len(times) // 2]
-    if med < 0.1 and reps < 50:
-        return time_ms(fn, reps=50, warmup=0)
-    return med
-
-
 def ceilings():
-    n = 1 << 31  # 2^31 bf16 = 4 GiB
-    src = torch.randn(n // 1024, 1024, device=DEV, dtype=torch.bfloat16)
-    dst = torch.empty_like(src)
-    t = time_ms(lambda: dst.copy_(src))
-    copy_tbs = 2 * src.numel() * 2 / (t * 1e-3) / 1e12
-    del src, dst
-    a = torch.randn(8192, 8192, device=DEV, dtype=torch.bfloat16)
-    b = torch.randn(8192, 8192, device=DEV, dtype=torch.bfloat16)
-    t = time_ms(lambda: a @ b)
-    mm_tflops = 2 * 8192 ** 3 / (t * 1e-3) / 1e12
-    return copy_tbs, mm_tflops
+    return copy_ceiling(), matmul_ceiling()
 
 
 def reference(q, k, v, causal, scale):

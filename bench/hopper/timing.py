@@ -1,0 +1,42 @@
+"""What bench/hopper's scripts share: event timing and the two ceilings
+(METHOD.md of the device tools: CUDA events, warm-ups, the median)."""
+import torch
+
+
+def time_ms(fn, reps=20, warmup=3):
+    """Median of `reps` event-timed calls after `warmup` calls; 50 calls
+    when the median is under 100 us."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b))
+    times.sort()
+    med = times[len(times) // 2]
+    if med < 0.1 and reps < 50:
+        return time_ms(fn, reps=50, warmup=0)
+    return med
+
+
+def copy_ceiling():
+    """TB/s of a 4 GiB device-to-device copy, bytes read plus written."""
+    n = 1 << 31  # bf16 elements: 4 GiB
+    src = torch.randn(n // 1024, 1024, device="cuda", dtype=torch.bfloat16)
+    dst = torch.empty_like(src)
+    t = time_ms(lambda: dst.copy_(src))
+    return 2 * src.numel() * 2 / (t * 1e-3) / 1e12
+
+
+def matmul_ceiling():
+    """TFLOP/s of an 8192^3 bf16 matrix product on random data."""
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    t = time_ms(lambda: a @ b)
+    return 2 * 8192 ** 3 / (t * 1e-3) / 1e12
