@@ -11,7 +11,8 @@
 //   lg2: x = 2^e * (1 + m * 2^-23) for every m, e = 0 and others (is
 //        lg2(2^e x) exactly e + lg2(x)?).
 // Writes ex2_grid_diff.bin (int8 per m: hardware minus RN in ulps, clamped
-// to [-127, 127]) for the grid, and lg2_mant_diff.bin likewise for e = 0.
+// to [-127, 127]) for the grid, ex2_neg_grid_diff.bin for its negatives,
+// and lg2_mant_diff.bin likewise for e = 0.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -126,6 +127,29 @@ int main(int argc, char **argv) {
     }
     vsRn.print("ex2, x = -m * 2^-23 vs RN", n - 1);
     vsShift.print("ex2, x = -f vs 2^-1 * ex2(1 - f)", n - 1);
+    // Is a second table over the negative fractions enough: ex2(-i - f)
+    // exactly 2^-i * ex2(-f)?
+    for (int i : {1, 5, 20, 100}) {
+      std::vector<float> xi(n);
+      for (int m = 0; m < n; ++m) xi[m] = -float(i) - grid[m];
+      std::vector<float> hi = run(true, xi);
+      Stats vsScaled;
+      long long inexact = 0;
+      for (int m = 1; m < n; ++m) {
+        if (double(xi[m]) != -double(i) - double(grid[m])) { ++inexact; continue; }
+        vsScaled.add(ulps(hi[m], std::ldexp(hn[m], -i)));
+      }
+      char what[96];
+      std::snprintf(what, sizeof what, "ex2, x = -%d - f vs 2^-%d * ex2(-f)", i, i);
+      vsScaled.print(what, n - 1 - inexact);
+    }
+    std::vector<int8_t> dn(n);
+    for (int m = 0; m < n; ++m) {
+      int64_t d = ulps(hn[m], float(std::exp2(double(x[m]))));
+      dn[m] = int8_t(std::max<int64_t>(-127, std::min<int64_t>(127, d)));
+    }
+    std::snprintf(path, sizeof path, "%s/ex2_neg_grid_diff.bin", dir);
+    if (FILE *f = std::fopen(path, "wb")) { std::fwrite(dn.data(), 1, n, f); std::fclose(f); }
   }
 
   // Finer than the grid: random floats of [0, 1).
