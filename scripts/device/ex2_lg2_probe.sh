@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run on the GPU machine from the repository root: builds and runs
 # ex2_lg2_probe.cu (what ex2.approx / lg2.approx return on the H200 against
-# RN; docs/Hopper.md, increment 3), writes ex2_lg2_probe.txt and the two
+# RN; docs/Hopper.md, increment 3), writes ex2_lg2_probe.txt and the three
 # difference tables to $OUT.
 set -eu -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
