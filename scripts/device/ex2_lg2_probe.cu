@@ -8,6 +8,7 @@
 //        2^i * ex2(f)?), their negatives, and random floats of [0, 1) finer
 //        than the grid (is the result that of the grid point below, or the
 //        nearest?);
+//   the edges (flush to zero, overflow, specials);
 //   lg2: x = 2^e * (1 + m * 2^-23) for every m, e = 0 and others (is
 //        lg2(2^e x) exactly e + lg2(x)?).
 // Writes ex2_grid_diff.bin (int8 per m: hardware minus RN in ulps, clamped
@@ -143,6 +144,26 @@ int main(int argc, char **argv) {
       std::snprintf(what, sizeof what, "ex2, x = -%d - f vs 2^-%d * ex2(-f)", i, i);
       vsScaled.print(what, n - 1 - inexact);
     }
+    // Negative inputs finer than the grid: the magnitude truncated too?
+    {
+      std::mt19937_64 rng(6);
+      std::vector<float> xr(n);
+      for (int m = 0; m < n; ++m) {
+        float v;
+        do { v = std::ldexp(float(rng() >> 40), -24); } while (v >= 1.0f);
+        xr[m] = -v * std::ldexp(1.0f, -int(rng() % 8));
+      }
+      std::vector<float> hr = run(true, xr);
+      long long trunc = 0, nearest = 0;
+      for (int m = 0; m < n; ++m) {
+        double g = -double(xr[m]) * 8388608.0;
+        long long lo = (long long)std::floor(g), near = std::llround(g);
+        trunc += lo > 0 && lo < n && bits(hr[m]) == bits(hn[lo]);
+        nearest += near > 0 && near < n && bits(hr[m]) == bits(hn[near]);
+      }
+      std::printf("ex2, random x in (-1, 0): equals ex2(-f) at |x| truncated: %lld, rounded: %lld of %d\n",
+                  trunc, nearest, n);
+    }
     std::vector<int8_t> dn(n);
     for (int m = 0; m < n; ++m) {
       int64_t d = ulps(hn[m], float(std::exp2(double(x[m]))));
@@ -176,6 +197,17 @@ int main(int argc, char **argv) {
     vsRn.print("ex2, random x in [0, 1) (finer than 2^-23)", n);
     std::printf("  equals ex2 at the grid point below: %lld, at the nearest: %lld, either: %lld of %d\n",
                 floorMatch, nearestMatch, either, n);
+  }
+
+  // The edges: flush to zero, overflow, specials.
+  {
+    std::vector<float> x = {-0.0f, -125.5f, -126.0f, -126.5f, -127.0f, -127.5f,
+                            -149.0f, -150.0f, -1000.0f, 127.0f, 127.5f,
+                            127.99999f, 128.0f, 200.0f, INFINITY, -INFINITY, NAN};
+    std::vector<float> hx = run(true, x);
+    for (size_t i = 0; i < x.size(); ++i)
+      std::printf("ex2(%g) = %g (0x%08x), RN %g\n", x[i], hx[i], bits(hx[i]),
+                  double(float(std::exp2(double(x[i])))));
   }
 
   // lg2 over the mantissas of [1, 2) and other binades.
