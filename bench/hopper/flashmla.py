@@ -12,7 +12,6 @@ among copies totalling >= 4x the L2). Bytes = the KV rows each sequence
 reads (576 bf16 a key) + Q + O; FLOPs = 2 B S H (D + Dv). Writes
 flashmla.json and flashmla.md.
 """
-import json
 import math
 import os
 import sys
@@ -22,7 +21,8 @@ import torch
 from torch.utils.cpp_extension import load
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import copy_ceiling, matmul_ceiling, time_ms  # noqa: E402
+from timing import (copy_ceiling, matmul_ceiling, outdir as report_dir,  # noqa: E402
+                    time_ms, write_report)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
@@ -154,15 +154,9 @@ def main(outdir):
                               100 * tfl / mm))
                 del sets
                 torch.cuda.empty_cache()
-    with open(os.path.join(outdir, "flashmla.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(outdir, "flashmla.md"), "w") as f:
-        f.write(text)
-    print(text)
+    write_report(outdir, "flashmla", result, lines)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else
-                  os.environ.get("OUT", "bench-hopper-out")))
+    sys.exit(main(report_dir()))

@@ -23,7 +23,6 @@ set would fit in the 60 MB L2, so that decode times are HBM times.
 Each backend's output on a small case is compared with a float64
 reference (rel_l2 printed; a peer that fails it is marked).
 """
-import json
 import math
 import os
 import sys
@@ -33,7 +32,8 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import copy_ceiling, matmul_ceiling, time_ms  # noqa: E402
+from timing import (copy_ceiling, matmul_ceiling, outdir,  # noqa: E402
+                    time_ms, write_report)
 
 DEV = "cuda"
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION,
@@ -174,8 +174,6 @@ def main(out):
             for backend in BACKENDS:
                 row[backend] = prefill_case(backend, b, h, s, d, mm_tflops)
             result["prefill"].append(row)
-    with open(os.path.join(out, "peers.json"), "w") as f:
-        json.dump(result, f, indent=1)
 
     def cell(r, key, ratio):
         if "error" in r:
@@ -204,13 +202,9 @@ def main(out):
             r["d"], r["h"], r["b"], r["s"],
             cell(r["flash"], "tflops", "of_mm"),
             cell(r["cudnn"], "tflops", "of_mm")))
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(out, "peers.md"), "w") as f:
-        f.write(text)
-    print(text)
+    write_report(out, "peers", result, lines)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else
-                  os.environ.get("OUT", "bench-hopper-out")))
+    sys.exit(main(outdir()))

@@ -1,6 +1,28 @@
 """What bench/hopper's scripts share: event timing and the two ceilings
-(METHOD.md of the device tools: CUDA events, warm-ups, the median)."""
+(METHOD.md of the device tools: CUDA events, warm-ups, the median), where
+their reports go and how they are written."""
+import json
+import os
+import sys
+
 import torch
+
+
+def outdir():
+    """The report directory: the first argument, else $OUT."""
+    return sys.argv[1] if len(sys.argv) > 1 else os.environ.get(
+        "OUT", "bench-hopper-out")
+
+
+def write_report(out, stem, result, lines):
+    """Writes STEM.json (every number) and STEM.md (the table lines) to
+    `out` and prints the table."""
+    with open(os.path.join(out, stem + ".json"), "w") as f:
+        json.dump(result, f, indent=1)
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(out, stem + ".md"), "w") as f:
+        f.write(text)
+    print(text)
 
 
 def time_ms(fn, reps=20, warmup=3):

@@ -235,6 +235,19 @@ nvfp4_status checkCounts(const nvfp4_kernel &k, size_t numInputs,
   return NVFP4_OK;
 }
 
+/// Every entry of a caller's array of host buffers is set; the error names
+/// the first that is not ("input 2 (v): data is null").
+nvfp4_status checkHostData(const void *const *data, size_t n,
+                           const std::vector<TensorSlot> &slots,
+                           const char *what) {
+  for (size_t i = 0; i < n; ++i)
+    if (!data[i])
+      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                  std::string(what) + " " + std::to_string(i) + " (" +
+                      slots[i].name + "): data is null");
+  return NVFP4_OK;
+}
+
 rt::ModuleHandle *moduleFor(nvfp4_kernel *k, nvfp4_device *d,
                             nvfp4_status &status) {
   auto it = d->modules.find(k->id);
@@ -607,11 +620,8 @@ nvfp4_status nvfp4_make_inputs(const nvfp4_kernel *k, uint64_t seed,
   if (nvfp4_status s =
           checkCounts(*k, numInputs, k->outputs.size(), !inputs, false))
     return s;
-  for (size_t i = 0; i < numInputs; ++i)
-    if (!inputs[i])
-      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  "input " + std::to_string(i) + " (" + k->inputs[i].name +
-                      "): data is null");
+  if (nvfp4_status s = checkHostData(inputs, numInputs, k->inputs, "input"))
+    return s;
   auto made = rt::makeInputs(k->spec, k->sizes, seed);
   if (!made)
     return fail(NVFP4_ERROR_DEVICE, made.takeError().message());
@@ -644,16 +654,11 @@ nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *k,
   if (nvfp4_status s = checkCounts(*k, numInputs, numOutputs, !inputs,
                                    !outputs))
     return s;
-  for (size_t i = 0; i < numInputs; ++i)
-    if (!inputs[i])
-      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  "input " + std::to_string(i) + " (" + k->inputs[i].name +
-                      "): data is null");
-  for (size_t i = 0; i < numOutputs; ++i)
-    if (!outputs[i])
-      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  "output " + std::to_string(i) + " (" + k->outputs[i].name +
-                      "): data is null");
+  if (nvfp4_status s = checkHostData(inputs, numInputs, k->inputs, "input"))
+    return s;
+  if (nvfp4_status s =
+          checkHostData(outputs, numOutputs, k->outputs, "output"))
+    return s;
   const rt::HarnessSpec &spec = k->spec;
   std::vector<std::vector<double>> operands(spec.tensors.size());
   std::vector<std::vector<uint8_t>> outs(spec.tensors.size());

@@ -213,16 +213,12 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return compileError("the kernel's nvfp4.harness cannot be read");
   // The op's operands are the harness's `operands`, then (the matmuls'
   // outs(%init)) the results' initial values, named as the results.
-  size_t numInits = op->getNumOperands() - std::min<size_t>(
-                                               op->getNumOperands(),
-                                               k->spec.opOperands.size());
+  size_t named = k->spec.opOperands.size();
   auto operandName = [&](size_t j) -> const std::string & {
-    return j < k->spec.opOperands.size()
-               ? k->spec.opOperands[j]
-               : k->spec.opResults[j - k->spec.opOperands.size()];
+    return j < named ? k->spec.opOperands[j] : k->spec.opResults[j - named];
   };
-  if (k->spec.opOperands.size() + numInits != op->getNumOperands() ||
-      numInits > k->spec.opResults.size() ||
+  if (op->getNumOperands() < named ||
+      op->getNumOperands() - named > k->spec.opResults.size() ||
       k->spec.opResults.size() != op->getNumResults())
     return fail(NVFP4_ERROR_UNSUPPORTED,
                 op->getName().getStringRef().str() +

@@ -41,18 +41,12 @@ StringRef lowering(Operation *op) {
 
 /// The operand the result is written over (`outs(%init)`), if any.
 OpOperand *initOperand(Operation *op) {
-  Value init;
+  std::optional<MutableOperandRange> init;
   if (auto dense = dyn_cast<ScaledMatmulOp>(op))
-    init = dense.getInit();
+    init = dense.getInitMutable();
   else if (auto grouped = dyn_cast<GroupedScaledMatmulOp>(op))
-    init = grouped.getInit();
-  if (!init)
-    return nullptr;
-  for (OpOperand &operand : op->getOpOperands())
-    if (operand.get() == init &&
-        operand.getOperandNumber() == op->getNumOperands() - 1)
-      return &operand;
-  return nullptr;
+    init = grouped.getInitMutable();
+  return init && !init->empty() ? &(*init)[0] : nullptr;
 }
 
 template <typename OpTy>
