@@ -61,7 +61,8 @@ MLIR_SYNC = re.compile(
     r"\.nocomplete)?|nvgpu\.mbarrier\.init|sm100\.fence|sm100\.commit|"
     r"sm100\.wait|gpu\.barrier|nvvm\.barrier\w*|nvvm\.cluster\.(?:arrive|wait)"
     r"[\w.]*|nvvm\.fence\.[\w.]+|nvvm\.mbarrier\.[\w.]+|"
-    r"nvvm\.cp\.async\.bulk\.(?:commit|wait)[\w.]*)\b")
+    r"nvvm\.cp\.async\.bulk\.(?:commit|wait)[\w.]*|"
+    r"nvvm\.wgmma\.(?:fence|commit|wait)[\w.]*)\b")
 # Inline PTX the lowering emits for what upstream lacks: a sync when its
 # text is one.
 INLINE_SYNC = re.compile(
@@ -74,7 +75,8 @@ PTX_SYNC = re.compile(
     r"[\w.]*|bar\.arrive|barrier\.arrive[\w.]*|barrier\.cluster\.\w+[\w.]*|"
     r"tcgen05\.fence[\w:]*|tcgen05\.commit[\w.:]*|tcgen05\.wait[\w:]*|"
     r"fence\.[\w.:]+|cp\.async\.bulk\.wait_group[\w.]*|"
-    r"cp\.async\.bulk\.commit_group)\b")
+    r"cp\.async\.bulk\.commit_group|wgmma\.fence[\w.]*|"
+    r"wgmma\.commit_group[\w.]*|wgmma\.wait_group[\w.]*)\b")
 
 
 def run(cmd, timeout):
@@ -120,7 +122,7 @@ class Kernel:
 
     def lower(self):
         out = os.path.join(self.tmp, self.name + ".sm100.mlir")
-        opt = "stop-after=attention"
+        opt = "stop-after=attention chip=" + self.args.chip
         if self.num_sms:
             opt += " num-sms=%d" % self.num_sms
         # With its locations: the attention lowering names every
@@ -138,7 +140,8 @@ class Kernel:
     def ptx(self, lowered_path):
         out = os.path.join(self.tmp, self.name + ".ptx")
         rc, text = run([self.args.nvfp4_run, "--backend=emulator",
-                        lowered_path, "--emit-ptx=" + out, "--dry-run"], 600)
+                        "--chip=" + self.args.chip, lowered_path,
+                        "--emit-ptx=" + out, "--dry-run"], 600)
         if rc != 0:
             sys.exit("sync_mutations: cannot compile %s:\n%s" % (
                 lowered_path, text[-2000:]))
@@ -146,7 +149,8 @@ class Kernel:
             return f.read()
 
     def base_cmd(self, path):
-        cmd = [self.args.nvfp4_run, "--backend=emulator", path,
+        cmd = [self.args.nvfp4_run, "--backend=emulator",
+               "--chip=" + self.args.chip, path,
                "--max-warp-instructions=%d" % self.args.max_warp_instructions]
         return cmd + list(self.args.run_arg)
 
@@ -314,6 +318,10 @@ def main():
     ap.add_argument("--run-arg", action="append", default=[],
                     help="an extra nvfp4-run argument (repeatable)")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--chip", choices=("sm_100a", "sm_90a"), default="sm_100a",
+                    help="lower the attention ops for this chip (the sm_90a "
+                    "kernel adds wgmma.fence / commit_group / wait_group "
+                    "sites)")
     ap.add_argument("--keep", help="write the mutants to this directory")
     args = ap.parse_args()
     args.nvfp4_opt = os.path.join(args.build, "bin", "nvfp4-opt")
@@ -331,7 +339,11 @@ def main():
         if args.matrix is not None:
             sys.path.insert(0, os.path.join(ROOT, "scripts"))
             import attention_matrix
-            for c in attention_matrix.ci_cases():
+            cases = attention_matrix.ci_cases()
+            if args.chip == "sm_90a":
+                cases = [c for c in cases if attention_matrix.hopper_takes(c)]
+                cases += attention_matrix.hopper_cases()
+            for c in cases:
                 if args.matrix in c["name"]:
                     p = os.path.join(tmp, c["name"] + ".mlir")
                     with open(p, "w") as f:

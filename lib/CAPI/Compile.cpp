@@ -195,6 +195,8 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     lower.stopAfter = "attention";
     lower.numSms = pipeline.numSms;
     lower.ctaGroup = pipeline.ctaGroup;
+    lower.chip = pipeline.chip;
+    lower.features = pipeline.features;
     if (failed(buildSM100ToCubinPipeline(pm, lower)) ||
         failed(pm.run(*module)))
       return compileError("lowering " + op->getName().getStringRef().str() +

@@ -113,6 +113,7 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   //    such ops).
   NVFP4LowerAttentionOptions attention;
   attention.numSms = opts.numSms;
+  attention.chip = opts.chip;
   pm.addPass(createNVFP4LowerAttention(attention));
   pm.addPass(createNVFP4LowerAttentionMerge());
   pm.addPass(createNVFP4LowerQuantize());

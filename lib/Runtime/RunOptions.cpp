@@ -508,7 +508,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
         "backend", "kernel",   "grid", "block", "cluster",
         "smem",    "arg",      "buf",  "device", "k",
         "size",    "seed",     "emit-ptx", "rel-l2-tol",
-        "max-warp-instructions", "num-sms", "cta-group", "set-input", "cta-stats",
+        "max-warp-instructions", "num-sms", "chip", "cta-group", "set-input", "cta-stats",
         "schedule-seed", "schedules", "replace-ptx", "mma-numerics"};
     if (option == "dry-run") {
       if (hasValue)
@@ -598,6 +598,11 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
           options.numSms > 100000)
         return makeError("--num-sms=", value,
                          ": expected an SM count in [1, 100000]");
+    } else if (option == "chip") {
+      if (value != "sm_100a" && value != "sm_90a")
+        return makeError("--chip=", value,
+                         ": expected sm_100a (tcgen05) or sm_90a (wgmma)");
+      options.chip = value;
     } else if (option == "cta-group") {
       if (!parseU64(value, options.ctaGroup) || options.ctaGroup > 2)
         return makeError("--cta-group=", value,
@@ -699,7 +704,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
     return options;
   }
   for (const char *o : {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms",
-                        "cta-group",
+                        "chip", "cta-group",
                         "set-input", "no-input-checks", "cta-stats",
                         "schedules", "replace-ptx"})
     if (given.count(o))
@@ -848,6 +853,9 @@ names the reference, the launch and each argument; docs/Runtime.md):
   --num-sms=N               nvfp4.attention: the SM count the balanced
                             split-KV plan spreads the work over (default 148,
                             a B200; nvfp4-lower-attention's num-sms)
+  --chip=CHIP               the chip the kernels are built for: sm_100a
+                            (default: tcgen05) or sm_90a (Hopper: wgmma;
+                            nvfp4.attention only, docs/Hopper.md)
   --cta-group=N             nvfp4.scaled_matmul: 1 single CTAs, 2 CTA pairs
                             (cta_group::2), 0 by shape (default)
   --set-input=NAME[I]=V     set element I (flat, row-major) of input NAME to

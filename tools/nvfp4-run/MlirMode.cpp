@@ -106,6 +106,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
     nvfp4::NVFP4LowerAttentionOptions lowerOptions;
     if (options.numSms)
       lowerOptions.numSms = int64_t(options.numSms);
+    lowerOptions.chip = options.chip;
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());
     lower.addPass(nvfp4::createNVFP4LowerQuantize());
@@ -165,6 +166,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
   // Compile: the whole pipeline, ending in PTX (no ptxas).
   nvfp4::SM100ToCubinOptions pipelineOptions;
   pipelineOptions.format = "isa";
+  pipelineOptions.chip = options.chip;
   PassManager pm(&context);
   if (failed(nvfp4::buildSM100ToCubinPipeline(pm, pipelineOptions)))
     return usageError("cannot build the nvfp4-sm100-to-cubin pipeline");

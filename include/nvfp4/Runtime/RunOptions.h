@@ -130,6 +130,9 @@ struct RunOptions {
   uint64_t numSms = 0;
   /// --cta-group=N: nvfp4-lower-scaled-matmul's cta-group (0: by shape).
   uint64_t ctaGroup = 0;
+  /// MLIR input: the chip the kernels are built for (nvfp4-sm100-to-cubin's
+  /// chip): sm_100a (default) or sm_90a (docs/Hopper.md).
+  std::string chip = "sm_100a";
   /// MLIR-input mode: input elements to set after the fill
   /// (--set-input=NAME[INDEX]=VALUE), and whether the reference's input
   /// checks run before the launch (--no-input-checks turns them off).

@@ -104,34 +104,41 @@ void Epilogue::appendHarnessArgs(Builder &b,
   args.push_back(harnessBuffer(b, "unit_records"));
 }
 
-void Epilogue::readO(const Piece &piece, Value oAcc, Value oDone,
-                     Value lastPhase,
+OSource Epilogue::tmemO(Value oAcc, Value oDone, Value lastPhase) {
+  OSource o;
+  o.width = 32;
+  o.read = [this, oAcc, oDone,
+            lastPhase](function_ref<void(Value oc, Value acc)> use) {
+    IR &ir = env.ir;
+    ImplicitLocOpBuilder &b = env.b;
+    auto vf32 = VectorType::get({32}, b.getF32Type());
+    ir.wait(oDone, ir.idx(0), ir.parityOf(lastPhase), "epilogue: wait o_done");
+    ir.named(sm100::FenceOp::create(b, sm100::FenceKind::after_thread_sync),
+             "epilogue: fence after o_done");
+    ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32), [&](Value oc) {
+      Value ov = sm100::TmemLoadOp::create(
+          b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32, false,
+          IntegerAttr(), IntegerAttr());
+      use(oc, ov);
+    });
+  };
+  o.columns = [this](function_ref<void(Value oc)> f) {
+    IR &ir = env.ir;
+    ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32), f);
+  };
+  return o;
+}
+
+void Epilogue::readO(const Piece &piece, const OSource &o,
                      function_ref<void(Value oc, Value acc)> use,
-                     function_ref<void()> none) {
-  IR &ir = env.ir;
-  ImplicitLocOpBuilder &b = env.b;
-  auto vf32 = VectorType::get({32}, b.getF32Type());
-  ir.ifThenElse(
-      piece.any,
-      [&] {
-        ir.wait(oDone, ir.idx(0), ir.parityOf(lastPhase),
-                "epilogue: wait o_done");
-        ir.named(sm100::FenceOp::create(b, sm100::FenceKind::after_thread_sync),
-                 "epilogue: fence after o_done");
-        ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32),
-                   [&](Value oc) {
-                     Value ov = sm100::TmemLoadOp::create(
-                         b, vf32, oAcc, oc, sm100::LdStShape::shape_32x32b, 32,
-                         false, IntegerAttr(), IntegerAttr());
-                     use(oc, ov);
-                   });
-      },
-      none);
+                     function_ref<void(Value oc)> none) {
+  env.ir.ifThenElse(
+      piece.any, [&] { o.read(use); }, [&] { o.columns(none); });
 }
 
 void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
-                          const UnitGeom &u, Value inv, Value oAcc,
-                          Value oDone, Value lastPhase, Value dvBase) {
+                          const UnitGeom &u, Value inv, const OSource &o,
+                          Value dvBase) {
   IR &ir = env.ir;
   ImplicitLocOpBuilder &b = env.b;
   const AttentionProblemShape &p = env.p;
@@ -156,7 +163,7 @@ void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
   Value gs = memref::LoadOp::create(b, outScale, ValueRange{ir.idx(0)});
   BlockQuantizer quant(ir, QuantRecipe::fast, NanPolicy::propagate, gs);
   readO(
-      piece, oAcc, oDone, lastPhase,
+      piece, o,
       [&](Value oc, Value ov) {
         Value on = arith::MulFOp::create(
             b, ov, vector::BroadcastOp::create(b, vf32, inv));
@@ -173,7 +180,7 @@ void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
               vector::FromElementsOp::create(b, VectorType::get({2}, i8),
                                              ValueRange{sf0, sf1}));
       },
-      [&] {
+      [&](Value oc) {
         // No visible key: O = 0, whose blocks quantize to code 0 and scale
         // factor 0.
         Value zeros = arith::ConstantOp::create(
@@ -182,21 +189,28 @@ void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
         Value zeroSf = arith::ConstantOp::create(
             b, DenseElementsAttr::get(VectorType::get({2}, i8),
                                       IntegerAttr::get(i8, 0)));
-        ir.forLoop(ir.idx(0), ir.idx(env.s.dvPerCta()), ir.idx(32),
-                   [&](Value oc) { store(oc, zeros, zeroSf); });
+        store(oc, zeros, zeroSf);
       });
 }
 
 void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
-                     Value sinkL, Value oAcc, Value oDone, Value lastPhase,
-                     Value dvBase) {
+                     Value sinkL, const OSource &o, Value dvBase) {
   IR &ir = env.ir;
   ImplicitLocOpBuilder &b = env.b;
   const AttentionSchedule &s = env.s;
   const AttentionProblemShape &p = env.p;
-  auto vf32 = VectorType::get({32}, b.getF32Type());
+  const int64_t w = o.width;
+  auto vf32 = VectorType::get({w}, b.getF32Type());
   Value ninf = ir.negInf(), zero = ir.f32(0.0);
   Value firstOfPair = ir.eq(env.split, ir.idx(0));
+  // The row's scalars are written by one thread of those that share it.
+  Value writesRow = row.lead ? ir.andi(firstOfPair, row.lead) : firstOfPair;
+  // Chunks of w elements at multiples of w: at most 64-byte aligned (Dv is
+  // a multiple of 64 elements and any CUDA allocation 256-byte aligned).
+  auto alignOf = [&](Type elem) {
+    return llvm::Align(std::min<uint64_t>(
+        kOutAlign.value(), uint64_t(w) * elem.getIntOrFloatBitWidth() / 8));
+  };
   const UnitGeom &u = piece.unit;
 
   // O and the LSE with the sink (base 2: sinkL = sink * log2 e) in the
@@ -220,36 +234,35 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
         arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
     Value inv = ir.select(positive, arith::DivFOp::create(b, e1, z), zero);
     // The CTAs of a Dv split compute the same LSE; the first writes it.
-    ir.ifThen(ir.andi(row.valid, firstOfPair), [&] {
+    ir.ifThen(ir.andi(row.valid, writesRow), [&] {
       memref::StoreOp::create(b, lse, outLse,
                               ValueRange{u.batch, row.head, row.query});
     });
     if (p.nvfp4Out) {
-      writeNvfp4(piece, row, u, inv, oAcc, oDone, lastPhase, dvBase);
+      writeNvfp4(piece, row, u, inv, o, dvBase);
       return;
     }
-    auto outVec = VectorType::get({32}, p.outElement);
+    auto outVec = VectorType::get({w}, p.outElement);
     auto store = [&](Value oc, Value v) {
       ir.ifThen(row.valid, [&] {
         vector::StoreOp::create(
             b, v, outO,
             ValueRange{u.batch, row.query, row.head, ir.add(dvBase, oc)},
-            /*nontemporal=*/false, kOutAlign);
+            /*nontemporal=*/false, alignOf(p.outElement));
       });
     };
     readO(
-        piece, oAcc, oDone, lastPhase,
+        piece, o,
         [&](Value oc, Value ov) {
           Value on = arith::MulFOp::create(
               b, ov, vector::BroadcastOp::create(b, vf32, inv));
           store(oc, arith::TruncFOp::create(b, outVec, on));
         },
-        [&] {
+        [&](Value oc) {
           Value zeros = arith::ConstantOp::create(
               b, DenseElementsAttr::get(outVec,
                                         FloatAttr::get(p.outElement, 0.0)));
-          ir.forLoop(ir.idx(0), ir.idx(s.dvPerCta()), ir.idx(32),
-                     [&](Value oc) { store(oc, zeros); });
+          store(oc, zeros);
         });
   };
 
@@ -266,28 +279,28 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
         ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), l), zero);
     Value lse2 =
         ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)), ninf);
-    ir.ifThen(ir.andi(inRange, firstOfPair), [&] {
+    ir.ifThen(ir.andi(inRange, writesRow), [&] {
       memref::StoreOp::create(b, lse2, partialLse, ValueRange{sl, row.r});
     });
     auto store = [&](Value oc, Value v) {
       ir.ifThen(inRange, [&] {
         vector::StoreOp::create(b, v, partialO,
                                 ValueRange{sl, row.r, ir.add(dvBase, oc)},
-                                /*nontemporal=*/false, kOutAlign);
+                                /*nontemporal=*/false,
+                                alignOf(b.getF32Type()));
       });
     };
     readO(
-        piece, oAcc, oDone, lastPhase,
+        piece, o,
         [&](Value oc, Value ov) {
           store(oc, arith::MulFOp::create(
                         b, ov, vector::BroadcastOp::create(b, vf32, inv)));
         },
-        [&] {
+        [&](Value oc) {
           Value zeros = arith::ConstantOp::create(
               b, DenseElementsAttr::get(vf32,
                                         FloatAttr::get(b.getF32Type(), 0.0)));
-          ir.forLoop(ir.idx(0), ir.idx(s.dvPerCta()), ir.idx(32),
-                     [&](Value oc) { store(oc, zeros); });
+          store(oc, zeros);
         });
   };
 
@@ -296,7 +309,7 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
   auto record = [&] {
     auto [firstSlot, pieces, p0] = plan.unitRecord(piece);
     Value writer =
-        ir.andi(piece.first, ir.andi(ir.eq(env.tid, ir.idx(0)), firstOfPair));
+        ir.andi(piece.first, ir.andi(ir.eq(row.r, ir.idx(0)), writesRow));
     ir.ifThen(writer, [&] {
       Value n = ir.select(piece.whole, ir.idx(1), pieces);
       int64_t w = 0;

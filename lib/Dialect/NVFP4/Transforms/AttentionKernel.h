@@ -189,6 +189,22 @@ private:
   Value planWords; ///< device plan: shared words
 };
 
+/// Where the epilogue reads a piece's unnormalised O for one row: chunks
+/// of `width` consecutive columns (vector<width x f32>), each at column
+/// `col` (index, relative to the CTA's first column of Dv). The SM100
+/// kernel reads 32-column chunks from TMEM once the last P V completed; the
+/// sm_90a kernel holds O in registers (the wgmma fragment: 2-column chunks,
+/// docs/Hopper.md).
+struct OSource {
+  int64_t width = 32;
+  /// Runs `use(col, acc)` for every chunk of the row this thread writes
+  /// (only for a piece with tiles).
+  std::function<void(llvm::function_ref<void(Value col, Value acc)> use)> read;
+  /// Runs `f(col)` for the same chunks without reading O (a piece without
+  /// tiles writes zeros).
+  std::function<void(llvm::function_ref<void(Value col)> f)> columns;
+};
+
 /// What the softmax warps write for each piece (docs/AttentionLowering.md,
 /// "Epilogue").
 class Epilogue {
@@ -201,17 +217,21 @@ public:
 
   /// The row a softmax thread owns in the piece's unit.
   struct Row {
-    Value r;     ///< TMEM lane = M row
+    Value r;     ///< M row (TMEM lane on SM100)
     Value query; ///< i
     Value head;  ///< query head
     Value valid; ///< a real (query, head) row
+    /// This thread writes the row's LSE and LSE-like scalars (i1; null:
+    /// every thread owns a whole row).
+    Value lead;
   };
   /// Thread `row` writes its row after the piece's tiles: the running max m
-  /// and sum l (base 2), the accumulator `oAcc` (complete once o_done phase
-  /// `lastPhase` has, when the piece has tiles), `sinkL` (the sink in base
-  /// 2, or -inf).
+  /// and sum l (base 2), O from `o`, `sinkL` (the sink in base 2, or -inf).
   void write(const Piece &piece, const Row &row, Value m, Value l, Value sinkL,
-             Value oAcc, Value oDone, Value lastPhase, Value dvBase);
+             const OSource &o, Value dvBase);
+  /// The SM100 O source: O's 32-column chunks from the TMEM accumulator
+  /// `oAcc`, complete once o_done phase `lastPhase` has.
+  OSource tmemO(Value oAcc, Value oDone, Value lastPhase);
 
   /// Outputs of the final result and the workspace of partial ones; with
   /// an NVFP4 O, its scale factors and the encode scale.
@@ -220,13 +240,12 @@ public:
 
 private:
   /// The final O of row `row` as NVFP4 (AttentionProblemShape::nvfp4Out),
-  /// normalised by `inv`.
+  /// normalised by `inv` (32-column chunks only).
   void writeNvfp4(const Piece &piece, const Row &row, const UnitGeom &u,
-                  Value inv, Value oAcc, Value oDone, Value lastPhase,
-                  Value dvBase);
-  void readO(const Piece &piece, Value oAcc, Value oDone, Value lastPhase,
+                  Value inv, const OSource &o, Value dvBase);
+  void readO(const Piece &piece, const OSource &o,
              llvm::function_ref<void(Value oc, Value acc)> use,
-             llvm::function_ref<void()> none);
+             llvm::function_ref<void(Value oc)> none);
   KernelEnv &env;
   WorkPlan &plan;
 };
@@ -276,6 +295,27 @@ mlir::DictionaryAttr buildCombineKernel(const AttentionSchedule &s,
                                         mlir::ImplicitLocOpBuilder &b,
                                         mlir::gpu::GPUModuleOp module,
                                         llvm::StringRef name);
+
+/// What the sm_90a consumer warpgroups use of the kernel around them
+/// (LowerAttention.cpp builds it; docs/Hopper.md).
+struct HopperKernel {
+  /// Dynamic shared memory and the byte offset of its 1024-aligned base
+  /// (Q's first box).
+  Value smem, qOff;
+  /// Byte offsets (from smem) of stage `stage`'s K and V tiles.
+  std::function<Value(Value stage)> kOffset, vOffset;
+  /// Barriers: q_full / kv_full (TMA), q_empty / kv_empty (4 arrivals per
+  /// consumer warpgroup).
+  Value qFull, qEmpty, kvFull, kvEmpty;
+  /// The kernel's softmax_scale * log2 e and sink (null without).
+  Value scaleLog2, sink;
+};
+
+/// Builds the body of the consumer role (warps 0 .. 4 consumers - 1) of the
+/// sm_90a kernel: S = Q K^T and O += P V by wgmma, the online softmax in
+/// registers, and the epilogue, for every piece of the CTA.
+void buildHopperConsumers(KernelEnv &env, WorkPlan &work, Epilogue &epi,
+                          const HopperKernel &k);
 
 /// The kernel a lowered op records as `nvfp4.kernel = @module::@kernel`;
 /// the lowerings skip ops that already carry it.

@@ -180,8 +180,12 @@ Value KvSource::row(Value batch, Value key) {
   // would make TMA read zeros (out of the map) or another sequence's page:
   // the kernel says which and stops (docs/AttentionLowering.md, "Bad block
   // tables").
+  // On sm_90a the kernel stops (trap) without the message: a call
+  // (vprintf) anywhere in a kernel makes ptxas serialize all of its wgmma
+  // (C7510; docs/Hopper.md).
   auto stop = [&](StringRef format, ValueRange values) {
-    gpu::PrintfOp::create(env.b, env.b.getStringAttr(format), values);
+    if (!env.s.hopper())
+      gpu::PrintfOp::create(env.b, env.b.getStringAttr(format), values);
     ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
   };
   Value pastTable = ir.cmp(arith::CmpIPredicate::uge, page, ir.idx(p.maxPages));

@@ -54,8 +54,29 @@ int64_t nextPowerOfTwo(int64_t v) {
 
 } // namespace
 
-FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
-                                                            int64_t numSms) {
+FailureOr<AttentionChip> nvfp4::parseAttentionChip(StringRef chip,
+                                                   std::string &message) {
+  if (chip == "sm_90a")
+    return AttentionChip::SM90;
+  StringRef digits = chip;
+  unsigned cc = 0;
+  if (digits.consume_front("sm_")) {
+    digits = digits.take_while([](char c) { return c >= '0' && c <= '9'; });
+    if (!digits.getAsInteger(10, cc) && cc >= 100)
+      return AttentionChip::SM100;
+  }
+  message = "expected chip sm_90a (Hopper: wgmma) or a chip of compute "
+            "capability 10.0 or newer such as sm_100a (tcgen05), got '" +
+            chip.str() + "'";
+  if (chip == "sm_90")
+    message += " (wgmma and setmaxnreg need the architecture-specific "
+               "sm_90a)";
+  return failure();
+}
+
+FailureOr<AttentionSchedule>
+nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
+                               AttentionChip chip) {
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
   auto v = cast<RankedTensorType>(op.getV().getType());
@@ -167,6 +188,30 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
                           "over two CTAs), got ")
            << p.headDimV;
 
+  // sm_90a (docs/Hopper.md): dense and paged bf16/f16 caches with D and
+  // Dv up to 256 so far; what needs SM100 is refused by name.
+  s.chip = chip;
+  if (s.hopper()) {
+    if (p.nvfp4Out)
+      return op.emitOpError("cannot be lowered for sm_90a: an NVFP4 O "
+                            "(o_scale) needs sm_100a's e2m1 conversion "
+                            "(cvt.rn.satfinite.e2m1x2.f32)");
+    if (p.cache)
+      return op.emitOpError("cannot be lowered for sm_90a yet: a quantized "
+                            "kv_cache (fp8 with scales) is SM100-only so far "
+                            "(docs/Hopper.md, increment 4)");
+    if (p.sparse())
+      return op.emitOpError("cannot be lowered for sm_90a yet: sparse top-k "
+                            "indices are SM100-only so far (docs/Hopper.md, "
+                            "increment 4)");
+    if (p.headDim > 256 || p.headDimV > 256)
+      return op.emitOpError("cannot be lowered for sm_90a yet: expected head "
+                            "dims D and Dv of at most 256, got D = ")
+             << p.headDim << ", Dv = " << p.headDimV
+             << " (the Dv split across consumer warpgroups for D 512 / 576 "
+                "is docs/Hopper.md's increment 5)";
+  }
+
   s.group = p.headsQ / p.headsKv;
   if (s.group > AttentionSchedule::kRows)
     return op.emitOpError("cannot be lowered yet: expected at most ")
@@ -257,6 +302,12 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   // stage cannot overlap the next tile's load with this tile's MMAs), else
   // the first that fits one.
   SmallVector<std::pair<int64_t, int64_t>> candidates = {{128, 1}, {64, 1}};
+  // sm_90a: S (64 x tile f32) and O (64 x Dv f32) are registers of each
+  // consumer thread, tile / 2 + Dv / 2 of them: 128-key tiles up to D and
+  // Dv 128, 64-key tiles beyond (docs/Hopper.md).
+  if (s.hopper())
+    candidates = {
+        {p.headDim <= 128 && p.headDimV <= 128 ? 128 : 64, 1}};
   if (s.exchangeS)
     candidates = {{128, 1}, {128, 2}, {64, 1}, {64, 2}};
   std::optional<std::pair<int64_t, int64_t>> one;
@@ -291,6 +342,25 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(AttentionOp op,
   s.tmemP = s.tmemS;
   s.tmemO = s.sBuffers * s.kvTile;
   s.tmemColumns = nextPowerOfTwo(s.tmemO + s.dvPerCta());
+  if (s.hopper()) {
+    // No TMEM. Consumer warpgroups of 64 rows each (one when the rows fit
+    // 64), then the producer warpgroup; setmaxnreg moves the producer's
+    // registers to the consumers (FlashAttention-3's 24 / 240).
+    s.sBuffers = 1;
+    s.tmemS = s.tmemP = s.tmemO = s.tmemColumns = 0;
+    s.consumers =
+        s.usedRows() > AttentionSchedule::kWarpgroupRows ? 2 : 1;
+    s.threads = 128 * (s.consumers + 1);
+    // With one consumer warpgroup (256 threads) every warp may hold 240
+    // registers; with two, 2 x 128 consumer threads and 128 producer
+    // threads share 64,512 (168 x 384): the consumers take 224, the
+    // producer 56, the split with which ptxas spills in none of the shapes
+    // of scripts/attention_matrix.py --chip=sm_90a (240 / 24 spills in the
+    // loader, 216 / 72 in D 256's consumers; docs/Hopper.md).
+    s.maxRegs = s.consumers == 2 ? 168 : 240;
+    s.softmaxRegs = s.consumers == 2 ? 224 : 240;
+    s.otherRegs = s.consumers == 2 ? 56 : 240;
+  }
   if (s.tmemColumns > 512)
     return op.emitOpError("internal error: the TMEM plan needs ")
            << s.tmemColumns << " columns";

@@ -28,9 +28,20 @@ constexpr const char *kPlanTable = "plan_table";
 /// than uFirst / uLast: LLVM reads words 0 and 2 as one 16-byte vector, and
 /// one thread writes the b words while the other warps still read the u
 /// words (the emulator's sanitizer reports that as a race).
+/// Each of the three per-warp groups holds one word per warp of the CTA
+/// (8 on SM100, 12 on sm_90a with two consumer warpgroups).
 constexpr int64_t kWordUFirst = 0, kWordULast = 2, kWordT0 = 4, kWordT1 = 5,
-                  kWordWarps = 8, kWordWarpsFine = 16, kWordWarpsEmpty = 24,
-                  kWords = 32;
+                  kWordWarps = 8;
+int64_t warpWords(const AttentionSchedule &s) { return s.threads / 32; }
+int64_t wordWarpsFine(const AttentionSchedule &s) {
+  return kWordWarps + warpWords(s);
+}
+int64_t wordWarpsEmpty(const AttentionSchedule &s) {
+  return kWordWarps + 2 * warpWords(s);
+}
+int64_t wordsOf(const AttentionSchedule &s) {
+  return kWordWarps + 3 * warpWords(s);
+}
 /// A row of the static plan table: uFirst, b0First, uLast, b1Last, S.
 constexpr int64_t kTableUFirst = 0, kTableT0 = 1, kTableULast = 2,
                   kTableT1 = 3, kTableS = 4, kTableWords = 5;
@@ -95,12 +106,12 @@ void WorkPlan::initShared() {
     // 16-byte aligned: LLVM loads the warp sums as vectors (and a demoted
     // shared global keeps only what it is declared with).
     memref::GlobalOp::create(env.b, kPlanWords, env.b.getStringAttr("private"),
-                             ir.smemMemref({kWords}, env.b.getI32Type()),
+                             ir.smemMemref({wordsOf(env.s)}, env.b.getI32Type()),
                              Attribute(), /*constant=*/false,
                              env.b.getI64IntegerAttr(16));
   }
   planWords = memref::GetGlobalOp::create(
-      env.b, ir.smemMemref({kWords}, env.b.getI32Type()), kPlanWords);
+      env.b, ir.smemMemref({wordsOf(env.s)}, env.b.getI32Type()), kPlanWords);
   // No unit yet: uFirst = INT32_MAX, uLast = -1 (an empty range).
   ir.ifThen(ir.eq(env.tid, ir.idx(0)), [&] {
     memref::StoreOp::create(env.b, ir.i32(INT32_MAX), planWords,
@@ -174,7 +185,7 @@ void WorkPlan::computePartition() {
   // ceil(T / P) / 8) and the first slot of each thread's first unit:
   // x_u = granules before u + u o (+ the empty units before u when o = 0,
   // each taking one slot).
-  const int64_t threads = AttentionSchedule::kThreads;
+  const int64_t threads = s.threads;
   const int64_t per = (s.units + threads - 1) / threads;
   Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(s.units));
   Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(s.units));
@@ -208,8 +219,8 @@ void WorkPlan::computePartition() {
     return incl;
   };
   Value inclTiles = scan(mine[0], kWordWarps);
-  Value inclBlocks = scan(mine[1], kWordWarpsFine);
-  Value inclEmpty = scan(mine[2], kWordWarpsEmpty);
+  Value inclBlocks = scan(mine[1], wordWarpsFine(s));
+  Value inclEmpty = scan(mine[2], wordWarpsEmpty(s));
   ir.named(gpu::BarrierOp::create(b), "plan: barrier after the warp sums");
   auto finish = [&](Value incl, Value v, int64_t word, Value &before,
                     Value &total) {
@@ -227,8 +238,8 @@ void WorkPlan::computePartition() {
   };
   Value tilesBefore, blocksBefore, emptyBefore, Tc, Tf, E0;
   finish(inclTiles, mine[0], kWordWarps, tilesBefore, Tc);
-  finish(inclBlocks, mine[1], kWordWarpsFine, blocksBefore, Tf);
-  finish(inclEmpty, mine[2], kWordWarpsEmpty, emptyBefore, E0);
+  finish(inclBlocks, mine[1], wordWarpsFine(s), blocksBefore, Tf);
+  finish(inclEmpty, mine[2], wordWarpsEmpty(s), emptyBefore, E0);
   // plan::preferFineGranule: 16 Tf cc >= 16 Tc cf + P cf cc.
   Value P = ir.idx(s.partitions);
   Value cf = ir.maxs(ir.idx(1), ir.ceilDivu(Tf, P));

@@ -246,13 +246,14 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
   // The TMEM allocation slot.
-  memref::GlobalOp::create(b, "tmem_slot", b.getStringAttr("private"),
-                           ir.smemMemref({1}, b.getI32Type()), Attribute(),
-                           /*constant=*/false, IntegerAttr());
+  if (!s.hopper())
+    memref::GlobalOp::create(b, "tmem_slot", b.getStringAttr("private"),
+                             ir.smemMemref({1}, b.getI32Type()), Attribute(),
+                             /*constant=*/false, IntegerAttr());
   auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(args, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(AttentionSchedule::kThreads), 1, 1}));
+      b.getDenseI32ArrayAttr({int32_t(s.threads), 1, 1}));
   func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(int32_t(s.maxRegs)));
   if (clustered())
     func->setAttr("nvvm.cluster_dim",
@@ -261,10 +262,34 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   b.setInsertionPointToStart(&func.getBody().front());
   prologue(func);
 
-  auto roles =
-      sm100::WarpRolesOp::create(b, uint32_t(AttentionSchedule::kThreads / 32));
+  auto roles = sm100::WarpRolesOp::create(b, uint32_t(s.threads / 32));
   roles.getBody().push_back(new Block());
-  {
+  if (s.hopper()) {
+    // Consumer warpgroups first (thread 0 is a consumer: it writes the
+    // unit records), then the producer warpgroup: the TMA warp and three
+    // idle warps that give their registers away.
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&roles.getBody().front());
+    uint32_t c = uint32_t(4 * s.consumers);
+    auto consumer = ir.role<sm100::RoleOp>("consumer", 0, c, s.softmaxRegs);
+    auto load = ir.role<sm100::RoleOp>("load", c, c + 1, s.otherRegs);
+    ir.role<sm100::RoleOp>("idle", c + 1, c + 4, s.otherRegs);
+    b.setInsertionPointToStart(&consumer.getBody().front());
+    HopperKernel hk;
+    hk.smem = smem;
+    hk.qOff = qOff;
+    hk.kOffset = [this](Value stage) { return kOffset(stage); };
+    hk.vOffset = [this](Value stage) { return vOffset(kOffset(stage)); };
+    hk.qFull = qFull;
+    hk.qEmpty = qEmpty;
+    hk.kvFull = kvFull;
+    hk.kvEmpty = kvEmpty;
+    hk.scaleLog2 = scaleLog2;
+    hk.sink = sink;
+    buildHopperConsumers(env, work, epi, hk);
+    b.setInsertionPointToStart(&load.getBody().front());
+    loadRole();
+  } else {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&roles.getBody().front());
     auto makeRole = [&](StringRef roleName, uint32_t begin, uint32_t end,
@@ -287,6 +312,10 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     mmaRole();
   }
 
+  if (s.hopper()) {
+    gpu::ReturnOp::create(b);
+    return func;
+  }
   // Teardown: everyone is done with TMEM before warp 0 frees it; in a
   // cluster, neither CTA exits while the peer may still signal its
   // barriers.
@@ -337,9 +366,11 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   kvEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
   if (p.cache)
     rawFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
-  sFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.sBuffers)));
-  pFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
-  oDone = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  if (!s.hopper()) {
+    sFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.sBuffers)));
+    pFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+    oDone = nvgpu::MBarrierCreateOp::create(b, groupType(1));
+  }
   if (s.exchangeS) {
     xFull = nvgpu::MBarrierCreateOp::create(b, groupType(1));
     xEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(1));
@@ -347,11 +378,13 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
     Value r = NVVM::ClusterId::create(b, b.getI32Type());
     peer = arith::XOrIOp::create(b, r, i32(1));
   }
-  Value slot = memref::GetGlobalOp::create(
-      b, ir.smemMemref({1}, b.getI32Type()), "tmem_slot");
+  Value slot;
+  if (!s.hopper())
+    slot = memref::GetGlobalOp::create(b, ir.smemMemref({1}, b.getI32Type()),
+                                       "tmem_slot");
   // In a cluster both CTAs' MMAs must release what the peer's multicast
-  // loads write here too.
-  Value releasers = idx(multicastQK() ? 2 : 1);
+  // loads write here too; on sm_90a every consumer warp releases.
+  Value releasers = idx(s.hopper() ? 4 * s.consumers : multicastQK() ? 2 : 1);
   ifThen(ir.eq(tid, idx(0)), [&] {
     Value c1 = idx(1);
     auto init = [&](Value group, Value count, int64_t i, StringRef name) {
@@ -367,16 +400,43 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       if (p.cache)
         init(rawFull, c1, st, "raw_full");
     }
-    for (int64_t i = 0; i < s.sBuffers; ++i)
-      init(sFull, c1, i, "s_full");
-    init(pFull, idx(128), 0, "p_full");
-    init(oDone, c1, 0, "o_done");
+    if (!s.hopper()) {
+      for (int64_t i = 0; i < s.sBuffers; ++i)
+        init(sFull, c1, i, "s_full");
+      init(pFull, idx(128), 0, "p_full");
+      init(oDone, c1, 0, "o_done");
+    }
     if (s.exchangeS) {
       init(xFull, idx(128), 0, "x_full");
       init(xEmpty, idx(128), 0, "x_empty");
     }
   });
   work.initShared();
+  if (s.hopper()) {
+    // The K/V stages start as zeros: O += P V multiplies whole tiles, and
+    // the rows of a partly loaded tile that were not loaded hold what an
+    // earlier tile loaded there (finite, with P = 0) or, before any load,
+    // whatever shared memory held (possibly NaN, and 0 x NaN is NaN). A
+    // wgmma under a branch would be serialized by ptxas (C7520).
+    int64_t vecs = s.stages * s.stageBytes() / 16;
+    auto v4 = VectorType::get({4}, b.getI32Type());
+    Value stagesView =
+        view(ir.add(qOff, idx(s.qBytes)), ir.smemMemref({vecs, 4},
+                                                        b.getI32Type()));
+    Value zeros = arith::ConstantOp::create(
+        b, DenseElementsAttr::get(v4, b.getI32IntegerAttr(0)));
+    forLoop(tid, idx(vecs), idx(s.threads), [&](Value i) {
+      vector::StoreOp::create(b, zeros, stagesView, ValueRange{i, idx(0)});
+    });
+    // ... before the TMA (the async proxy) writes there.
+    ir.named(NVVM::FenceProxyOp::create(
+                 b, NVVM::ProxyKind::async_shared,
+                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta)),
+             "start: fence.proxy.async");
+    ir.named(gpu::BarrierOp::create(b), "start: barrier");
+    work.computePartition();
+    return;
+  }
   ifThen(ir.eq(warp, idx(0)),
          [&] { sm100::TmemAllocOp::create(b, slot, uint32_t(s.tmemColumns)); });
   fencedBarrier(ir, "alloc");
@@ -765,8 +825,8 @@ void KernelBuilder::softmaxRole() {
               b, memref::LoadOp::create(b, sink, ValueRange{row.head}),
               f32(1.4426950408889634));
         Value next = ir.add(g0, piece.tiles);
-        epi.write(piece, row, ml[0], ml[1], sinkL, oAcc, oDone,
-                  ir.sub(next, idx(1)), dvBase);
+        epi.write(piece, row, ml[0], ml[1], sinkL,
+                  epi.tmemO(oAcc, oDone, ir.sub(next, idx(1))), dvBase);
         return {next};
       });
 }
@@ -1348,8 +1408,7 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
       named("options", b.getDictionaryAttr(options)),
       named("grid",
             b.getDenseI32ArrayAttr({int32_t(s.partitions * s.dvSplit), 1, 1})),
-      named("block", b.getDenseI32ArrayAttr(
-                         {int32_t(AttentionSchedule::kThreads), 1, 1})),
+      named("block", b.getDenseI32ArrayAttr({int32_t(s.threads), 1, 1})),
       named("cluster", b.getDenseI32ArrayAttr({int32_t(s.dvSplit), 1, 1})),
       named("dynamic_smem", i64(s.dynamicSmem)),
       named("args", b.getArrayAttr(args))};
@@ -1426,6 +1485,10 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
       named("partitions", s.partitions),
       named("box_keys", s.boxKeys),
       b.getNamedAttr("split", b.getStringAttr(split))};
+  if (s.hopper()) {
+    attrs.push_back(b.getNamedAttr("chip", b.getStringAttr("sm_90a")));
+    attrs.push_back(named("consumers", s.consumers));
+  }
   if (s.split == WorkSplit::Uniform)
     attrs.push_back(named("splits_per_unit", s.splitsPerUnit));
   if (s.split == WorkSplit::Balanced) {
@@ -1451,10 +1514,17 @@ struct NVFP4LowerAttentionPass
       return;
     if (failed(checkNumSms(module, "nvfp4-lower-attention", numSms)))
       return signalPassFailure();
+    std::string chipError;
+    FailureOr<AttentionChip> target = parseAttentionChip(chip, chipError);
+    if (failed(target)) {
+      module.emitError("nvfp4-lower-attention: ") << chipError;
+      return signalPassFailure();
+    }
     SymbolTable symbols(module);
     for (Operation *generic : ops) {
       auto op = cast<AttentionOp>(generic);
-      FailureOr<AttentionSchedule> s = chooseAttentionSchedule(op, numSms);
+      FailureOr<AttentionSchedule> s =
+          chooseAttentionSchedule(op, numSms, *target);
       if (failed(s))
         return signalPassFailure();
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());

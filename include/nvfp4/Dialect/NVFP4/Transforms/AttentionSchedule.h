@@ -90,9 +90,31 @@ enum class WorkSplit {
   Balanced,
 };
 
+/// The architecture an attention kernel is built for: SM100 (tcgen05, TMEM;
+/// docs/AttentionLowering.md) or Hopper, sm_90a (wgmma, accumulators in
+/// registers; docs/Hopper.md).
+enum class AttentionChip { SM100, SM90 };
+
+/// The AttentionChip of an NVVM chip name: sm_90a is SM90, a chip of
+/// compute capability 10.0 or newer (sm_100a, sm_103a, ...) SM100; anything
+/// else is refused with a message (wgmma and setmaxnreg need sm_90a, not
+/// sm_90; older chips have neither).
+llvm::FailureOr<AttentionChip> parseAttentionChip(llvm::StringRef chip,
+                                                  std::string &message);
+
 /// The single-CTA schedule (docs/AttentionLowering.md, "The schedule").
 struct AttentionSchedule {
   AttentionProblemShape problem;
+  AttentionChip chip = AttentionChip::SM100;
+  bool hopper() const { return chip == AttentionChip::SM90; }
+  /// Threads of the CTA: kThreads on SM100; on sm_90a 128 per consumer
+  /// warpgroup plus one producer warpgroup.
+  int64_t threads = 256;
+  /// sm_90a: consumer warpgroups, each owning 64 of the 128 rows (1 when
+  /// the used rows fit 64, e.g. a GQA decode).
+  int64_t consumers = 0;
+  /// sm_90a: rows of the wgmma M a consumer warpgroup owns.
+  static constexpr int64_t kWarpgroupRows = 64;
 
   // Hardware and tiling constants.
   static constexpr int64_t kRows = 128;     ///< MMA M: TMEM lanes
@@ -103,7 +125,7 @@ struct AttentionSchedule {
   /// MLA: 512 latent + 64 RoPE columns).
   static constexpr int64_t kMaxHeadDim = 576;
   static constexpr int64_t kSmemBudget = 232448 - 2048; ///< 227 KiB - slack
-  static constexpr int64_t kThreads = 256;  ///< 8 warps, two warpgroups
+  static constexpr int64_t kThreads = 256;  ///< SM100: 8 warps, two warpgroups
 
   /// Query heads per KV head (Hq / Hkv).
   int64_t group = 0;
@@ -241,8 +263,9 @@ struct AttentionSchedule {
 
 /// Chooses the schedule for `op` on a device with `numSms` SMs, or reports
 /// at the op why no schedule supports it (and fails).
-mlir::FailureOr<AttentionSchedule> chooseAttentionSchedule(AttentionOp op,
-                                                           int64_t numSms);
+mlir::FailureOr<AttentionSchedule>
+chooseAttentionSchedule(AttentionOp op, int64_t numSms,
+                        AttentionChip chip = AttentionChip::SM100);
 
 } // namespace nvfp4
 

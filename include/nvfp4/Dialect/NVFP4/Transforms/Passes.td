@@ -39,6 +39,9 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
            "SMs of the target device: the balanced split-KV plan spreads "
            "the KV tiles over this many CTAs (CTA pairs for head dim 512); "
            "148 is a B200">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_100a\"",
+           "Target chip: sm_100a (and newer) builds the tcgen05 kernel, "
+           "sm_90a the Hopper kernel (wgmma, docs/Hopper.md)">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Attention kernels built">,

@@ -1,0 +1,431 @@
+//===- AttentionHopper.cpp - the sm_90a consumer warpgroups ---------------===//
+//
+// The part of the attention kernel that differs on Hopper (docs/Hopper.md):
+// the consumer warpgroups. Each owns 64 of the CTA's 128 rows and does for
+// every KV tile what the SM100 kernel spreads over its MMA warp and softmax
+// warpgroup:
+//
+//   S = Q K^T    wgmma m64 n(tile) k16, Q and K from shared memory
+//                (descriptors over the TMA's 128-byte-swizzled boxes), S in
+//                registers: thread 4 g + t of warp w holds rows 16 w + g
+//                and + 8, columns 8 c + 2 t + {0, 1};
+//   softmax      the same masks and exp2 arithmetic as SM100, the row max
+//                and sum across the four threads of a row by shuffles;
+//   O += P V     wgmma m64 n(Dv) k16 with A = P from registers: the bf16
+//                pairs of S's fragment are exactly the A fragment of the
+//                K = 16 slice (no data movement), B = V from shared memory
+//                read transposed (MN-major), one instruction per 16 keys
+//                of the tile (the unloaded rows of a partly loaded tile
+//                are finite: P = 0 there);
+//   epilogue     Epilogue::write with O in registers (2-column chunks).
+//
+// The loader (TMA warp), the KV sources, the work plans and the epilogue
+// are the SM100 kernel's (LowerAttention.cpp, AttentionKernel.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace nvfp4;
+using namespace nvfp4::attn;
+
+namespace {
+
+/// GMMA matrix descriptor (PTX ISA, "Matrix Descriptor Format" of the
+/// asynchronous warpgroup-level matrix instructions): start address >> 4 in
+/// bits 0-13, leading-dimension byte offset >> 4 in bits 16-29,
+/// stride-dimension byte offset >> 4 in bits 32-45, base offset 0, layout
+/// type in bits 62-63 (1: 128-byte swizzle).
+constexpr uint64_t gmmaDescriptorBits(uint64_t lbo, uint64_t sbo) {
+  return ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 |
+         uint64_t(1) << 62;
+}
+
+class Consumer {
+public:
+  Consumer(KernelEnv &env, WorkPlan &work, Epilogue &epi,
+           const HopperKernel &k)
+      : env(env), s(env.s), p(env.p), ir(env.ir), b(env.b), work(work),
+        epi(epi), k(k) {}
+
+  void build();
+
+private:
+  Value idx(int64_t v) { return ir.idx(v); }
+  Value i32(int64_t v) { return ir.i32(v); }
+
+  /// The descriptor (i64) of the 128-byte-swizzled operand at shared
+  /// address `addr` (index).
+  Value descriptor(Value addr, uint64_t lbo, uint64_t sbo) {
+    Type i64 = b.getI64Type();
+    Value a = arith::IndexCastOp::create(b, i64, addr);
+    a = arith::ShRUIOp::create(
+        b, arith::AndIOp::create(b, a, constI64(0x3ffff)), constI64(4));
+    return arith::OrIOp::create(b, a,
+                                constI64(int64_t(gmmaDescriptorBits(lbo, sbo))));
+  }
+  Value constI64(int64_t v) {
+    return arith::ConstantIntOp::create(b, v, 64).getResult();
+  }
+
+  /// Passes `vals` through an empty asm that reads and writes them: LLVM
+  /// may neither move their computation past the asm nor their uses before
+  /// it (CUTLASS's warpgroup_fence_operand). Around every wgmma chain: the
+  /// registers it reads are final before wgmma.fence, and what it wrote is
+  /// read only after wgmma.wait_group.
+  SmallVector<Value> fenceOperands(ArrayRef<Value> vals);
+  /// One wgmma.mma_async m64 n(acc.size() * 2) k16 into the f32
+  /// accumulators `acc`: A from the descriptor `aDesc` or the four
+  /// registers `aRegs`, B from `bDesc` (read transposed when `transB`),
+  /// D = A B + (scaleD ? D : 0). Returns the new accumulators.
+  SmallVector<Value> wgmma(ArrayRef<Value> acc, Value aDesc,
+                           ArrayRef<Value> aRegs, Value bDesc, bool scaleD,
+                           bool transB);
+  void fence(const Twine &role) {
+    ir.named(NVVM::WgmmaFenceAlignedOp::create(b), role + ": wgmma.fence");
+  }
+  void commitAndWait(const Twine &role) {
+    ir.named(NVVM::WgmmaGroupSyncAlignedOp::create(b),
+             role + ": wgmma.commit_group");
+    ir.named(NVVM::WgmmaWaitGroupSyncOp::create(b, 0),
+             role + ": wgmma.wait_group 0");
+  }
+  /// Lane 0 of each consumer warp arrives on barrier `index` of `group`
+  /// (the barrier counts 4 x consumers arrivals).
+  void warpArrive(Value group, Value index, const Twine &role) {
+    ir.ifThen(ir.eq(lane, idx(0)), [&] {
+      ir.named(nvgpu::MBarrierArriveOp::create(
+                   b, nvgpu::MBarrierTokenType::get(b.getContext()), group,
+                   index),
+               role);
+    });
+  }
+  Value shuffleXor(Value v, int64_t mask) {
+    auto sh = gpu::ShuffleOp::create(b, v, i32(mask), i32(32),
+                                     gpu::ShuffleMode::XOR);
+    return sh.getShuffleResult();
+  }
+
+  KernelEnv &env;
+  const AttentionSchedule &s;
+  const AttentionProblemShape &p;
+  IR &ir;
+  ImplicitLocOpBuilder &b;
+  WorkPlan &work;
+  Epilogue &epi;
+  const HopperKernel &k;
+
+  Value wg, lane, g, t;
+};
+
+SmallVector<Value> Consumer::fenceOperands(ArrayRef<Value> vals) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Type> types;
+  std::string constraints;
+  for (size_t i = 0; i < vals.size(); ++i) {
+    types.push_back(vals[i].getType());
+    constraints += (i ? ",=f" : "=f");
+  }
+  for (size_t i = 0; i < vals.size(); ++i)
+    constraints += "," + std::to_string(i);
+  auto st = LLVM::LLVMStructType::getLiteral(ctx, types);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, st, vals, "", constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  for (size_t i = 0; i < vals.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
+                                               ArrayRef<int64_t>{int64_t(i)}));
+  return out;
+}
+
+SmallVector<Value> Consumer::wgmma(ArrayRef<Value> acc, Value aDesc,
+                                   ArrayRef<Value> aRegs, Value bDesc,
+                                   bool scaleD, bool transB) {
+  MLIRContext *ctx = b.getContext();
+  const size_t n = acc.size();
+  std::string type = p.element.isBF16() ? "bf16" : "f16";
+  // $0 .. $n-1: D (outputs, tied to the inputs $n .. $2n-1), then A (a
+  // descriptor or four registers), then B's descriptor. scale-d is a
+  // predicate operand: a constant through a local predicate register.
+  std::string mma = "wgmma.mma_async.sync.aligned.m64n" +
+                    std::to_string(2 * n) + "k16.f32." + type + "." + type +
+                    " {";
+  std::string constraints;
+  SmallVector<Value> ins(acc.begin(), acc.end());
+  for (size_t i = 0; i < n; ++i) {
+    mma += (i ? ", $" : "$") + std::to_string(i);
+    constraints += (i ? ",=f" : "=f");
+  }
+  for (size_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  mma += "}, ";
+  size_t op = 2 * n;
+  if (aDesc) {
+    mma += "$" + std::to_string(op++);
+    constraints += ",l";
+    ins.push_back(aDesc);
+  } else {
+    mma += "{";
+    for (size_t i = 0; i < aRegs.size(); ++i) {
+      mma += (i ? ", $" : "$") + std::to_string(op++);
+      constraints += ",r";
+      ins.push_back(aRegs[i]);
+    }
+    mma += "}";
+  }
+  mma += ", $" + std::to_string(op++) + ", p, 1, 1";
+  constraints += ",l";
+  ins.push_back(bDesc);
+  if (aDesc)
+    mma += ", 0";
+  mma += std::string(", ") + (transB ? "1" : "0") + ";";
+  std::string code = std::string("{ .reg .pred p; setp.ne.b32 p, ") +
+                     (scaleD ? "1" : "0") + ", 0; " + mma + " }";
+
+  SmallVector<Type> types(n, b.getF32Type());
+  auto st = LLVM::LLVMStructType::getLiteral(ctx, types);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, st, ins, code, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  for (size_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
+                                               ArrayRef<int64_t>{int64_t(i)}));
+  return out;
+}
+
+void Consumer::build() {
+  Type f32Ty = b.getF32Type();
+  const int64_t tile = s.kvTile;
+  const int64_t sRegs = tile / 2;         // S fragment: 64 x tile f32
+  const int64_t oRegs = s.dvPerCta() / 2; // O fragment: 64 x Dv f32
+  Value ninf = ir.negInf(), zero = ir.f32(0.0);
+
+  Value tid = env.tid;
+  wg = ir.divu(tid, idx(128));
+  Value warpInGroup = ir.remu(ir.divu(tid, idx(32)), idx(4));
+  lane = ir.remu(tid, idx(32));
+  g = ir.divu(lane, idx(4));
+  t = ir.remu(lane, idx(4));
+  // Row h (0, 1) of this thread in the CTA's 128: 64 wg + 16 w + g + 8 h.
+  Value row0 = ir.add(ir.add(ir.mul(wg, idx(64)), ir.mul(warpInGroup, idx(16))),
+                      g);
+  Value rows[2] = {row0, ir.add(row0, idx(8))};
+
+  // Shared addresses (index) of the operands.
+  Value base = ir.add(
+      memref::ExtractAlignedPointerAsIndexOp::create(b, k.smem), k.qOff);
+  // Q: box i at base + i kBoxBytes; the warpgroup's 64 rows from row 64 wg
+  // (8 rows of 128 bytes per 1024-byte swizzle atom: SBO 1024).
+  Value qRows = ir.add(base, ir.mul(wg, idx(64 * 128)));
+
+  work.forEachPiece(
+      ValueRange{idx(0), idx(0)},
+      [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
+        const UnitGeom &u = piece.unit;
+        Value g0 = args[0], qLoads = args[1];
+        Epilogue::Row er[2];
+        Value rowLo[2], rowHi[2];
+        for (int h = 0; h < 2; ++h) {
+          Value r = rows[h];
+          Value iLocal = ir.divu(r, idx(s.group));
+          Value hh = ir.remu(r, idx(s.group));
+          er[h].r = r;
+          er[h].query =
+              ir.add(ir.mul(u.rowBlock, idx(s.queriesPerCta)), iLocal);
+          er[h].head = ir.add(ir.mul(u.kvHead, idx(s.group)), hh);
+          er[h].valid = ir.andi(
+              ir.cmp(arith::CmpIPredicate::ult, r, idx(s.usedRows())),
+              ir.cmp(arith::CmpIPredicate::ult, er[h].query, idx(p.seqQ)));
+          er[h].lead = ir.eq(t, idx(0));
+          // Visible keys (docs/AttentionLowering.md, "Masks"), within the
+          // piece's [kLo, kHi).
+          Value posI =
+              ir.toI32(ir.add(ir.sub(u.len, idx(p.seqQ)), er[h].query));
+          Value lenI = ir.toI32(u.len);
+          Value hi = lenI;
+          if (p.causal)
+            hi = ir.mins(lenI, ir.add(posI, i32(1)));
+          Value lo = i32(std::numeric_limits<int32_t>::min());
+          if (p.window)
+            lo = ir.sub(posI, i32(*p.window - 1));
+          rowLo[h] = ir.maxs(lo, ir.toI32(piece.kLo));
+          rowHi[h] = ir.mins(hi, ir.toI32(piece.kHi));
+        }
+
+        ir.ifThen(piece.any, [&] {
+          ir.wait(k.qFull, idx(0), ir.parityOf(qLoads), "consumer: wait q_full");
+        });
+        SmallVector<Value> init = {ninf, ninf, zero, zero};
+        for (int64_t i = 0; i < oRegs; ++i)
+          init.push_back(zero);
+        SmallVector<Value> res = ir.forLoop(
+            idx(0), piece.tiles, idx(1), init,
+            [&](Value n, ValueRange carried) -> SmallVector<Value> {
+              Value m[2] = {carried[0], carried[1]};
+              Value l[2] = {carried[2], carried[3]};
+              SmallVector<Value> o(carried.begin() + 4, carried.end());
+              Value gt = ir.add(g0, n);
+              Value stage = ir.remu(gt, idx(s.stages));
+              Value t0 = ir.add(piece.tLo, n);
+              ir.wait(k.kvFull, stage,
+                      ir.parityOf(ir.divu(gt, idx(s.stages))),
+                      "consumer: wait kv_full");
+              Value kBase = ir.add(base, ir.sub(k.kOffset(stage), k.qOff));
+              Value vBase = ir.add(base, ir.sub(k.vOffset(stage), k.qOff));
+
+              // S = Q K^T: D / 16 wgmma of K = 16 (4 per 64-column box).
+              SmallVector<Value> acc(sRegs, zero);
+              acc = fenceOperands(acc);
+              fence("consumer: S");
+              for (int64_t kk = 0; kk < p.headDim / 16; ++kk) {
+                int64_t box = kk / 4, within = (kk % 4) * 32;
+                Value qa = ir.add(
+                    qRows, idx(box * AttentionSchedule::kBoxBytes + within));
+                Value ka = ir.add(kBase, idx(box * s.kvBoxBytes() + within));
+                acc = wgmma(acc, descriptor(qa, 16, 1024), {},
+                            descriptor(ka, 16, 1024), kk > 0, false);
+              }
+              commitAndWait("consumer: S");
+              acc = fenceOperands(acc);
+              // After the piece's last S, Q may be replaced.
+              ir.ifThen(ir.eq(n, ir.sub(piece.tiles, idx(1))), [&] {
+                warpArrive(k.qEmpty, idx(0), "consumer: arrive q_empty");
+              });
+
+              // Masked, scaled logits (base 2) and the row maxima.
+              Value key0 = ir.toI32(ir.mul(t0, idx(tile)));
+              Value keyT = ir.add(key0, ir.mul(ir.toI32(t), i32(2)));
+              Value sl = k.scaleLog2;
+              SmallVector<Value> x(sRegs);
+              Value mx[2] = {ninf, ninf};
+              for (int64_t i = 0; i < sRegs; ++i) {
+                int h = (i >> 1) & 1;
+                Value key = ir.add(keyT, i32(8 * (i >> 2) + (i & 1)));
+                Value ok = ir.andi(
+                    ir.cmp(arith::CmpIPredicate::sge, key, rowLo[h]),
+                    ir.cmp(arith::CmpIPredicate::slt, key, rowHi[h]));
+                x[i] = ir.select(ok, arith::MulFOp::create(b, acc[i], sl),
+                                 ninf);
+                mx[h] = arith::MaximumFOp::create(b, mx[h], x[i]);
+              }
+              Value alpha[2], mNew[2], mUse[2];
+              for (int h = 0; h < 2; ++h) {
+                for (int64_t d : {1, 2})
+                  mx[h] = arith::MaximumFOp::create(b, mx[h],
+                                                    shuffleXor(mx[h], d));
+                mNew[h] = arith::MaximumFOp::create(b, m[h], mx[h]);
+                // A row without a visible key yet keeps m = -inf and takes
+                // exponents against 0 (no -inf - -inf).
+                Value isInf = arith::CmpFOp::create(
+                    b, arith::CmpFPredicate::OEQ, mNew[h], ninf);
+                mUse[h] = ir.select(isInf, zero, mNew[h]);
+                alpha[h] = ir.ex2(arith::SubFOp::create(b, m[h], mUse[h]));
+              }
+              // P = exp2(x - m) and this thread's part of the row sums.
+              SmallVector<Value> pv(sRegs);
+              Value sum[2] = {zero, zero};
+              auto afn = arith::FastMathFlagsAttr::get(
+                  b.getContext(), arith::FastMathFlags::afn);
+              for (int64_t i = 0; i < sRegs; ++i) {
+                int h = (i >> 1) & 1;
+                pv[i] = math::Exp2Op::create(
+                    b, arith::SubFOp::create(b, x[i], mUse[h]), afn);
+                sum[h] = arith::AddFOp::create(b, sum[h], pv[i]);
+              }
+              // O *= alpha (row h: elements 4 c + 2 h + {0, 1}).
+              for (int64_t i = 0; i < oRegs; ++i)
+                o[i] = arith::MulFOp::create(b, o[i], alpha[(i >> 1) & 1]);
+
+              // O += P V: per 16-key chunk j, A = P's elements 8 j .. 8 j + 7
+              // as four 16-bit pairs (element 2 q low, 2 q + 1 high), B = V
+              // rows 16 j .. + 15 read MN-major (Dv contiguous; LBO: the
+              // next 64-column box, SBO: the next 8 keys).
+              auto pair = VectorType::get({2}, p.element);
+              auto pairF = VectorType::get({2}, f32Ty);
+              SmallVector<Value> aRegs;
+              for (int64_t q = 0; q < sRegs / 2; ++q) {
+                Value two = vector::FromElementsOp::create(
+                    b, pairF, ValueRange{pv[2 * q], pv[2 * q + 1]});
+                Value h16 = arith::TruncFOp::create(b, pair, two);
+                aRegs.push_back(vector::BitCastOp::create(
+                    b, VectorType::get({1}, b.getI32Type()), h16));
+                aRegs.back() = vector::ExtractOp::create(
+                    b, aRegs.back(), ArrayRef<int64_t>{0});
+              }
+              // Every chunk, loaded or not (the prologue zeroed the stages;
+              // an unloaded row has P = 0).
+              o = fenceOperands(o);
+              fence("consumer: P V");
+              for (int64_t j = 0; j < tile / 16; ++j) {
+                Value va = ir.add(vBase, idx(j * 16 * 128));
+                o = wgmma(o, Value(), ArrayRef<Value>(aRegs).slice(4 * j, 4),
+                          descriptor(va, s.kvBoxBytes(), 1024), true, true);
+              }
+              commitAndWait("consumer: P V");
+              o = fenceOperands(o);
+              // The stage's K and V are read: the loader may refill it.
+              warpArrive(k.kvEmpty, stage, "consumer: arrive kv_empty");
+
+              SmallVector<Value> next = {mNew[0], mNew[1]};
+              for (int h = 0; h < 2; ++h)
+                next.push_back(arith::AddFOp::create(
+                    b, arith::MulFOp::create(b, l[h], alpha[h]), sum[h]));
+              llvm::append_range(next, o);
+              return next;
+            });
+
+        // The row sums over the four threads of each row.
+        Value l[2] = {res[2], res[3]};
+        for (int h = 0; h < 2; ++h)
+          for (int64_t d : {1, 2})
+            l[h] = arith::AddFOp::create(b, l[h], shuffleXor(l[h], d));
+        Value sinkL[2] = {ninf, ninf};
+        for (int h = 0; h < 2; ++h) {
+          if (p.hasSink) {
+            // A padding row's head may be past Hq: read head 0 instead.
+            Value head = ir.select(er[h].valid, er[h].head, idx(0));
+            sinkL[h] = arith::MulFOp::create(
+                b, memref::LoadOp::create(b, k.sink, ValueRange{head}),
+                ir.f32(1.4426950408889634));
+          }
+          // O's fragment: row h holds elements 4 c + 2 h + {0, 1}, columns
+          // 8 c + 2 t + {0, 1}.
+          OSource os;
+          os.width = 2;
+          SmallVector<Value> oFinal(res.begin() + 4, res.end());
+          os.read = [&, h, oFinal](function_ref<void(Value, Value)> use) {
+            auto pairF = VectorType::get({2}, f32Ty);
+            for (int64_t c = 0; c < oRegs / 4; ++c) {
+              Value v = vector::FromElementsOp::create(
+                  b, pairF,
+                  ValueRange{oFinal[4 * c + 2 * h], oFinal[4 * c + 2 * h + 1]});
+              use(ir.add(idx(8 * c), ir.mul(t, idx(2))), v);
+            }
+          };
+          os.columns = [&](function_ref<void(Value)> f) {
+            for (int64_t c = 0; c < oRegs / 4; ++c)
+              f(ir.add(idx(8 * c), ir.mul(t, idx(2))));
+          };
+          epi.write(piece, er[h], res[h], l[h], sinkL[h], os, idx(0));
+        }
+        return {ir.add(g0, piece.tiles),
+                ir.add(qLoads, ir.select(piece.any, idx(1), idx(0)))};
+      });
+}
+
+} // namespace
+
+void nvfp4::attn::buildHopperConsumers(KernelEnv &env, WorkPlan &work,
+                                       Epilogue &epi, const HopperKernel &k) {
+  Consumer(env, work, epi, k).build();
+}

@@ -1,0 +1,50 @@
+// RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a" -split-input-file -verify-diagnostics
+
+// What the sm_90a kernel does not take (docs/Hopper.md), once each: the
+// pass names it at the op and fails instead of building an SM100 kernel
+// or a wrong one.
+
+func.func @nvfp4_out(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x128x1x64xbf16>, %v: tensor<1x128x1x64xbf16>, %gs: tensor<f32>) -> (tensor<1x1x8x64xf4E2M1FN>, tensor<1x8x1xf32>, tensor<128x32xf8E4M3FN>) {
+  // expected-error @below {{cannot be lowered for sm_90a: an NVFP4 O (o_scale) needs sm_100a's e2m1 conversion (cvt.rn.satfinite.e2m1x2.f32)}}
+  %o, %lse, %sf = nvfp4.attention %q, %k, %v o_scale(%gs) softmax_scale(0.125)
+      : (tensor<1x1x8x64xbf16>, tensor<1x128x1x64xbf16>, tensor<1x128x1x64xbf16>, tensor<f32>) -> (tensor<1x1x8x64xf4E2M1FN>, tensor<1x8x1xf32>, tensor<128x32xf8E4M3FN>)
+  return %o, %lse, %sf : tensor<1x1x8x64xf4E2M1FN>, tensor<1x8x1xf32>, tensor<128x32xf8E4M3FN>
+}
+
+// -----
+
+func.func @fp8_cache(%q: tensor<1x1x64x512xbf16>, %k: tensor<1x37440xi8>, %ix: tensor<1x1x64xi32>) -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>) {
+  // expected-error @below {{cannot be lowered for sm_90a yet: a quantized kv_cache (fp8 with scales) is SM100-only so far (docs/Hopper.md, increment 4)}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%ix) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.0441941738)
+      : (tensor<1x1x64x512xbf16>, tensor<1x37440xi8>, tensor<1x37440xi8>, tensor<1x1x64xi32>) -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
+  return %o, %lse : tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>
+}
+
+// -----
+
+func.func @sparse(%q: tensor<1x1x8x64xbf16>, %k: tensor<2x64x1x64xbf16>, %v: tensor<2x64x1x64xbf16>, %ix: tensor<1x1x64xi32>) -> (tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>) {
+  // expected-error @below {{cannot be lowered for sm_90a yet: sparse top-k indices are SM100-only so far (docs/Hopper.md, increment 4)}}
+  %o, %lse = nvfp4.attention %q, %k, %v indices(%ix) softmax_scale(0.125)
+      : (tensor<1x1x8x64xbf16>, tensor<2x64x1x64xbf16>, tensor<2x64x1x64xbf16>, tensor<1x1x64xi32>) -> (tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>)
+  return %o, %lse : tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>
+}
+
+// -----
+
+func.func @mla_576(%q: tensor<1x1x16x576xbf16>, %k: tensor<1x128x1x576xbf16>) -> (tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>) {
+  %v = tensor.extract_slice %k[0, 0, 0, 0] [1, 128, 1, 512] [1, 1, 1, 1]
+      : tensor<1x128x1x576xbf16> to tensor<1x128x1x512xbf16>
+  // expected-error @below {{cannot be lowered for sm_90a yet: expected head dims D and Dv of at most 256, got D = 576, Dv = 512 (the Dv split across consumer warpgroups for D 512 / 576 is docs/Hopper.md's increment 5)}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0416666667)
+      : (tensor<1x1x16x576xbf16>, tensor<1x128x1x576xbf16>, tensor<1x128x1x512xbf16>) -> (tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>)
+  return %o, %lse : tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>
+}
+
+// -----
+
+func.func @dv_384(%q: tensor<1x1x8x128xbf16>, %k: tensor<1x128x1x128xbf16>, %v: tensor<1x128x1x384xbf16>) -> (tensor<1x1x8x384xbf16>, tensor<1x8x1xf32>) {
+  // expected-error @below {{cannot be lowered for sm_90a yet: expected head dims D and Dv of at most 256, got D = 128, Dv = 384 (the Dv split across consumer warpgroups for D 512 / 576 is docs/Hopper.md's increment 5)}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0883883476)
+      : (tensor<1x1x8x128xbf16>, tensor<1x128x1x128xbf16>, tensor<1x128x1x384xbf16>) -> (tensor<1x1x8x384xbf16>, tensor<1x8x1xf32>)
+  return %o, %lse : tensor<1x1x8x384xbf16>, tensor<1x8x1xf32>
+}

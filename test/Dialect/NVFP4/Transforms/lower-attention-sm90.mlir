@@ -1,0 +1,79 @@
+// RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a" | FileCheck %s
+// RUN: not nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90" 2>&1 | FileCheck %s --check-prefix=SM90
+// RUN: not nvfp4-opt %s --nvfp4-lower-attention="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: nvfp4-opt %s --nvfp4-sm100-to-cubin="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
+
+// The sm_90a kernel of a GQA decode (8 query heads per KV head: one
+// consumer warpgroup) and of a prefill (128 rows: two), docs/Hopper.md.
+
+// CHECK-LABEL: gpu.module @gqa_decode_attention
+// No TMEM on Hopper.
+// CHECK-NOT: tmem_slot
+// CHECK: gpu.func @gqa_decode_attention(
+// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, chip = "sm_90a", consumers = 1 : i64
+// The K/V stages are zeroed and fenced for the TMA before the roles start.
+// CHECK: vector.store
+// CHECK: nvvm.fence.proxy
+// CHECK: gpu.barrier
+// CHECK: sm100.warp_roles 8 {
+// CHECK: sm100.role "consumer" warps[0, 4) regs 240 {
+// q_full, then per tile kv_full; S = Q K^T: D / 16 = 8 wgmma from shared
+// memory (two descriptors), the first without the accumulator (scale-d 0).
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: setp.ne.b32 p, 0, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $128, $129, p, 1, 1, 0, 0; }
+// CHECK-COUNT-7: setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $128, $129, p, 1, 1, 0, 0; }
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// The row maxima across the four threads of a row.
+// CHECK: gpu.shuffle xor
+// O += P V: 128 / 16 = 8 wgmma with A = P from four registers, B = V
+// read transposed (imm-trans-b 1).
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {$128, $129, $130, $131}, $132, p, 1, 1, 1; }
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// Each consumer warp releases the stage.
+// CHECK: nvgpu.mbarrier.arrive
+// CHECK: sm100.role "load" warps[4, 5) regs 240 {
+// CHECK: nvgpu.tma.async.load
+// CHECK: sm100.role "idle" warps[5, 8) regs 240 {
+func.func @gqa_decode(%q: tensor<2x1x8x128xbf16>, %k: tensor<2x400x1x128xbf16>,
+                      %v: tensor<2x400x1x128xbf16>, %l: tensor<2xi32>)
+    -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%l) softmax_scale(0.0883883476)
+      : (tensor<2x1x8x128xbf16>, tensor<2x400x1x128xbf16>, tensor<2x400x1x128xbf16>, tensor<2xi32>)
+      -> (tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>)
+  return %o, %lse : tensor<2x1x8x128xbf16>, tensor<2x8x1xf32>
+}
+
+// Two consumer warpgroups of 64 rows each and the producer warpgroup:
+// 384 threads; setmaxnreg moves registers to the consumers (224 / 56);
+// D = 256 takes 64-key tiles (S: m64n64).
+// CHECK-LABEL: gpu.module @prefill_attention
+// CHECK: gpu.func @prefill_attention(
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64
+// CHECK-SAME: nvvm.maxnreg = 168
+// CHECK: sm100.warp_roles 12 {
+// CHECK: sm100.role "consumer" warps[0, 8) regs 224 {
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: sm100.role "load" warps[8, 9) regs 56 {
+// CHECK: sm100.role "idle" warps[9, 12) regs 56 {
+func.func @prefill(%q: tensor<1x200x1x256xf16>, %k: tensor<1x330x1x256xf16>)
+    -> (tensor<1x200x1x256xf16>, tensor<1x1x200xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %k softmax_scale(0.0625) causal
+      : (tensor<1x200x1x256xf16>, tensor<1x330x1x256xf16>, tensor<1x330x1x256xf16>)
+      -> (tensor<1x200x1x256xf16>, tensor<1x1x200xf32>)
+  return %o, %lse : tensor<1x200x1x256xf16>, tensor<1x1x200xf32>
+}
+
+// SM90: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_90' (wgmma and setmaxnreg need the architecture-specific sm_90a)
+// SM80: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_80'
+
+// The whole pipeline to sm_90a PTX (the gpu.binary prints tabs as \09).
+// PTX: .target sm_90a
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 {{(\\09)?}}56;
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 {{(\\09)?}}224;
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
