@@ -62,3 +62,27 @@ def matmul_ceiling():
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
     t = time_ms(lambda: a @ b)
     return 2 * 8192 ** 3 / (t * 1e-3) / 1e12
+
+
+def kernel_ms(fn, reps=20, warmup=3):
+    """The GPU time of the kernels one call of `fn` launches: the sum of
+    their durations as CUPTI records them (torch.profiler), over `reps`
+    calls after `warmup`, divided by `reps`. Unlike time_ms it leaves out
+    the host's launch overhead and the gaps between kernels."""
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            fn()
+        torch.cuda.synchronize()
+    total_us = 0.0
+    kernels = 0
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            total_us += e.time_range.elapsed_us()
+            kernels += 1
+    if kernels == 0:
+        raise RuntimeError("the profiler recorded no kernel")
+    return total_us / reps / 1000.0
