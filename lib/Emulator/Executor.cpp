@@ -178,6 +178,7 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   w.wgmmaGroups = 0;
   w.wgmmaIssued = 0;
   w.wgmmaFenced = false;
+  w.wgmmaFenceRows.clear();
   std::fill(std::begin(w.bulkGroups), std::end(w.bulkGroups), 0u);
   const Dim3 &b = cfg_.block, &g = cfg_.grid;
   Dim3 nclusters(g.x / clusterDims_.x, g.y / clusterDims_.y,

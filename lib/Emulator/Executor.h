@@ -206,6 +206,12 @@ public:
     uint32_t wgmmaGroups = 0;  ///< wgmma-groups committed
     uint64_t wgmmaIssued = 0;  ///< wgmma.mma_async executed
     bool wgmmaFenced = false;  ///< a wgmma.fence was executed
+    /// The registers wgmma.mma_async instructions of the program read or
+    /// write (Executor::wgmmaRows_), as they were at the warp's last
+    /// wgmma.fence, updated by the wgmma instructions' own writes: a
+    /// wgmma.mma_async whose A or D register differs from it was written
+    /// by another instruction after the fence (Wgmma.cpp).
+    std::vector<uint64_t> wgmmaFenceRows;
     bool done() const { return (exited & valid) == valid; }
     uint32_t live() const { return valid & ~exited; }
     /// Schedule exploration: the warp runs in one round of kStarveRounds
@@ -341,6 +347,16 @@ private:
   bool execWgmma(Warp &w, const XInst &I, uint32_t mask);
   bool wgmmaIssue(Warp &w, const XInst &I);
   bool wgmmaRetire(Warp &w, const XInst &I, uint32_t keepGroups);
+  /// The register rows some wgmma.mma_async of the program reads or writes
+  /// (its D list and A fragment), and each row's index among them (-1:
+  /// none); built on first use.
+  void wgmmaRowsInit();
+  std::vector<uint32_t> wgmmaRows_;
+  std::vector<int32_t> wgmmaRowIndex_;
+  bool wgmmaRowsBuilt_ = false;
+  /// Records a wgmma instruction's own write of `row` (its current value)
+  /// in the warp's wgmma.fence snapshot.
+  void wgmmaNoteWrite(Warp &w, uint32_t row);
 public:
   /// The origin of a pending wgmma.mma_async (not retired by its warp's
   /// wgmma.wait_group) that reads the `bytes` at shared offset `off` of

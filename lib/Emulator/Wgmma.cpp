@@ -158,12 +158,50 @@ std::string decodeDesc(uint64_t d, bool kMajor, unsigned eb, unsigned K,
 
 namespace nvfp4::emu {
 
+void Executor::wgmmaRowsInit() {
+  wgmmaRowsBuilt_ = true;
+  wgmmaRowIndex_.assign(prog_.numRows, -1);
+  auto add = [&](uint32_t enc) {
+    if ((enc & kConstBit) || enc == kNone || enc >= prog_.numRows ||
+        wgmmaRowIndex_[enc] >= 0)
+      return;
+    wgmmaRowIndex_[enc] = static_cast<int32_t>(wgmmaRows_.size());
+    wgmmaRows_.push_back(enc);
+  };
+  for (const XInst &x : prog_.code) {
+    if (x.op != XOp::WgmmaMma)
+      continue;
+    for (uint32_t i = 0; i < x.listCount; ++i)
+      add(prog_.lists[x.listBegin + i]);
+    if (x.sub2 & XW_ARegs)
+      for (uint32_t i = 0; i < 4; ++i)
+        add(prog_.lists[x.listBegin + x.listCount + i]);
+  }
+}
+
+void Executor::wgmmaNoteWrite(Warp &w, uint32_t r) {
+  if (w.wgmmaFenceRows.empty() || r >= wgmmaRowIndex_.size() ||
+      wgmmaRowIndex_[r] < 0)
+    return;
+  const uint64_t *v = row(w, r);
+  std::copy(v, v + 32,
+            w.wgmmaFenceRows.begin() + size_t(wgmmaRowIndex_[r]) * 32);
+}
+
 bool Executor::execWgmma(Warp &w, const XInst &I, uint32_t mask) {
   if (!checkAligned(w, I, mask))
     return false;
   switch (I.op) {
   case XOp::WgmmaFence:
     w.wgmmaFenced = true;
+    // The registers wgmma may access, as of this fence.
+    if (!wgmmaRowsBuilt_)
+      wgmmaRowsInit();
+    w.wgmmaFenceRows.resize(wgmmaRows_.size() * 32);
+    for (size_t i = 0; i < wgmmaRows_.size(); ++i) {
+      const uint64_t *v = row(w, wgmmaRows_[i]);
+      std::copy(v, v + 32, w.wgmmaFenceRows.begin() + i * 32);
+    }
     ++stats_.fences;
     return true;
   case XOp::WgmmaCommit:
@@ -223,6 +261,7 @@ bool Executor::wgmmaRetire(Warp &w, const XInst &I, uint32_t keepGroups) {
                            ") before wgmma.wait_group retired it");
         r[l] = op.values[j * 32 + l];
       }
+      wgmmaNoteWrite(w, op.dRows[j]);
     }
   }
   w.cta->wgmmaPending -= static_cast<uint32_t>(w.wgmma.size() - keep.size());
@@ -466,6 +505,40 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
                          " is still writing (wait on its mbarrier first)");
   }
 
+  // Registers other instructions wrote after the warp's last wgmma.fence:
+  // the PTX ISA asks for a wgmma.fence between any access of a register
+  // and a wgmma.mma_async that accesses it as its A fragment or
+  // accumulator (accumulator accesses by wgmma.mma_async of the same shape
+  // excepted: their writes update the snapshot).
+  {
+    auto fenced = [&](uint32_t enc, const std::string &what) {
+      if ((enc & kConstBit) || w.wgmmaFenceRows.empty() ||
+          enc >= wgmmaRowIndex_.size() || wgmmaRowIndex_[enc] < 0)
+        return true;
+      const uint64_t *v = row(w, enc);
+      const uint64_t *f =
+          w.wgmmaFenceRows.data() + size_t(wgmmaRowIndex_[enc]) * 32;
+      for (uint32_t l = 0; l < 32; ++l)
+        if (v[l] != f[l])
+          return bad(l, what + " was written (" + hexStr(f[l]) + " -> " +
+                            hexStr(v[l]) +
+                            ") after the warp's last wgmma.fence: the ISA "
+                            "requires a wgmma.fence between a register "
+                            "access and a wgmma.mma_async that accesses "
+                            "the register (missing wgmma.fence)");
+      return true;
+    };
+    for (uint32_t i = 0; i < I.listCount; ++i)
+      if (!fenced(prog_.lists[I.listBegin + i],
+                  "D register " + std::to_string(i)))
+        return false;
+    if (aRegs)
+      for (uint32_t i = 0; i < 4; ++i)
+        if (!fenced(prog_.lists[I.listBegin + I.listCount + i],
+                    "A-fragment register " + std::to_string(i)))
+          return false;
+  }
+
   // D: the accumulator input is the register, or the result of a pending
   // wgmma.mma_async that writes the register.
   const std::vector<uint32_t> dRows(prog_.lists.data() + I.listBegin,
@@ -534,6 +607,7 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
     uint64_t *reg = row(w, r);
     for (uint32_t l = 0; l < 32; ++l)
       reg[l] = kWgmmaPending;
+    wgmmaNoteWrite(w, r);
   }
   op.dRows = dRows;
   op.aRows = std::move(aRowsList);

@@ -888,6 +888,31 @@ TEST(WgmmaTest, Errors) {
   // Without wgmma.fence.
   r = runCase(c, std::string("  wgmma.fence.sync.aligned;\n") + '\x01');
   EXPECT_NE(r.error.find("no wgmma.fence"), std::string::npos) << r.error;
+  // Registers written between the wgmma.fence and the wgmma.mma_async that
+  // reads them (the PTX ISA asks for a fence after any access): the A
+  // fragment, and the accumulator.
+  {
+    WgCase ra = c;
+    ra.aRegs = true;
+    r = runCase(ra, std::string("  wgmma.fence.sync.aligned;\n") + '\x01' +
+                        "  wgmma.fence.sync.aligned;\n"
+                        "  xor.b32 %a6, %a6, 1;\n");
+    EXPECT_NE(r.error.find("A-fragment register 2 was written"),
+              std::string::npos)
+        << r.error;
+    EXPECT_NE(r.error.find("missing wgmma.fence"), std::string::npos)
+        << r.error;
+    // The same write before the fence is fine.
+    r = runCase(ra, std::string("  wgmma.fence.sync.aligned;\n") + '\x01' +
+                        "  xor.b32 %a6, %a6, 1;\n"
+                        "  wgmma.fence.sync.aligned;\n");
+    EXPECT_EQ(r.error, "");
+    r = runCase(c, std::string("  wgmma.fence.sync.aligned;\n") + '\x01' +
+                       "  wgmma.fence.sync.aligned;\n"
+                       "  xor.b32 %d2, %d2, 1;\n");
+    EXPECT_NE(r.error.find("D register 2 was written"), std::string::npos)
+        << r.error;
+  }
   // Writing the accumulator while the MMA is pending.
   r = runCase(c,
               std::string("WAIT:\n") + '\x01' + "  mov.b32 %d3, 0;\nWAIT:\n");

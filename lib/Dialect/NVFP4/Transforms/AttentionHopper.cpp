@@ -49,8 +49,7 @@ constexpr uint64_t gmmaDescriptorBits(uint64_t lbo, uint64_t sbo) {
 
 class Consumer {
 public:
-  Consumer(KernelEnv &env, WorkPlan &work, Epilogue &epi,
-           const HopperKernel &k)
+  Consumer(KernelEnv &env, WorkPlan &work, Epilogue &epi, const HopperKernel &k)
       : env(env), s(env.s), p(env.p), ir(env.ir), b(env.b), work(work),
         epi(epi), k(k) {}
 
@@ -61,14 +60,19 @@ private:
   Value i32(int64_t v) { return ir.i32(v); }
 
   /// The descriptor (i64) of the 128-byte-swizzled operand at shared
-  /// address `addr` (index).
+  /// address `addr` (index). The address passes through an opaque move:
+  /// otherwise LLVM computes the loop-invariant Q descriptors (D / 16 of
+  /// them, two registers each) once and holds them across the KV loop,
+  /// which spills at D 256 (as LowerAttention.cpp's `opaque`).
   Value descriptor(Value addr, uint64_t lbo, uint64_t sbo) {
     Type i64 = b.getI64Type();
+    addr = ir.toIndex(
+        ir.inlinePtx("mov.b32 $0, $1;", b.getI32Type(), ir.toI32(addr))[0]);
     Value a = arith::IndexCastOp::create(b, i64, addr);
     a = arith::ShRUIOp::create(
         b, arith::AndIOp::create(b, a, constI64(0x3ffff)), constI64(4));
-    return arith::OrIOp::create(b, a,
-                                constI64(int64_t(gmmaDescriptorBits(lbo, sbo))));
+    return arith::OrIOp::create(
+        b, a, constI64(int64_t(gmmaDescriptorBits(lbo, sbo))));
   }
   Value constI64(int64_t v) {
     return arith::ConstantIntOp::create(b, v, 64).getResult();
@@ -90,25 +94,19 @@ private:
   void fence(const Twine &role) {
     ir.named(NVVM::WgmmaFenceAlignedOp::create(b), role + ": wgmma.fence");
   }
-  void commitAndWait(const Twine &role) {
-    ir.named(NVVM::WgmmaGroupSyncAlignedOp::create(b),
-             role + ": wgmma.commit_group");
-    ir.named(NVVM::WgmmaWaitGroupSyncOp::create(b, 0),
-             role + ": wgmma.wait_group 0");
-  }
   /// Lane 0 of each consumer warp arrives on barrier `index` of `group`
   /// (the barrier counts 4 x consumers arrivals).
   void warpArrive(Value group, Value index, const Twine &role) {
     ir.ifThen(ir.eq(lane, idx(0)), [&] {
-      ir.named(nvgpu::MBarrierArriveOp::create(
-                   b, nvgpu::MBarrierTokenType::get(b.getContext()), group,
-                   index),
-               role);
+      ir.named(
+          nvgpu::MBarrierArriveOp::create(
+              b, nvgpu::MBarrierTokenType::get(b.getContext()), group, index),
+          role);
     });
   }
   Value shuffleXor(Value v, int64_t mask) {
-    auto sh = gpu::ShuffleOp::create(b, v, i32(mask), i32(32),
-                                     gpu::ShuffleMode::XOR);
+    auto sh =
+        gpu::ShuffleOp::create(b, v, i32(mask), i32(32), gpu::ShuffleMode::XOR);
     return sh.getShuffleResult();
   }
 
@@ -217,13 +215,13 @@ void Consumer::build() {
   g = ir.divu(lane, idx(4));
   t = ir.remu(lane, idx(4));
   // Row h (0, 1) of this thread in the CTA's 128: 64 wg + 16 w + g + 8 h.
-  Value row0 = ir.add(ir.add(ir.mul(wg, idx(64)), ir.mul(warpInGroup, idx(16))),
-                      g);
+  Value row0 =
+      ir.add(ir.add(ir.mul(wg, idx(64)), ir.mul(warpInGroup, idx(16))), g);
   Value rows[2] = {row0, ir.add(row0, idx(8))};
 
   // Shared addresses (index) of the operands.
-  Value base = ir.add(
-      memref::ExtractAlignedPointerAsIndexOp::create(b, k.smem), k.qOff);
+  Value base =
+      ir.add(memref::ExtractAlignedPointerAsIndexOp::create(b, k.smem), k.qOff);
   // Q: box i at base + i kBoxBytes; the warpgroup's 64 rows from row 64 wg
   // (8 rows of 128 bytes per 1024-byte swizzle atom: SBO 1024).
   Value qRows = ir.add(base, ir.mul(wg, idx(64 * 128)));
@@ -262,127 +260,295 @@ void Consumer::build() {
           rowHi[h] = ir.mins(hi, ir.toI32(piece.kHi));
         }
 
-        ir.ifThen(piece.any, [&] {
-          ir.wait(k.qFull, idx(0), ir.parityOf(qLoads), "consumer: wait q_full");
-        });
-        SmallVector<Value> init = {ninf, ninf, zero, zero};
-        for (int64_t i = 0; i < oRegs; ++i)
-          init.push_back(zero);
-        SmallVector<Value> res = ir.forLoop(
-            idx(0), piece.tiles, idx(1), init,
-            [&](Value n, ValueRange carried) -> SmallVector<Value> {
-              Value m[2] = {carried[0], carried[1]};
-              Value l[2] = {carried[2], carried[3]};
-              SmallVector<Value> o(carried.begin() + 4, carried.end());
-              Value gt = ir.add(g0, n);
-              Value stage = ir.remu(gt, idx(s.stages));
-              Value t0 = ir.add(piece.tLo, n);
-              ir.wait(k.kvFull, stage,
-                      ir.parityOf(ir.divu(gt, idx(s.stages))),
-                      "consumer: wait kv_full");
-              Value kBase = ir.add(base, ir.sub(k.kOffset(stage), k.qOff));
-              Value vBase = ir.add(base, ir.sub(k.vOffset(stage), k.qOff));
+        // The tiles as a software pipeline (FlashAttention-3's
+        // intra-warpgroup overlap, AttentionSchedule::overlapSoftmax): step
+        // n issues S(n) and then O += P(n-1) V(n-1), waits for S(n) only,
+        // and computes the softmax of tile n while the tensor cores run
+        // P(n-1) V(n-1); then it waits for that too, releases tile n-1's
+        // stage and rescales O. Tile 0's S and softmax come before the
+        // loop, the last P V after it.
+        Type i32Ty = b.getI32Type();
+        const int64_t pRegs = sRegs / 2;
+        auto stageOf = [&](Value n) {
+          return ir.remu(ir.add(g0, n), idx(s.stages));
+        };
+        auto waitFull = [&](Value n) {
+          Value gt = ir.add(g0, n);
+          ir.wait(k.kvFull, ir.remu(gt, idx(s.stages)),
+                  ir.parityOf(ir.divu(gt, idx(s.stages))),
+                  "consumer: wait kv_full");
+        };
+        auto kBaseOf = [&](Value stage) {
+          return ir.add(base, ir.sub(k.kOffset(stage), k.qOff));
+        };
+        auto vBaseOf = [&](Value stage) {
+          return ir.add(base, ir.sub(k.vOffset(stage), k.qOff));
+        };
+        // S = Q K^T of the tile in `stage`: D / 16 wgmma of K = 16 (4 per
+        // 64-column box), issued and committed, not waited for; the caller
+        // has issued wgmma.fence.
+        auto issueS = [&](Value stage, ArrayRef<Value> zeros) {
+          SmallVector<Value> acc(zeros.begin(), zeros.end());
+          Value kBase = kBaseOf(stage);
+          for (int64_t kk = 0; kk < p.headDim / 16; ++kk) {
+            int64_t box = kk / 4, within = (kk % 4) * 32;
+            Value qa =
+                ir.add(qRows, idx(box * AttentionSchedule::kBoxBytes + within));
+            Value ka = ir.add(kBase, idx(box * s.kvBoxBytes() + within));
+            acc = wgmma(acc, descriptor(qa, 16, 1024), {},
+                        descriptor(ka, 16, 1024), kk > 0, false);
+          }
+          ir.named(NVVM::WgmmaGroupSyncAlignedOp::create(b),
+                   "consumer: S: wgmma.commit_group");
+          return acc;
+        };
+        // O += P V of the tile in `stage`: per 16 keys j, A = P's elements
+        // 8 j .. 8 j + 7 as four 16-bit pairs (the registers `pr`), B = V
+        // rows 16 j .. + 15 read MN-major (Dv contiguous; LBO: the next
+        // 64-column box, SBO: the next 8 keys). Every chunk, loaded or not
+        // (the prologue zeroed the stages; an unloaded row has P = 0).
+        auto issuePV = [&](ArrayRef<Value> o, ArrayRef<Value> pr, Value stage) {
+          SmallVector<Value> acc(o.begin(), o.end());
+          Value vBase = vBaseOf(stage);
+          for (int64_t j = 0; j < tile / 16; ++j) {
+            Value va = ir.add(vBase, idx(j * 16 * 128));
+            acc = wgmma(acc, Value(), pr.slice(4 * j, 4),
+                        descriptor(va, s.kvBoxBytes(), 1024), true, true);
+          }
+          ir.named(NVVM::WgmmaGroupSyncAlignedOp::create(b),
+                   "consumer: P V: wgmma.commit_group");
+          return acc;
+        };
+        auto waitGroups = [&](int64_t n, const Twine &role) {
+          ir.named(NVVM::WgmmaWaitGroupSyncOp::create(b, n),
+                   role + ": wgmma.wait_group " + Twine(n));
+        };
+        // The softmax of tile t (local) on S: the new maxima, alpha, this
+        // thread's part of the row sums and P as bf16 pairs.
+        struct Soft {
+          Value m[2], alpha[2], sum[2];
+          SmallVector<Value> pr;
+        };
+        auto softmax = [&](ArrayRef<Value> acc, Value t0, Value m0, Value m1) {
+          Soft r;
+          Value m[2] = {m0, m1};
+          Value key0 = ir.toI32(ir.mul(t0, idx(tile)));
+          Value keyT = ir.add(key0, ir.mul(ir.toI32(t), i32(2)));
+          // The masks only where the tile cuts a row's visible keys: when
+          // every row of the warp sees all of [key0, key0 + tile) (the
+          // tiles inside a causal prefill's triangle, every tile of a
+          // decode but the last), the logits are S scaled. The vote keeps
+          // the branch uniform across the warp.
+          // Without the overlap (Dv > 128) the second copy of the logits
+          // costs ptxas a spill at D 256: every tile is masked there.
+          Value allWhole = ir.i1(false);
+          if (s.overlapSoftmax) {
+            Value whole = ir.i1(true);
+            Value keyEnd = ir.add(key0, i32(tile));
+            for (int h = 0; h < 2; ++h)
+              whole = ir.andi(
+                  whole,
+                  ir.andi(ir.cmp(arith::CmpIPredicate::sge, key0, rowLo[h]),
+                          ir.cmp(arith::CmpIPredicate::sle, keyEnd, rowHi[h])));
+            allWhole = NVVM::VoteSyncOp::create(b, b.getI1Type(), i32(-1),
+                                                whole, NVVM::VoteSyncKind::all);
+          }
+          SmallVector<Type> xTypes(sRegs, f32Ty);
+          auto masked = scf::IfOp::create(b, xTypes, allWhole,
+                                          /*withElse=*/true);
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(masked.thenBlock());
+            SmallVector<Value> plain;
+            for (int64_t i = 0; i < sRegs; ++i)
+              plain.push_back(arith::MulFOp::create(b, acc[i], k.scaleLog2));
+            scf::YieldOp::create(b, plain);
+            b.setInsertionPointToStart(masked.elseBlock());
+            SmallVector<Value> cut;
+            for (int64_t i = 0; i < sRegs; ++i) {
+              int h = (i >> 1) & 1;
+              Value key = ir.add(keyT, i32(8 * (i >> 2) + (i & 1)));
+              Value ok =
+                  ir.andi(ir.cmp(arith::CmpIPredicate::sge, key, rowLo[h]),
+                          ir.cmp(arith::CmpIPredicate::slt, key, rowHi[h]));
+              cut.push_back(ir.select(
+                  ok, arith::MulFOp::create(b, acc[i], k.scaleLog2), ninf));
+            }
+            scf::YieldOp::create(b, cut);
+          }
+          SmallVector<Value> x(masked.getResults());
+          Value mx[2] = {ninf, ninf};
+          for (int64_t i = 0; i < sRegs; ++i) {
+            int h = (i >> 1) & 1;
+            mx[h] = arith::MaximumFOp::create(b, mx[h], x[i]);
+          }
+          Value mUse[2];
+          for (int h = 0; h < 2; ++h) {
+            for (int64_t d : {1, 2})
+              mx[h] = arith::MaximumFOp::create(b, mx[h], shuffleXor(mx[h], d));
+            r.m[h] = arith::MaximumFOp::create(b, m[h], mx[h]);
+            // A row without a visible key yet keeps m = -inf and takes
+            // exponents against 0 (no -inf - -inf).
+            Value isInf = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
+                                                r.m[h], ninf);
+            mUse[h] = ir.select(isInf, zero, r.m[h]);
+            r.alpha[h] = ir.ex2(arith::SubFOp::create(b, m[h], mUse[h]));
+            r.sum[h] = zero;
+          }
+          auto afn = arith::FastMathFlagsAttr::get(b.getContext(),
+                                                   arith::FastMathFlags::afn);
+          SmallVector<Value> pv(sRegs);
+          for (int64_t i = 0; i < sRegs; ++i) {
+            int h = (i >> 1) & 1;
+            pv[i] = math::Exp2Op::create(
+                b, arith::SubFOp::create(b, x[i], mUse[h]), afn);
+            r.sum[h] = arith::AddFOp::create(b, r.sum[h], pv[i]);
+          }
+          auto pair = VectorType::get({2}, p.element);
+          auto pairF = VectorType::get({2}, f32Ty);
+          for (int64_t q = 0; q < pRegs; ++q) {
+            Value two = vector::FromElementsOp::create(
+                b, pairF, ValueRange{pv[2 * q], pv[2 * q + 1]});
+            Value h16 = arith::TruncFOp::create(b, pair, two);
+            Value w =
+                vector::BitCastOp::create(b, VectorType::get({1}, i32Ty), h16);
+            r.pr.push_back(
+                vector::ExtractOp::create(b, w, ArrayRef<int64_t>{0}));
+          }
+          return r;
+        };
+        SmallVector<Value> zeros(sRegs, zero);
 
-              // S = Q K^T: D / 16 wgmma of K = 16 (4 per 64-column box).
-              SmallVector<Value> acc(sRegs, zero);
-              acc = fenceOperands(acc);
-              fence("consumer: S");
-              for (int64_t kk = 0; kk < p.headDim / 16; ++kk) {
-                int64_t box = kk / 4, within = (kk % 4) * 32;
-                Value qa = ir.add(
-                    qRows, idx(box * AttentionSchedule::kBoxBytes + within));
-                Value ka = ir.add(kBase, idx(box * s.kvBoxBytes() + within));
-                acc = wgmma(acc, descriptor(qa, 16, 1024), {},
-                            descriptor(ka, 16, 1024), kk > 0, false);
-              }
-              commitAndWait("consumer: S");
-              acc = fenceOperands(acc);
-              // After the piece's last S, Q may be replaced.
-              ir.ifThen(ir.eq(n, ir.sub(piece.tiles, idx(1))), [&] {
-                warpArrive(k.qEmpty, idx(0), "consumer: arrive q_empty");
+        SmallVector<Value> res;
+        if (!s.overlapSoftmax) {
+          // Without the overlap (O of 64 x Dv > 128 f32 leaves too few
+          // registers for S and P in flight beside it): per tile S, its
+          // softmax, O *= alpha, O += P V, each waited for.
+          ir.ifThen(piece.any, [&] {
+            ir.wait(k.qFull, idx(0), ir.parityOf(qLoads),
+                    "consumer: wait q_full");
+          });
+          SmallVector<Value> init = {ninf, ninf, zero, zero};
+          init.append(oRegs, zero);
+          res = ir.forLoop(
+              idx(0), piece.tiles, idx(1), init,
+              [&](Value n, ValueRange c) -> SmallVector<Value> {
+                SmallVector<Value> o(c.begin() + 4, c.end());
+                Value stage = stageOf(n);
+                waitFull(n);
+                SmallVector<Value> z = fenceOperands(zeros);
+                fence("consumer: S");
+                SmallVector<Value> acc = issueS(stage, z);
+                waitGroups(0, "consumer: S");
+                acc = fenceOperands(acc);
+                // After the piece's last S, Q may be replaced.
+                ir.ifThen(ir.eq(n, ir.sub(piece.tiles, idx(1))), [&] {
+                  warpArrive(k.qEmpty, idx(0), "consumer: arrive q_empty");
+                });
+                Soft r = softmax(acc, ir.add(piece.tLo, n), c[0], c[1]);
+                for (int64_t i = 0; i < oRegs; ++i)
+                  o[i] = arith::MulFOp::create(b, o[i], r.alpha[(i >> 1) & 1]);
+                o = fenceOperands(o);
+                fence("consumer: P V");
+                o = issuePV(o, r.pr, stage);
+                waitGroups(0, "consumer: P V");
+                o = fenceOperands(o);
+                // The stage's K and V are read: the loader may refill it.
+                warpArrive(k.kvEmpty, stage, "consumer: arrive kv_empty");
+                SmallVector<Value> next = {r.m[0], r.m[1]};
+                for (int h = 0; h < 2; ++h)
+                  next.push_back(arith::AddFOp::create(
+                      b, arith::MulFOp::create(b, c[2 + h], r.alpha[h]),
+                      r.sum[h]));
+                llvm::append_range(next, o);
+                return next;
               });
-
-              // Masked, scaled logits (base 2) and the row maxima.
-              Value key0 = ir.toI32(ir.mul(t0, idx(tile)));
-              Value keyT = ir.add(key0, ir.mul(ir.toI32(t), i32(2)));
-              Value sl = k.scaleLog2;
-              SmallVector<Value> x(sRegs);
-              Value mx[2] = {ninf, ninf};
-              for (int64_t i = 0; i < sRegs; ++i) {
-                int h = (i >> 1) & 1;
-                Value key = ir.add(keyT, i32(8 * (i >> 2) + (i & 1)));
-                Value ok = ir.andi(
-                    ir.cmp(arith::CmpIPredicate::sge, key, rowLo[h]),
-                    ir.cmp(arith::CmpIPredicate::slt, key, rowHi[h]));
-                x[i] = ir.select(ok, arith::MulFOp::create(b, acc[i], sl),
-                                 ninf);
-                mx[h] = arith::MaximumFOp::create(b, mx[h], x[i]);
-              }
-              Value alpha[2], mNew[2], mUse[2];
-              for (int h = 0; h < 2; ++h) {
-                for (int64_t d : {1, 2})
-                  mx[h] = arith::MaximumFOp::create(b, mx[h],
-                                                    shuffleXor(mx[h], d));
-                mNew[h] = arith::MaximumFOp::create(b, m[h], mx[h]);
-                // A row without a visible key yet keeps m = -inf and takes
-                // exponents against 0 (no -inf - -inf).
-                Value isInf = arith::CmpFOp::create(
-                    b, arith::CmpFPredicate::OEQ, mNew[h], ninf);
-                mUse[h] = ir.select(isInf, zero, mNew[h]);
-                alpha[h] = ir.ex2(arith::SubFOp::create(b, m[h], mUse[h]));
-              }
-              // P = exp2(x - m) and this thread's part of the row sums.
-              SmallVector<Value> pv(sRegs);
-              Value sum[2] = {zero, zero};
-              auto afn = arith::FastMathFlagsAttr::get(
-                  b.getContext(), arith::FastMathFlags::afn);
-              for (int64_t i = 0; i < sRegs; ++i) {
-                int h = (i >> 1) & 1;
-                pv[i] = math::Exp2Op::create(
-                    b, arith::SubFOp::create(b, x[i], mUse[h]), afn);
-                sum[h] = arith::AddFOp::create(b, sum[h], pv[i]);
-              }
-              // O *= alpha (row h: elements 4 c + 2 h + {0, 1}).
-              for (int64_t i = 0; i < oRegs; ++i)
-                o[i] = arith::MulFOp::create(b, o[i], alpha[(i >> 1) & 1]);
-
-              // O += P V: per 16-key chunk j, A = P's elements 8 j .. 8 j + 7
-              // as four 16-bit pairs (element 2 q low, 2 q + 1 high), B = V
-              // rows 16 j .. + 15 read MN-major (Dv contiguous; LBO: the
-              // next 64-column box, SBO: the next 8 keys).
-              auto pair = VectorType::get({2}, p.element);
-              auto pairF = VectorType::get({2}, f32Ty);
-              SmallVector<Value> aRegs;
-              for (int64_t q = 0; q < sRegs / 2; ++q) {
-                Value two = vector::FromElementsOp::create(
-                    b, pairF, ValueRange{pv[2 * q], pv[2 * q + 1]});
-                Value h16 = arith::TruncFOp::create(b, pair, two);
-                aRegs.push_back(vector::BitCastOp::create(
-                    b, VectorType::get({1}, b.getI32Type()), h16));
-                aRegs.back() = vector::ExtractOp::create(
-                    b, aRegs.back(), ArrayRef<int64_t>{0});
-              }
-              // Every chunk, loaded or not (the prologue zeroed the stages;
-              // an unloaded row has P = 0).
-              o = fenceOperands(o);
-              fence("consumer: P V");
-              for (int64_t j = 0; j < tile / 16; ++j) {
-                Value va = ir.add(vBase, idx(j * 16 * 128));
-                o = wgmma(o, Value(), ArrayRef<Value>(aRegs).slice(4 * j, 4),
-                          descriptor(va, s.kvBoxBytes(), 1024), true, true);
-              }
-              commitAndWait("consumer: P V");
-              o = fenceOperands(o);
-              // The stage's K and V are read: the loader may refill it.
-              warpArrive(k.kvEmpty, stage, "consumer: arrive kv_empty");
-
-              SmallVector<Value> next = {mNew[0], mNew[1]};
-              for (int h = 0; h < 2; ++h)
-                next.push_back(arith::AddFOp::create(
-                    b, arith::MulFOp::create(b, l[h], alpha[h]), sum[h]));
-              llvm::append_range(next, o);
-              return next;
-            });
+        } else {
+          // Carried: m (2), l (2), O (oRegs), P of the previous tile (pRegs).
+          auto pack = [&](Value m0, Value m1, Value l0, Value l1,
+                          ArrayRef<Value> o, ArrayRef<Value> pr) {
+            SmallVector<Value> v = {m0, m1, l0, l1};
+            llvm::append_range(v, o);
+            llvm::append_range(v, pr);
+            return v;
+          };
+          SmallVector<Value> noO(oRegs, zero), noP(pRegs, i32(0));
+          SmallVector<Type> carriedTypes(4 + oRegs, f32Ty);
+          carriedTypes.append(pRegs, i32Ty);
+          // Tile 0: Q, S(0), its softmax.
+          auto first = scf::IfOp::create(b, carriedTypes, piece.any,
+                                         /*withElse=*/true);
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(first.thenBlock());
+            ir.wait(k.qFull, idx(0), ir.parityOf(qLoads),
+                    "consumer: wait q_full");
+            waitFull(idx(0));
+            SmallVector<Value> z = fenceOperands(zeros);
+            fence("consumer: S");
+            SmallVector<Value> acc = issueS(stageOf(idx(0)), z);
+            waitGroups(0, "consumer: S");
+            acc = fenceOperands(acc);
+            Soft r = softmax(acc, piece.tLo, ninf, ninf);
+            scf::YieldOp::create(
+                b, pack(r.m[0], r.m[1], r.sum[0], r.sum[1], noO, r.pr));
+            b.setInsertionPointToStart(first.elseBlock());
+            scf::YieldOp::create(b, pack(ninf, ninf, zero, zero, noO, noP));
+          }
+          SmallVector<Value> carried0(first.getResults());
+          SmallVector<Value> mid = ir.forLoop(
+              idx(1), piece.tiles, idx(1), carried0,
+              [&](Value n, ValueRange c) -> SmallVector<Value> {
+                SmallVector<Value> o(c.begin() + 4, c.begin() + 4 + oRegs);
+                SmallVector<Value> pr(c.begin() + 4 + oRegs, c.end());
+                Value prev = stageOf(ir.sub(n, idx(1)));
+                waitFull(n);
+                SmallVector<Value> z = fenceOperands(zeros);
+                o = fenceOperands(o);
+                fence("consumer: S + P V");
+                SmallVector<Value> acc = issueS(stageOf(n), z);
+                o = issuePV(o, pr, prev);
+                // S(n) is complete; P(n-1) V(n-1) may still run.
+                waitGroups(1, "consumer: S");
+                acc = fenceOperands(acc);
+                Soft r = softmax(acc, ir.add(piece.tLo, n), c[0], c[1]);
+                waitGroups(0, "consumer: P V");
+                o = fenceOperands(o);
+                // Tile n-1's K and V are read: the loader may refill them.
+                warpArrive(k.kvEmpty, prev, "consumer: arrive kv_empty");
+                // O *= alpha (row h: elements 4 c + 2 h + {0, 1}).
+                for (int64_t i = 0; i < oRegs; ++i)
+                  o[i] = arith::MulFOp::create(b, o[i], r.alpha[(i >> 1) & 1]);
+                Value l0 = arith::AddFOp::create(
+                    b, arith::MulFOp::create(b, c[2], r.alpha[0]), r.sum[0]);
+                Value l1 = arith::AddFOp::create(
+                    b, arith::MulFOp::create(b, c[3], r.alpha[1]), r.sum[1]);
+                return pack(r.m[0], r.m[1], l0, l1, o, r.pr);
+              });
+          // The last tile's P V; then the last stage and Q are free.
+          SmallVector<Type> oTypes(oRegs, f32Ty);
+          auto last =
+              scf::IfOp::create(b, oTypes, piece.any, /*withElse=*/true);
+          {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPointToStart(last.thenBlock());
+            SmallVector<Value> o(mid.begin() + 4, mid.begin() + 4 + oRegs);
+            SmallVector<Value> pr(mid.begin() + 4 + oRegs, mid.end());
+            Value stage = stageOf(ir.sub(piece.tiles, idx(1)));
+            o = fenceOperands(o);
+            fence("consumer: P V");
+            o = issuePV(o, pr, stage);
+            waitGroups(0, "consumer: P V");
+            o = fenceOperands(o);
+            warpArrive(k.kvEmpty, stage, "consumer: arrive kv_empty");
+            warpArrive(k.qEmpty, idx(0), "consumer: arrive q_empty");
+            scf::YieldOp::create(b, o);
+            b.setInsertionPointToStart(last.elseBlock());
+            scf::YieldOp::create(b, noO);
+          }
+          res = {mid[0], mid[1], mid[2], mid[3]};
+          llvm::append_range(res, last.getResults());
+        }
 
         // The row sums over the four threads of each row.
         Value l[2] = {res[2], res[3]};

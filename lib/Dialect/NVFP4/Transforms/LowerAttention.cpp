@@ -1488,6 +1488,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
   if (s.hopper()) {
     attrs.push_back(b.getNamedAttr("chip", b.getStringAttr("sm_90a")));
     attrs.push_back(named("consumers", s.consumers));
+    attrs.push_back(named("overlap_softmax", s.overlapSoftmax ? 1 : 0));
   }
   if (s.split == WorkSplit::Uniform)
     attrs.push_back(named("splits_per_unit", s.splitsPerUnit));

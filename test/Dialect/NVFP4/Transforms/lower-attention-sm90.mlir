@@ -10,15 +10,18 @@
 // No TMEM on Hopper.
 // CHECK-NOT: tmem_slot
 // CHECK: gpu.func @gqa_decode_attention(
-// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, chip = "sm_90a", consumers = 1 : i64
+// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, chip = "sm_90a", consumers = 1 : i64{{.*}}overlap_softmax = 1 : i64
 // The K/V stages are zeroed and fenced for the TMA before the roles start.
 // CHECK: vector.store
 // CHECK: nvvm.fence.proxy
 // CHECK: gpu.barrier
 // CHECK: sm100.warp_roles 8 {
 // CHECK: sm100.role "consumer" warps[0, 4) regs 240 {
-// q_full, then per tile kv_full; S = Q K^T: D / 16 = 8 wgmma from shared
-// memory (two descriptors), the first without the accumulator (scale-d 0).
+// Tile 0 before the loop: q_full, kv_full, S = Q K^T as D / 16 = 8 wgmma
+// from shared memory (two descriptors), the first without the accumulator
+// (scale-d 0), waited for; its softmax: masks only when some row of the
+// warp does not see the whole tile (a warp vote), row maxima across the
+// four threads of a row.
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvvm.wgmma.fence.aligned
@@ -26,14 +29,29 @@
 // CHECK-COUNT-7: setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $128, $129, p, 1, 1, 0, 0; }
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// The row maxima across the four threads of a row.
+// CHECK: nvvm.vote.sync all
+// CHECK: scf.if
 // CHECK: gpu.shuffle xor
-// O += P V: 128 / 16 = 8 wgmma with A = P from four registers, B = V
-// read transposed (imm-trans-b 1).
+// The loop (overlap_softmax): S(n) and O += P(n-1) V(n-1) issued
+// together, P from four registers and V read transposed (imm-trans-b 1);
+// S(n) waited for alone (wait_group 1), its softmax, then P V (wait_group
+// 0), then each consumer warp releases tile n-1's stage.
+// CHECK: scf.for
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $128, $129, p, 1, 1, 0, 0; }
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {$128, $129, $130, $131}, $132, p, 1, 1, 1; }
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: gpu.shuffle xor
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvgpu.mbarrier.arrive
+// The last tile's P V after the loop; then its stage and Q are released.
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {$128, $129, $130, $131}, $132, p, 1, 1, 1; }
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// Each consumer warp releases the stage.
+// CHECK: nvgpu.mbarrier.arrive
 // CHECK: nvgpu.mbarrier.arrive
 // CHECK: sm100.role "load" warps[4, 5) regs 240 {
 // CHECK: nvgpu.tma.async.load
@@ -49,11 +67,12 @@ func.func @gqa_decode(%q: tensor<2x1x8x128xbf16>, %k: tensor<2x400x1x128xbf16>,
 
 // Two consumer warpgroups of 64 rows each and the producer warpgroup:
 // 384 threads; setmaxnreg moves registers to the consumers (224 / 56);
-// D = 256 takes 64-key tiles (S: m64n64).
+// D = 256 takes 64-key tiles (S: m64n64), and O (128 registers a thread)
+// leaves none for the overlap: S, softmax, P V in sequence.
 // CHECK-LABEL: gpu.module @prefill_attention
 // CHECK: gpu.func @prefill_attention(
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64
+// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64{{.*}}overlap_softmax = 0 : i64
 // CHECK-SAME: nvvm.maxnreg = 168
 // CHECK: sm100.warp_roles 12 {
 // CHECK: sm100.role "consumer" warps[0, 8) regs 224 {

@@ -113,6 +113,11 @@ struct AttentionSchedule {
   /// sm_90a: consumer warpgroups, each owning 64 of the 128 rows (1 when
   /// the used rows fit 64, e.g. a GQA decode).
   int64_t consumers = 0;
+  /// sm_90a: each consumer warpgroup computes the softmax of tile n while
+  /// the tensor cores run P(n-1) V(n-1) (FlashAttention-3's intra-warpgroup
+  /// overlap); off when O (64 x Dv f32, Dv / 2 registers a thread) leaves
+  /// too few registers for S and P in flight beside it (Dv > 128).
+  bool overlapSoftmax = false;
   /// sm_90a: rows of the wgmma M a consumer warpgroup owns.
   static constexpr int64_t kWarpgroupRows = 64;
 
