@@ -26,8 +26,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import (copy_ceiling, kernel_ms, matmul_ceiling,  # noqa: E402
-                    outdir, time_ms, write_report)
+from timing import (cell, copy_ceiling, kernel_ms,  # noqa: E402
+                    matmul_ceiling, outdir, time_ms, write_report)
 from shapes import SHAPES  # noqa: E402
 import peers  # noqa: E402
 
@@ -145,12 +145,6 @@ def main(out):
         print(row, flush=True)
         torch.cuda.empty_cache()
 
-    def cell(r, key, ratio):
-        if "error" in r:
-            return "—"
-        return "%.3f ms, %.2f %s (%.0f%%)" % (
-            r["ms"], r[key], "TB/s" if key == "tb_s" else "TFLOP/s",
-            100 * r[ratio])
 
     def speed(r, peer):
         if "error" in r[peer]:

@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import (copy_ceiling, matmul_ceiling, outdir,  # noqa: E402
+from timing import (cell, copy_ceiling, matmul_ceiling, outdir,  # noqa: E402
                     time_ms, write_report)
 
 DEV = "cuda"
@@ -175,12 +175,6 @@ def main(out):
                 row[backend] = prefill_case(backend, b, h, s, d, mm_tflops)
             result["prefill"].append(row)
 
-    def cell(r, key, ratio):
-        if "error" in r:
-            return "—"
-        return "%.3f ms, %.2f %s (%.0f%%)" % (
-            r["ms"], r[key], "TB/s" if key == "tb_s" else "TFLOP/s",
-            100 * r[ratio])
     lines = ["%s, %d SMs, torch %s, cuDNN %s" % (
         props.name, props.multi_processor_count, torch.__version__,
         result["cudnn"]),

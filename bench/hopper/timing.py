@@ -25,6 +25,17 @@ def write_report(out, stem, result, lines):
     print(text)
 
 
+def cell(r, key, ratio):
+    """A table cell of one measurement `r` (time_ms's "ms" with the rate
+    under `key`, "tb_s" or "tflops", and its share of a ceiling under
+    `ratio`), or "—" for a refusal."""
+    if "error" in r:
+        return "—"
+    return "%.3f ms, %.2f %s (%.0f%%)" % (
+        r["ms"], r[key], "TB/s" if key == "tb_s" else "TFLOP/s",
+        100 * r[ratio])
+
+
 def time_ms(fn, reps=20, warmup=3):
     """Median of `reps` event-timed calls after `warmup` calls; 50 calls
     when the median is under 100 us."""

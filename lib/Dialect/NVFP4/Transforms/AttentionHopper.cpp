@@ -235,29 +235,10 @@ void Consumer::build() {
         Value rowLo[2], rowHi[2];
         for (int h = 0; h < 2; ++h) {
           Value r = rows[h];
-          Value iLocal = ir.divu(r, idx(s.group));
-          Value hh = ir.remu(r, idx(s.group));
-          er[h].r = r;
-          er[h].query =
-              ir.add(ir.mul(u.rowBlock, idx(s.queriesPerCta)), iLocal);
-          er[h].head = ir.add(ir.mul(u.kvHead, idx(s.group)), hh);
-          er[h].valid = ir.andi(
-              ir.cmp(arith::CmpIPredicate::ult, r, idx(s.usedRows())),
-              ir.cmp(arith::CmpIPredicate::ult, er[h].query, idx(p.seqQ)));
+          er[h] = unitRow(env, u, r, ir.divu(r, idx(s.group)),
+                          ir.remu(r, idx(s.group)));
           er[h].lead = ir.eq(t, idx(0));
-          // Visible keys (docs/AttentionLowering.md, "Masks"), within the
-          // piece's [kLo, kHi).
-          Value posI =
-              ir.toI32(ir.add(ir.sub(u.len, idx(p.seqQ)), er[h].query));
-          Value lenI = ir.toI32(u.len);
-          Value hi = lenI;
-          if (p.causal)
-            hi = ir.mins(lenI, ir.add(posI, i32(1)));
-          Value lo = i32(std::numeric_limits<int32_t>::min());
-          if (p.window)
-            lo = ir.sub(posI, i32(*p.window - 1));
-          rowLo[h] = ir.maxs(lo, ir.toI32(piece.kLo));
-          rowHi[h] = ir.mins(hi, ir.toI32(piece.kHi));
+          std::tie(rowLo[h], rowHi[h]) = visibleKeys(env, piece, er[h].query);
         }
 
         // The tiles as a software pipeline (FlashAttention-3's

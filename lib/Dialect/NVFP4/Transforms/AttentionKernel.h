@@ -250,6 +250,18 @@ private:
   WorkPlan &plan;
 };
 
+/// The epilogue row of M row `r` in the unit of `u`: query rowBlock *
+/// queriesPerCta + iLocal, head kvHead * G + hh (iLocal = r / G, hh = r mod
+/// G, computed once by the caller), valid below the used rows and Sq.
+Epilogue::Row unitRow(KernelEnv &env, const UnitGeom &u, Value r,
+                      Value iLocal, Value hh);
+/// The keys [lo, hi) (i32) that query `query` of the piece's unit sees
+/// (docs/AttentionLowering.md, "Masks": its causal / window / length
+/// bounds), cut to the piece's keys [kLo, kHi) (a tile shared with another
+/// piece holds keys that are not this piece's).
+std::pair<Value, Value> visibleKeys(KernelEnv &env, const Piece &piece,
+                                    Value query);
+
 /// The kernel arguments of the final outputs, shared by the attention and
 /// combine kernels: O, the LSE and, with an NVFP4 O, its scale factors
 /// (flat, swizzled) and the encode scale (one f32); and their harness

@@ -14,6 +14,8 @@
 
 #include "AttentionKernel.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace nvfp4;
 using namespace nvfp4::attn;
@@ -93,6 +95,37 @@ UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
   g.blockLo = ir.divu(g.keyLo, granule);
   g.blockCount = ir.sub(ir.ceilDivu(g.keyHi, granule), g.blockLo);
   return g;
+}
+
+Epilogue::Row nvfp4::attn::unitRow(KernelEnv &env, const UnitGeom &u,
+                                   Value r, Value iLocal, Value hh) {
+  IR &ir = env.ir;
+  const AttentionSchedule &s = env.s;
+  Epilogue::Row row;
+  row.r = r;
+  row.query = ir.add(ir.mul(u.rowBlock, ir.idx(s.queriesPerCta)), iLocal);
+  row.head = ir.add(ir.mul(u.kvHead, ir.idx(s.group)), hh);
+  row.valid = ir.andi(
+      ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
+      ir.cmp(arith::CmpIPredicate::ult, row.query, ir.idx(env.p.seqQ)));
+  return row;
+}
+
+std::pair<Value, Value> nvfp4::attn::visibleKeys(KernelEnv &env,
+                                                 const Piece &piece,
+                                                 Value query) {
+  IR &ir = env.ir;
+  const AttentionProblemShape &p = env.p;
+  const UnitGeom &u = piece.unit;
+  Value posI = ir.toI32(ir.add(ir.sub(u.len, ir.idx(p.seqQ)), query));
+  Value lenI = ir.toI32(u.len);
+  Value hi = lenI;
+  if (p.causal)
+    hi = ir.mins(lenI, ir.add(posI, ir.i32(1)));
+  Value lo = ir.i32(std::numeric_limits<int32_t>::min());
+  if (p.window)
+    lo = ir.sub(posI, ir.i32(*p.window - 1));
+  return {ir.maxs(lo, ir.toI32(piece.kLo)), ir.mins(hi, ir.toI32(piece.kHi))};
 }
 
 void WorkPlan::initShared() {

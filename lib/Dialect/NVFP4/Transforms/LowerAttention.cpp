@@ -657,26 +657,10 @@ void KernelBuilder::softmaxRole() {
       [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
         const UnitGeom &u = piece.unit;
         Value g0 = args[0];
-        Epilogue::Row row;
-        row.r = r;
-        row.query = ir.add(ir.mul(u.rowBlock, idx(s.queriesPerCta)), iLocal);
-        row.head = ir.add(ir.mul(u.kvHead, idx(s.group)), hh);
-        row.valid =
-            ir.andi(ir.cmp(arith::CmpIPredicate::ult, r, idx(s.usedRows())),
-                    ir.cmp(arith::CmpIPredicate::ult, row.query, idx(p.seqQ)));
+        Epilogue::Row row = unitRow(env, u, r, iLocal, hh);
         // Visible keys of this row: [rowLo, rowHi) (docs/AttentionLowering.md).
-        Value posI = ir.toI32(ir.add(ir.sub(u.len, idx(p.seqQ)), row.query));
-        Value lenI = ir.toI32(u.len);
-        Value rowHi = lenI;
-        if (p.causal)
-          rowHi = ir.mins(lenI, ir.add(posI, i32(1)));
-        Value rowLo = i32(std::numeric_limits<int32_t>::min());
-        if (p.window)
-          rowLo = ir.sub(posI, i32(*p.window - 1));
-        // ... and of the piece's keys [kLo, kHi): a tile shared with
-        // another piece holds keys that are not this piece's.
-        rowLo = ir.maxs(rowLo, ir.toI32(piece.kLo));
-        rowHi = ir.mins(rowHi, ir.toI32(piece.kHi));
+        Value rowLo, rowHi;
+        std::tie(rowLo, rowHi) = visibleKeys(env, piece, row.query);
 
         SmallVector<Value> ml = ir.forLoop(
             idx(0), piece.tiles, idx(1), ValueRange{ninf, zero},
