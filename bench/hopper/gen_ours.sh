@@ -6,14 +6,15 @@
 # balanced split-KV plan for the H200's 132 SMs, cubins included, into
 # build/device-hopper-bench/NAME.nvfp4; carry that folder to the GPU
 # machine and run python3 bench/hopper/ours.py there (docs/Hopper.md).
+# Usage: gen_ours.sh [FOLDER] (default build/device-hopper-bench).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${NVFP4_BUILD_DIR:-$ROOT/build}"
-OUT="$ROOT/build/device-hopper-bench"
-rm -rf "$OUT"
+OUT="${1:-$ROOT/build/device-hopper-bench}"
 mkdir -p "$OUT"
+rm -f "$OUT"/*.nvfp4
 NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
   PYTHONPATH="$ROOT/python:$ROOT/scripts:$ROOT/bench/hopper" python3 - "$OUT" <<'PY'
 import sys

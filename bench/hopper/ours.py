@@ -3,7 +3,9 @@ cuDNN backends in the same run (issue 16's tables, docs/Hopper.md).
 
 Here first: bash bench/hopper/gen_ours.sh (compiles bench/hopper/shapes.py
 for sm_90a into build/device-hopper-bench). There (carry
-build/device-hopper-bench): python3 bench/hopper/ours.py [OUTDIR]; builds
+build/device-hopper-bench): python3 bench/hopper/ours.py [OUTDIR
+[KERNELS]] (KERNELS: the folder of artifacts, default
+build/device-hopper-bench, e.g. a variant gen_ours.sh wrote elsewhere); builds
 libnvfp4_runtime.so (scripts/device/CMakeLists.txt) unless $NVFP4_LIBRARY
 names one, writes ours.json and ours.md to OUTDIR (default $OUT).
 
@@ -45,8 +47,9 @@ def runtime_library():
 
 
 def ours(nvfp4, cuda, s, copy_tbs, mm_tflops):
-    path = os.path.join(ROOT, "build", "device-hopper-bench",
-                        s["name"] + ".nvfp4")
+    kernels = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+        ROOT, "build", "device-hopper-bench")
+    path = os.path.join(kernels, s["name"] + ".nvfp4")
     k = nvfp4.load(path)
     b, sq, hq, hkv, skv, d = (s[x] for x in ("b", "sq", "hq", "hkv", "skv",
                                              "d"))
