@@ -19,6 +19,9 @@
 //                are finite: P = 0 there);
 //   epilogue     Epilogue::write with O in registers (2-column chunks).
 //
+// With Dv <= 128 the tiles run as a software pipeline (FlashAttention-3's
+// intra-warpgroup overlap: the softmax of tile n under P(n-1) V(n-1)),
+// and tiles that cut no row's visible keys skip the masks (a warp vote).
 // The loader (TMA warp), the KV sources, the work plans and the epilogue
 // are the SM100 kernel's (LowerAttention.cpp, AttentionKernel.h).
 //
