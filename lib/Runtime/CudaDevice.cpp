@@ -253,8 +253,17 @@ private:
   struct LoadedFunction {
     CUfunction function;
     std::string name;
+    /// Its attributes, read once (getFunctionInfo).
+    std::optional<FunctionInfo> info;
+    /// The dynamic shared memory it has been allowed so far
+    /// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; 0: the default).
+    uint64_t smemAllowed = 0;
   };
   std::vector<LoadedFunction> functions_;
+  /// (module, name) -> function handle: a launch looks its kernel up on
+  /// every call (the C API, the runner), which must neither call the
+  /// driver again nor grow functions_.
+  std::map<std::pair<uint64_t, std::string>, uint64_t> functionIndex_;
 };
 
 CudaDevice::~CudaDevice() {
@@ -426,6 +435,9 @@ Expected<FunctionHandle> CudaDevice::getFunction(ModuleHandle module,
                                                  const std::string &name) {
   if (module.value == 0 || module.value > modules_.size())
     return makeError("unknown module handle ", module.value);
+  auto known = functionIndex_.find({module.value, name});
+  if (known != functionIndex_.end())
+    return FunctionHandle{known->second};
   const LoadedModule &m = modules_[module.value - 1];
   CUfunction function = nullptr;
   CUresult r = api_.moduleGetFunction(&function, m.module, name.c_str());
@@ -434,7 +446,8 @@ Expected<FunctionHandle> CudaDevice::getFunction(ModuleHandle module,
                      " (cuModuleGetFunction: ", api_.describe(r), ")");
   if (Error e = api_.check(r, "cuModuleGetFunction"))
     return std::move(e);
-  functions_.push_back({function, name});
+  functions_.push_back({function, name, std::nullopt, 0});
+  functionIndex_[{module.value, name}] = functions_.size();
   return FunctionHandle{functions_.size()};
 }
 
@@ -471,6 +484,9 @@ Expected<FunctionInfo> CudaDevice::getFunctionInfo(FunctionHandle function) {
   auto f = lookup(function);
   if (!f)
     return f.takeError();
+  LoadedFunction &loaded = functions_[function.value - 1];
+  if (loaded.info)
+    return *loaded.info;
   FunctionInfo info;
   struct {
     CUfunction_attribute attr;
@@ -487,6 +503,7 @@ Expected<FunctionInfo> CudaDevice::getFunctionInfo(FunctionHandle function) {
       return std::move(e);
     *a.out = static_cast<uint32_t>(value);
   }
+  loaded.info = info;
   return info;
 }
 
@@ -541,14 +558,17 @@ Error CudaDevice::submit(FunctionHandle function, const LaunchConfig &config,
                      " threads exceeds the kernel's limit of ",
                      *info->maxThreadsPerBlock,
                      " (its registers or __launch_bounds__)");
-  // Above 48 KiB a kernel takes dynamic shared memory only after opting in.
-  if (dynamicSmem > kDefaultDynamicSmemLimit) {
+  // Above 48 KiB a kernel takes dynamic shared memory only after opting in
+  // (once per kernel and size: the attribute stays set).
+  uint64_t &allowed = functions_[function.value - 1].smemAllowed;
+  if (dynamicSmem > kDefaultDynamicSmemLimit && dynamicSmem > allowed) {
     if (Error e =
             api_.check(api_.funcSetAttribute(
                            *f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                            static_cast<int>(dynamicSmem)),
                        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"))
       return std::move(e);
+    allowed = dynamicSmem;
   }
 
   CUlaunchAttribute attrs[1] = {};

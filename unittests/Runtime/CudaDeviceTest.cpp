@@ -318,6 +318,40 @@ TEST_F(CudaDeviceTest, LaunchAttributes) {
             "(an illegal memory access was encountered)");
 }
 
+// A launch looks its kernel up on every call (the C API, the runner): the
+// second lookup, the kernel's attributes and the shared-memory opt-in of a
+// size already allowed do not call the driver again (a failure injected
+// into those calls goes unseen), and a larger size asks again.
+TEST_F(CudaDeviceTest, LooksUpEachKernelOnce) {
+  auto d = create();
+  ASSERT_TRUE(d);
+  auto m = d->loadModule(ptx(".version 9.0\n.target sm_90a\n"
+                             ".entry k() { ret; }\n"));
+  ASSERT_TRUE(m) << m.takeError().message();
+  auto k = d->getFunction(*m, "k");
+  ASSERT_TRUE(k);
+  LaunchConfig config;
+  config.grid = {4, 1, 1};
+  config.block = {128, 1, 1};
+  config.dynamicSmemBytes = 200000;
+  ASSERT_TRUE(d->launch(*k, config, {}));
+  setenv("NVFP4_MOCK_FAIL", "cuModuleGetFunction:500", 1);
+  auto again = d->getFunction(*m, "k");
+  ASSERT_TRUE(again) << again.takeError().message();
+  EXPECT_EQ(again->value, k->value);
+  setenv("NVFP4_MOCK_FAIL", "cuFuncSetAttribute:1", 1);
+  EXPECT_TRUE(d->launch(*again, config, {}));
+  setenv("NVFP4_MOCK_FAIL", "cuFuncGetAttribute:1", 1);
+  EXPECT_TRUE(d->launch(*again, config, {}));
+  setenv("NVFP4_MOCK_FAIL", "cuFuncSetAttribute:1", 1);
+  config.dynamicSmemBytes = 210000;
+  auto bigger = d->launch(*again, config, {});
+  ASSERT_FALSE(bigger);
+  EXPECT_NE(bigger.takeError().message().find("cuFuncSetAttribute"),
+            std::string::npos);
+  unsetenv("NVFP4_MOCK_FAIL");
+}
+
 TEST_F(CudaDeviceTest, EncodesTensorMapsAfterValidating) {
   auto d = create();
   ASSERT_TRUE(d);
