@@ -171,22 +171,8 @@ std::optional<uint64_t> gmmaDesc(const umma::SmemLayout &l, uint32_t base,
   auto f = umma::makeSmemDescFields(l, base, kPerMma, step, &err);
   if (!f)
     return std::nullopt;
-  uint64_t layout = 0;
-  switch (l.swizzle) {
-  case Swizzle::B128:
-    layout = 1;
-    break;
-  case Swizzle::B64:
-    layout = 2;
-    break;
-  case Swizzle::B32:
-    layout = 3;
-    break;
-  default:
-    layout = 0;
-  }
-  return uint64_t(f->startAddress >> 4) | (uint64_t(f->lboBytes >> 4) << 16) |
-         (uint64_t(f->sboBytes >> 4) << 32) | (layout << 62);
+  return umma::encodeGmmaDesc(f->startAddress, f->lboBytes, f->sboBytes,
+                              l.swizzle);
 }
 
 // Register fragments, from the PTX ISA's wgmma figures. Within a warp,

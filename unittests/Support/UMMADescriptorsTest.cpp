@@ -155,6 +155,23 @@ TEST(SmemDescTest, HighPartLeavesStartAddressZero) {
               "1000");
 }
 
+// The sm_90 descriptor: the same 14-bit fields, the layout type in bits
+// 62-63 (1 = 128-byte swizzle), no fixed 0b001 at 46-48. The attention
+// kernel's K-major Q / K operand at 0x400: LBO 16, SBO 1024 (8 rows of
+// 128 bytes); its MN-major V: LBO 16384 (the next 64-column box of a
+// 128-key tile), SBO 1024.
+TEST(GmmaDescTest, FieldsAndLayoutType) {
+  EXPECT_EQ(*encodeGmmaDesc(0x400, 16, 1024, Swizzle::B128),
+            0x4000004000010040ull);
+  EXPECT_EQ(*encodeGmmaDesc(0, 16384, 1024, Swizzle::B128),
+            0x4000004004000000ull);
+  EXPECT_EQ(*encodeGmmaDesc(0x10, 32, 256, Swizzle::None),
+            0x0000001000020001ull);
+  EXPECT_EQ(*encodeGmmaDesc(0, 0, 0, Swizzle::B64), 0x8000000000000000ull);
+  EXPECT_EQ(*encodeGmmaDesc(0, 0, 0, Swizzle::B32), 0xC000000000000000ull);
+  EXPECT_FALSE(encodeGmmaDesc(0, 16, 1024, Swizzle::B128Base32B));
+}
+
 TEST(SmemDescTest, EncodeRejectsMisalignedAndOutOfRangeFields) {
   std::string error;
   SmemDescFields f;

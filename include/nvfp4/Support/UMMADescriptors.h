@@ -159,6 +159,36 @@ std::optional<uint64_t> encodeSmemDescHigh(const SmemDescFields &f,
 std::optional<SmemDescFields> decodeSmemDesc(uint64_t desc,
                                              std::string *error = nullptr);
 
+/// The sm_90 matrix descriptor of wgmma.mma_async (PTX ISA, "Matrix
+/// Descriptor Format" of the asynchronous warpgroup-level matrix
+/// instructions): encode(start) in bits 0-13, encode(LBO) in 16-29,
+/// encode(SBO) in 32-45, base offset 0, the layout type in bits 62-63 (0
+/// none, 1 128-byte, 2 64-byte, 3 32-byte swizzle); no version bits.
+/// std::nullopt for Swizzle::B128Base32B, which sm_90 lacks. With `start`
+/// 0 it is the constant part the kernel ORs the address into.
+inline std::optional<uint64_t> encodeGmmaDesc(uint32_t start, uint32_t lbo,
+                                              uint32_t sbo, Swizzle swizzle) {
+  uint64_t layout = 0;
+  switch (swizzle) {
+  case Swizzle::None:
+    layout = 0;
+    break;
+  case Swizzle::B128:
+    layout = 1;
+    break;
+  case Swizzle::B64:
+    layout = 2;
+    break;
+  case Swizzle::B32:
+    layout = 3;
+    break;
+  case Swizzle::B128Base32B:
+    return std::nullopt;
+  }
+  return encodeSmemField(start) | encodeSmemField(lbo) << 16 |
+         encodeSmemField(sbo) << 32 | layout << 62;
+}
+
 //===----------------------------------------------------------------------===//
 // Canonical shared-memory layouts (PTX 9.7.16.3.3)
 //===----------------------------------------------------------------------===//

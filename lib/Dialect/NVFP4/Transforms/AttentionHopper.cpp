@@ -29,6 +29,8 @@
 
 #include "AttentionKernel.h"
 
+#include "nvfp4/Support/UMMADescriptors.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -39,16 +41,6 @@ using namespace nvfp4;
 using namespace nvfp4::attn;
 
 namespace {
-
-/// GMMA matrix descriptor (PTX ISA, "Matrix Descriptor Format" of the
-/// asynchronous warpgroup-level matrix instructions): start address >> 4 in
-/// bits 0-13, leading-dimension byte offset >> 4 in bits 16-29,
-/// stride-dimension byte offset >> 4 in bits 32-45, base offset 0, layout
-/// type in bits 62-63 (1: 128-byte swizzle).
-constexpr uint64_t gmmaDescriptorBits(uint64_t lbo, uint64_t sbo) {
-  return ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 |
-         uint64_t(1) << 62;
-}
 
 class Consumer {
 public:
@@ -62,20 +54,18 @@ private:
   Value idx(int64_t v) { return ir.idx(v); }
   Value i32(int64_t v) { return ir.i32(v); }
 
-  /// The descriptor (i64) of the 128-byte-swizzled operand at shared
-  /// address `addr` (index). The address passes through an opaque move:
-  /// otherwise LLVM computes the loop-invariant Q descriptors (D / 16 of
-  /// them, two registers each) once and holds them across the KV loop,
-  /// which spills at D 256 (as LowerAttention.cpp's `opaque`).
-  Value descriptor(Value addr, uint64_t lbo, uint64_t sbo) {
-    Type i64 = b.getI64Type();
-    addr = ir.toIndex(
-        ir.inlinePtx("mov.b32 $0, $1;", b.getI32Type(), ir.toI32(addr))[0]);
-    Value a = arith::IndexCastOp::create(b, i64, addr);
+  /// The descriptor (i64, umma::encodeGmmaDesc) of the 128-byte-swizzled
+  /// operand at shared address `addr` (index). The address passes through
+  /// IR::opaque: otherwise LLVM computes the loop-invariant Q descriptors
+  /// (D / 16 of them, two registers each) once and holds them across the
+  /// KV loop, which spills at D 256.
+  Value descriptor(Value addr, uint32_t lbo, uint32_t sbo) {
+    Value a = arith::IndexCastOp::create(b, b.getI64Type(), ir.opaque(addr));
     a = arith::ShRUIOp::create(
         b, arith::AndIOp::create(b, a, constI64(0x3ffff)), constI64(4));
-    return arith::OrIOp::create(
-        b, a, constI64(int64_t(gmmaDescriptorBits(lbo, sbo))));
+    return arith::OrIOp::create(b, a,
+                                constI64(int64_t(*umma::encodeGmmaDesc(
+                                    0, lbo, sbo, umma::Swizzle::B128))));
   }
   Value constI64(int64_t v) {
     return arith::ConstantIntOp::create(b, v, 64).getResult();
@@ -87,6 +77,11 @@ private:
   /// registers it reads are final before wgmma.fence, and what it wrote is
   /// read only after wgmma.wait_group.
   SmallVector<Value> fenceOperands(ArrayRef<Value> vals);
+  /// An inline asm with side effects that reads and writes the f32
+  /// registers `acc` ($0 .. $n-1, tied) and reads `ins` (constraints
+  /// `inConstraints`, each ",c"); returns the new values of `acc`.
+  SmallVector<Value> tiedAsm(StringRef code, ArrayRef<Value> acc,
+                             ValueRange ins, StringRef inConstraints);
   /// One wgmma.mma_async m64 n(acc.size() * 2) k16 into the f32
   /// accumulators `acc`: A from the descriptor `aDesc` or the four
   /// registers `aRegs`, B from `bDesc` (read transposed when `transB`),
@@ -125,49 +120,52 @@ private:
   Value wg, lane, g, t;
 };
 
-SmallVector<Value> Consumer::fenceOperands(ArrayRef<Value> vals) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<Type> types;
+SmallVector<Value> Consumer::tiedAsm(StringRef code, ArrayRef<Value> acc,
+                                     ValueRange ins, StringRef inConstraints) {
+  // $0 .. $n-1: the f32 outputs, tied to the inputs $n .. $2n-1 (acc);
+  // then `ins`.
+  const size_t n = acc.size();
   std::string constraints;
-  for (size_t i = 0; i < vals.size(); ++i) {
-    types.push_back(vals[i].getType());
+  for (size_t i = 0; i < n; ++i)
     constraints += (i ? ",=f" : "=f");
-  }
-  for (size_t i = 0; i < vals.size(); ++i)
+  for (size_t i = 0; i < n; ++i)
     constraints += "," + std::to_string(i);
-  auto st = LLVM::LLVMStructType::getLiteral(ctx, types);
+  constraints += inConstraints.str();
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  llvm::append_range(operands, ins);
+  SmallVector<Type> types(n, b.getF32Type());
   auto asmOp = LLVM::InlineAsmOp::create(
-      b, st, vals, "", constraints, /*has_side_effects=*/true,
+      b, LLVM::LLVMStructType::getLiteral(b.getContext(), types), operands,
+      code, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::TailCallKind::None,
       LLVM::AsmDialectAttr(), ArrayAttr());
   SmallVector<Value> out;
-  for (size_t i = 0; i < vals.size(); ++i)
+  for (size_t i = 0; i < n; ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
                                                ArrayRef<int64_t>{int64_t(i)}));
   return out;
 }
 
+SmallVector<Value> Consumer::fenceOperands(ArrayRef<Value> vals) {
+  return tiedAsm("", vals, ValueRange{}, "");
+}
+
 SmallVector<Value> Consumer::wgmma(ArrayRef<Value> acc, Value aDesc,
                                    ArrayRef<Value> aRegs, Value bDesc,
                                    bool scaleD, bool transB) {
-  MLIRContext *ctx = b.getContext();
   const size_t n = acc.size();
   std::string type = p.element.isBF16() ? "bf16" : "f16";
-  // $0 .. $n-1: D (outputs, tied to the inputs $n .. $2n-1), then A (a
-  // descriptor or four registers), then B's descriptor. scale-d is a
-  // predicate operand: a constant through a local predicate register.
+  // D in $0 .. $n-1 (tied to $n .. $2n-1), then A (a descriptor or four
+  // registers), then B's descriptor. scale-d is a predicate operand: a
+  // constant through a local predicate register.
   std::string mma = "wgmma.mma_async.sync.aligned.m64n" +
                     std::to_string(2 * n) + "k16.f32." + type + "." + type +
                     " {";
-  std::string constraints;
-  SmallVector<Value> ins(acc.begin(), acc.end());
-  for (size_t i = 0; i < n; ++i) {
-    mma += (i ? ", $" : "$") + std::to_string(i);
-    constraints += (i ? ",=f" : "=f");
-  }
   for (size_t i = 0; i < n; ++i)
-    constraints += "," + std::to_string(i);
+    mma += (i ? ", $" : "$") + std::to_string(i);
   mma += "}, ";
+  std::string constraints;
+  SmallVector<Value> ins;
   size_t op = 2 * n;
   if (aDesc) {
     mma += "$" + std::to_string(op++);
@@ -190,18 +188,7 @@ SmallVector<Value> Consumer::wgmma(ArrayRef<Value> acc, Value aDesc,
   mma += std::string(", ") + (transB ? "1" : "0") + ";";
   std::string code = std::string("{ .reg .pred p; setp.ne.b32 p, ") +
                      (scaleD ? "1" : "0") + ", 0; " + mma + " }";
-
-  SmallVector<Type> types(n, b.getF32Type());
-  auto st = LLVM::LLVMStructType::getLiteral(ctx, types);
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, st, ins, code, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::TailCallKind::None,
-      LLVM::AsmDialectAttr(), ArrayAttr());
-  SmallVector<Value> out;
-  for (size_t i = 0; i < n; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
-                                               ArrayRef<int64_t>{int64_t(i)}));
-  return out;
+  return tiedAsm(code, acc, ins, constraints);
 }
 
 void Consumer::build() {

@@ -104,6 +104,13 @@ public:
     return inlinePtx(code, b.getF32Type(), x)[0];
   }
   Value ex2(Value x) { return ptxF32("ex2.approx.ftz.f32 $0, $1;", x); }
+  /// `v` (an index) through an opaque move: LLVM cannot hoist what is
+  /// computed from it out of the loop it is in. The kernels' shared-memory
+  /// descriptors (D / 16 per operand) would otherwise all be hoisted and
+  /// held in registers across the KV loop, spilling at large head dims.
+  Value opaque(Value v) {
+    return toIndex(inlinePtx("mov.b32 $0, $1;", b.getI32Type(), toI32(v))[0]);
+  }
   Value lg2(Value x) { return ptxF32("lg2.approx.ftz.f32 $0, $1;", x); }
 
   /// scf.if without results, body built by `f`.

@@ -71,14 +71,7 @@ private:
   template <typename F> void forLoop(Value lb, Value ub, Value step, F f) {
     ir.forLoop(lb, ub, step, f);
   }
-  /// `v` through an opaque move: LLVM cannot hoist what is computed from
-  /// it out of the loop it is in. The MMA warp's shared-memory descriptors
-  /// (D / 16 per operand) would otherwise all be hoisted and held in
-  /// registers across the KV loop, spilling at head dim 512.
-  Value opaque(Value v) {
-    Value m = ir.inlinePtx("mov.b32 $0, $1;", b.getI32Type(), ir.toI32(v))[0];
-    return ir.toIndex(m);
-  }
+  Value opaque(Value v) { return ir.opaque(v); }
   void fence(sm100::FenceKind k, const Twine &role) {
     ir.named(sm100::FenceOp::create(b, k), role);
   }
