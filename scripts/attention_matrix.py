@@ -317,15 +317,20 @@ def ci_cases():
 
 def hopper_takes(c):
     """Whether the sm_90a kernel takes case c so far (docs/Hopper.md):
-    dense or paged bf16/f16 caches, D and Dv up to 256, a bf16/f16 O."""
-    return (not c.get("topk") and not c.get("cache") and c["d"] <= 256 and
-            c["dv"] <= 256 and c.get("to") != "fp4")
+    dense or paged bf16/f16 caches, a bf16/f16 O, head dims up to 256, and
+    beyond when V is a prefix of K (MLA; Dv > 256 split across two
+    consumer warpgroups): a separate V of D > 256 leaves room for one K/V
+    stage only, which sm_90a refuses."""
+    fits = c["d"] <= 256 or c.get("same") or c.get("vslice")
+    return (not c.get("topk") and not c.get("cache") and
+            c.get("to") != "fp4" and fits)
 
 
 def hopper_cases():
     """Shapes that exercise the sm_90a kernel's own choices: one consumer
     warpgroup (the rows fit 64) and two (128 rows), the 64-key tile of
-    D > 128, MHA prefill with several row blocks per sequence."""
+    D > 128, MHA prefill with several row blocks per sequence, the Dv
+    split across warpgroups with one and two head blocks."""
     return [
         case("h_gqa8_one_consumer", b=2, sq=1, hq=8, hkv=1, skv=400, d=128,
              sink=True, lens=True),
@@ -337,6 +342,16 @@ def hopper_cases():
              dv=128, vslice=True, causal=True),
         case("h_paged64_d256_window", b=2, sq=2, hq=32, hkv=2, skv=520,
              d=256, page=64, causal=True, window=200, lens=True, sms=6),
+        # Dv > 256: two consumer warpgroups split Dv and share 64 rows (P
+        # handed over through shared memory); 128 heads are two head
+        # blocks per query.
+        case("h_v4_h64_balanced", b=4, sq=1, hq=64, hkv=1, skv=700, d=512,
+             same=True, sink=True, lens=True, sms=12),
+        case("h_mla576_h128_mtp_whole", b=2, sq=2, hq=128, hkv=1, skv=520,
+             d=576, dv=512, vslice=True, page=64, causal=True, lens=True,
+             splits=1),
+        case("h_dv384_uniform_window", b=2, sq=1, hq=8, hkv=1, skv=400,
+             d=128, dv=384, window=250, splits=2),
     ]
 
 

@@ -67,6 +67,7 @@ MLIR_SYNC = re.compile(
 # text is one.
 INLINE_SYNC = re.compile(
     r"(mbarrier\.(?:try_wait|arrive|init)|barrier\.cluster|bar\.sync|"
+    r"bar\.arrive|"
     r"barrier\.sync|tcgen05\.(?:fence|commit|wait)|fence\.)")
 
 PTX_SYNC = re.compile(

@@ -18,8 +18,9 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 UnitTiles nvfp4::plan::unitTiles(const UnitShape &s, int64_t len,
                                  int64_t rowBlock) {
-  // Queries [iFirst, iEnd) of the block sit at positions len - Sq + i.
-  int64_t iFirst = rowBlock * s.queriesPerCta;
+  // Queries [iFirst, iEnd) of the block sit at positions len - Sq + i (a
+  // query block's head blocks see the same keys).
+  int64_t iFirst = rowBlock / s.headBlocks * s.queriesPerCta;
   int64_t iEnd = std::min(iFirst + s.queriesPerCta, s.seqQ);
   int64_t base = len - s.seqQ;
   int64_t hi = len;

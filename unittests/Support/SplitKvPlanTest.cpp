@@ -43,6 +43,13 @@ TEST(SplitKvPlanTest, UnitTilesFollowTheMasks) {
   p.causal = true;
   EXPECT_EQ(unitTiles(p, 256, 0).count, 1);
   EXPECT_EQ(unitTiles(p, 256, 1).count, 2);
+  // Two head blocks per query block (sm_90a's Dv split, 128 heads): row
+  // blocks 0 and 1 are the first query block's, 2 and 3 the second's.
+  p.headBlocks = 2;
+  p.rowBlocks = 4;
+  EXPECT_EQ(unitTiles(p, 256, 1).count, 1);
+  EXPECT_EQ(unitTiles(p, 256, 2).count, 2);
+  EXPECT_EQ(unitTiles(p, 256, 3).count, 2);
 }
 
 TEST(SplitKvPlanTest, HandWorkedPlan) {

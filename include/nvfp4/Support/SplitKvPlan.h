@@ -24,7 +24,8 @@ namespace nvfp4::plan {
 struct UnitShape {
   int64_t seqQ = 1;          ///< Sq
   int64_t queriesPerCta = 1; ///< queries of one row block
-  int64_t rowBlocks = 1;     ///< ceil(Sq / queriesPerCta)
+  int64_t rowBlocks = 1;     ///< ceil(Sq / queriesPerCta) x headBlocks
+  int64_t headBlocks = 1;    ///< row blocks per query block (head blocks)
   int64_t headsKv = 1;       ///< Hkv
   int64_t blockKeys = 64;    ///< keys per block, the plan's granule
   bool causal = false;

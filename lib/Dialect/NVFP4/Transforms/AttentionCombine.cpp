@@ -170,6 +170,7 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   Value bh = ir.divu(u, ir.idx(s.rowBlocks));
   Value kvHead = ir.remu(bh, ir.idx(p.headsKv));
   Value batch = ir.divu(bh, ir.idx(p.headsKv));
+  auto [firstQuery, firstHead] = rowBlockStart(ir, s, rowBlock, kvHead);
   auto word = [&](int64_t w) {
     return ir.toIndex(
         memref::LoadOp::create(b, records, ValueRange{u, ir.idx(w)}));
@@ -186,10 +187,8 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
     ir.forLoop(ir.idx(0), ir.idx(kRowsPerWarp), ir.idx(1), [&](Value j) {
       Value r = ir.add(ir.mul(chunk, ir.idx(kRowsPerCta)),
                        ir.add(ir.mul(warp, ir.idx(kRowsPerWarp)), j));
-      Value query = ir.add(ir.mul(rowBlock, ir.idx(s.queriesPerCta)),
-                           ir.divu(r, ir.idx(s.group)));
-      Value head =
-          ir.add(ir.mul(kvHead, ir.idx(s.group)), ir.remu(r, ir.idx(s.group)));
+      Value query = ir.add(firstQuery, ir.divu(r, ir.idx(s.headsPerCta)));
+      Value head = ir.add(firstHead, ir.remu(r, ir.idx(s.headsPerCta)));
       Value valid =
           ir.andi(ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
                   ir.cmp(arith::CmpIPredicate::ult, query, ir.idx(p.seqQ)));

@@ -22,6 +22,11 @@
 // With Dv <= 128 the tiles run as a software pipeline (FlashAttention-3's
 // intra-warpgroup overlap: the softmax of tile n under P(n-1) V(n-1)),
 // and tiles that cut no row's visible keys skip the masks (a warp vote).
+// With Dv > 256 (AttentionSchedule::dvGroups) the two warpgroups share 64
+// rows and split Dv (FlashMLA's split): warpgroup 0 computes S, the
+// softmax and O's first half and hands P, alpha and the final m and l to
+// warpgroup 1 through shared memory and named barriers; warpgroup 1
+// computes O's second half with A = P from shared memory.
 // The loader (TMA warp), the KV sources, the work plans and the epilogue
 // are the SM100 kernel's (LowerAttention.cpp, AttentionKernel.h).
 //
@@ -44,14 +49,69 @@ namespace {
 
 class Consumer {
 public:
-  Consumer(KernelEnv &env, WorkPlan &work, Epilogue &epi, const HopperKernel &k)
+  Consumer(KernelEnv &env, WorkPlan &work, Epilogue &epi, const HopperKernel &k,
+           int64_t dvGroup)
       : env(env), s(env.s), p(env.p), ir(env.ir), b(env.b), work(work),
-        epi(epi), k(k) {}
+        epi(epi), k(k), dvGroup(dvGroup),
+        role(dvGroup == 0 ? "consumer" : "consumer_dv") {}
 
   void build();
 
 private:
   Value idx(int64_t v) { return ir.idx(v); }
+  /// An op name of this role: "consumer: what" (or "consumer_dv: what").
+  std::string nm(StringRef what) const { return role + ": " + what.str(); }
+
+  // The hand-over of a Dv split (dvGroups = 2): warpgroup 0 sends, per KV
+  // tile, P and alpha, and per piece the final m and l; warpgroup 1
+  // receives. Named barriers kHandFull (0 arrives, 1 waits) and kHandEmpty
+  // (1 arrives, 0 waits), 256 threads each.
+  static constexpr int64_t kHandFull = 1, kHandEmpty = 2;
+  // Inline PTX: nvvm.barrier with a thread count does not survive a print
+  // and parse of the IR in MLIR 22 (the mutation tests re-read it).
+  void barSync(int64_t id, StringRef what) {
+    ir.named(ir.inlinePtxOp("bar.sync " + std::to_string(id) + ", 256;",
+                            TypeRange{}, ValueRange{}),
+             nm(what));
+  }
+  void barArrive(int64_t id, StringRef what) {
+    ir.named(ir.inlinePtxOp("bar.arrive " + std::to_string(id) + ", 256;",
+                            TypeRange{}, ValueRange{}),
+             nm(what));
+  }
+  /// Warpgroup 0: waits until warpgroup 1 has taken the last message,
+  /// runs `write`, makes it visible (to wgmma too when `forWgmma`:
+  /// fence.proxy.async) and sends it.
+  void send(function_ref<void()> write, StringRef what, bool forWgmma) {
+    barSync(kHandEmpty, (what + ": wait hand_empty").str());
+    write();
+    if (forWgmma)
+      ir.named(NVVM::FenceProxyOp::create(
+                   b, NVVM::ProxyKind::async_shared,
+                   NVVM::SharedSpaceAttr::get(b.getContext(),
+                                              NVVM::SharedSpace::shared_cta)),
+               nm((what + ": fence.proxy.async").str()));
+    barArrive(kHandFull, (what + ": arrive hand_full").str());
+  }
+  /// The hand-over's P words (i32 pairs of bf16, 128-byte swizzled rows)
+  /// and its f32 words: alpha, then m, then l (64 each).
+  Value handP() {
+    return memref::ViewOp::create(
+        b,
+        ir.smemMemref({AttentionSchedule::kWarpgroupRows * s.kvTile / 2},
+                      b.getI32Type()),
+        k.smem, k.handOff, ValueRange{});
+  }
+  Value handF() {
+    return memref::ViewOp::create(
+        b,
+        ir.smemMemref({3 * AttentionSchedule::kWarpgroupRows}, b.getF32Type()),
+        k.smem,
+        ir.add(k.handOff,
+               idx(AttentionSchedule::kWarpgroupRows * s.kvTile * 2)),
+        ValueRange{});
+  }
+
   Value i32(int64_t v) { return ir.i32(v); }
 
   /// The descriptor (i64, umma::encodeGmmaDesc) of the 128-byte-swizzled
@@ -116,6 +176,9 @@ private:
   WorkPlan &work;
   Epilogue &epi;
   const HopperKernel &k;
+  /// Which part of Dv this warpgroup computes O for (0 without a split).
+  const int64_t dvGroup;
+  const std::string role;
 
   Value wg, lane, g, t;
 };
@@ -194,8 +257,9 @@ SmallVector<Value> Consumer::wgmma(ArrayRef<Value> acc, Value aDesc,
 void Consumer::build() {
   Type f32Ty = b.getF32Type();
   const int64_t tile = s.kvTile;
-  const int64_t sRegs = tile / 2;         // S fragment: 64 x tile f32
-  const int64_t oRegs = s.dvPerCta() / 2; // O fragment: 64 x Dv f32
+  const int64_t sRegs = tile / 2;           // S fragment: 64 x tile f32
+  const int64_t oRegs = s.dvPerGroup() / 2; // O fragment: 64 x Dv f32
+  const bool splitDv = s.dvGroups > 1;
   Value ninf = ir.negInf(), zero = ir.f32(0.0);
 
   Value tid = env.tid;
@@ -204,18 +268,23 @@ void Consumer::build() {
   lane = ir.remu(tid, idx(32));
   g = ir.divu(lane, idx(4));
   t = ir.remu(lane, idx(4));
-  // Row h (0, 1) of this thread in the CTA's 128: 64 wg + 16 w + g + 8 h.
+  // Row h (0, 1) of this thread in the CTA's 128: 64 wg + 16 w + g + 8 h
+  // (with a Dv split both warpgroups hold rows 0 .. 63).
+  Value wgRows = splitDv ? idx(0) : wg;
   Value row0 =
-      ir.add(ir.add(ir.mul(wg, idx(64)), ir.mul(warpInGroup, idx(16))), g);
+      ir.add(ir.add(ir.mul(wgRows, idx(64)), ir.mul(warpInGroup, idx(16))), g);
   Value rows[2] = {row0, ir.add(row0, idx(8))};
 
   // Shared addresses (index) of the operands.
   Value base =
       ir.add(memref::ExtractAlignedPointerAsIndexOp::create(b, k.smem), k.qOff);
-  // Q: box i at base + i kBoxBytes; the warpgroup's 64 rows from row 64 wg
-  // (8 rows of 128 bytes per 1024-byte swizzle atom: SBO 1024).
-  Value qRows = ir.add(base, ir.mul(wg, idx(64 * 128)));
+  // Q: box i at base + i qBoxStride; the warpgroup's 64 rows from row 64
+  // wg (8 rows of 128 bytes per 1024-byte swizzle atom: SBO 1024).
+  Value qRows = ir.add(base, ir.mul(wgRows, idx(64 * 128)));
 
+  // A Dv split's hand-over starts empty: warpgroup 0's first wait passes.
+  if (splitDv && dvGroup == 1)
+    barArrive(kHandEmpty, "start: arrive hand_empty");
   work.forEachPiece(
       ValueRange{idx(0), idx(0)},
       [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
@@ -225,9 +294,11 @@ void Consumer::build() {
         Value rowLo[2], rowHi[2];
         for (int h = 0; h < 2; ++h) {
           Value r = rows[h];
-          er[h] = unitRow(env, u, r, ir.divu(r, idx(s.group)),
-                          ir.remu(r, idx(s.group)));
-          er[h].lead = ir.eq(t, idx(0));
+          er[h] = unitRow(env, u, r, ir.divu(r, idx(s.headsPerCta)),
+                          ir.remu(r, idx(s.headsPerCta)));
+          // One thread of the row's four writes its scalars (none in
+          // warpgroup 1 of a Dv split: warpgroup 0's do).
+          er[h].lead = dvGroup == 0 ? ir.eq(t, idx(0)) : ir.i1(false);
           std::tie(rowLo[h], rowHi[h]) = visibleKeys(env, piece, er[h].query);
         }
 
@@ -246,8 +317,7 @@ void Consumer::build() {
         auto waitFull = [&](Value n) {
           Value gt = ir.add(g0, n);
           ir.wait(k.kvFull, ir.remu(gt, idx(s.stages)),
-                  ir.parityOf(ir.divu(gt, idx(s.stages))),
-                  "consumer: wait kv_full");
+                  ir.parityOf(ir.divu(gt, idx(s.stages))), nm("wait kv_full"));
         };
         auto kBaseOf = [&](Value stage) {
           return ir.add(base, ir.sub(k.kOffset(stage), k.qOff));
@@ -255,6 +325,8 @@ void Consumer::build() {
         auto vBaseOf = [&](Value stage) {
           return ir.add(base, ir.sub(k.vOffset(stage), k.qOff));
         };
+        Value handBase =
+            splitDv ? ir.add(base, ir.sub(k.handOff, k.qOff)) : Value();
         // S = Q K^T of the tile in `stage`: D / 16 wgmma of K = 16 (4 per
         // 64-column box), issued and committed, not waited for; the caller
         // has issued wgmma.fence.
@@ -263,31 +335,39 @@ void Consumer::build() {
           Value kBase = kBaseOf(stage);
           for (int64_t kk = 0; kk < p.headDim / 16; ++kk) {
             int64_t box = kk / 4, within = (kk % 4) * 32;
-            Value qa =
-                ir.add(qRows, idx(box * AttentionSchedule::kBoxBytes + within));
+            Value qa = ir.add(qRows, idx(box * s.qBoxStride() + within));
             Value ka = ir.add(kBase, idx(box * s.kvBoxBytes() + within));
             acc = wgmma(acc, descriptor(qa, 16, 1024), {},
                         descriptor(ka, 16, 1024), kk > 0, false);
           }
           ir.named(NVVM::WgmmaGroupSyncAlignedOp::create(b),
-                   "consumer: S: wgmma.commit_group");
+                   nm("S: wgmma.commit_group"));
           return acc;
         };
         // O += P V of the tile in `stage`: per 16 keys j, A = P's elements
-        // 8 j .. 8 j + 7 as four 16-bit pairs (the registers `pr`), B = V
-        // rows 16 j .. + 15 read MN-major (Dv contiguous; LBO: the next
-        // 64-column box, SBO: the next 8 keys). Every chunk, loaded or not
-        // (the prologue zeroed the stages; an unloaded row has P = 0).
+        // 8 j .. 8 j + 7 as four 16-bit pairs (the registers `pr`; without
+        // them, the hand-over's P in shared memory, K-major like Q), B = V
+        // rows 16 j .. + 15 of this warpgroup's Dv columns read MN-major
+        // (Dv contiguous; LBO: the next 64-column box, SBO: the next 8
+        // keys). Every chunk, loaded or not (the prologue zeroed the
+        // stages; an unloaded row has P = 0).
         auto issuePV = [&](ArrayRef<Value> o, ArrayRef<Value> pr, Value stage) {
           SmallVector<Value> acc(o.begin(), o.end());
-          Value vBase = vBaseOf(stage);
+          Value vBase =
+              ir.add(vBaseOf(stage),
+                     idx(dvGroup * (s.dvPerGroup() / 64) * s.kvBoxBytes()));
           for (int64_t j = 0; j < tile / 16; ++j) {
             Value va = ir.add(vBase, idx(j * 16 * 128));
-            acc = wgmma(acc, Value(), pr.slice(4 * j, 4),
-                        descriptor(va, s.kvBoxBytes(), 1024), true, true);
+            Value vDesc = descriptor(va, s.kvBoxBytes(), 1024);
+            if (pr.empty())
+              acc = wgmma(acc,
+                          descriptor(ir.add(handBase, idx(32 * j)), 16, 1024),
+                          {}, vDesc, true, true);
+            else
+              acc = wgmma(acc, Value(), pr.slice(4 * j, 4), vDesc, true, true);
           }
           ir.named(NVVM::WgmmaGroupSyncAlignedOp::create(b),
-                   "consumer: P V: wgmma.commit_group");
+                   nm("P V: wgmma.commit_group"));
           return acc;
         };
         auto waitGroups = [&](int64_t n, const Twine &role) {
@@ -390,14 +470,68 @@ void Consumer::build() {
         };
         SmallVector<Value> zeros(sRegs, zero);
 
+        // Warpgroup 0 of a Dv split sends the tile's P and alpha.
+        auto sendP = [&](const Soft &r) {
+          send(
+              [&] {
+                Value pw = handP(), fw = handF();
+                for (int64_t q = 0; q < pRegs; ++q) {
+                  // P's pair q: row h = q mod 2, 16-byte chunk c = q / 2
+                  // (keys 8 c ..), swizzled by the row's low bits (g).
+                  Value chunk = arith::XOrIOp::create(b, idx(q >> 1), g);
+                  Value word = ir.add(ir.add(ir.mul(rows[q & 1], idx(tile / 2)),
+                                             ir.mul(chunk, idx(4))),
+                                      t);
+                  memref::StoreOp::create(b, r.pr[q], pw, ValueRange{word});
+                }
+                ir.ifThen(er[0].lead, [&] {
+                  for (int h = 0; h < 2; ++h)
+                    memref::StoreOp::create(b, r.alpha[h], fw,
+                                            ValueRange{rows[h]});
+                });
+              },
+              "P", /*forWgmma=*/true);
+        };
+
         SmallVector<Value> res;
-        if (!s.overlapSoftmax) {
+        if (splitDv && dvGroup == 1) {
+          // Warpgroup 1 of a Dv split: per tile, P and alpha from warpgroup
+          // 0, O *= alpha, O += P V over its half of Dv.
+          SmallVector<Value> init(oRegs, zero);
+          SmallVector<Value> o = ir.forLoop(
+              idx(0), piece.tiles, idx(1), init,
+              [&](Value n, ValueRange c) -> SmallVector<Value> {
+                SmallVector<Value> o(c.begin(), c.end());
+                Value stage = stageOf(n);
+                barSync(kHandFull, "P: wait hand_full");
+                Value fw = handF();
+                Value alpha[2];
+                for (int h = 0; h < 2; ++h)
+                  alpha[h] = memref::LoadOp::create(b, fw, ValueRange{rows[h]});
+                for (int64_t i = 0; i < oRegs; ++i)
+                  o[i] = arith::MulFOp::create(b, o[i], alpha[(i >> 1) & 1]);
+                waitFull(n);
+                o = fenceOperands(o);
+                fence(nm("P V"));
+                o = issuePV(o, {}, stage);
+                waitGroups(0, nm("P V"));
+                o = fenceOperands(o);
+                // P is read: warpgroup 0 may write the next.
+                barArrive(kHandEmpty, "P: arrive hand_empty");
+                ir.ifThen(ir.eq(n, ir.sub(piece.tiles, idx(1))), [&] {
+                  warpArrive(k.qEmpty, idx(0), nm("arrive q_empty"));
+                });
+                warpArrive(k.kvEmpty, stage, nm("arrive kv_empty"));
+                return o;
+              });
+          res = {ninf, ninf, zero, zero};
+          llvm::append_range(res, o);
+        } else if (!s.overlapSoftmax) {
           // Without the overlap (O of 64 x Dv > 128 f32 leaves too few
           // registers for S and P in flight beside it): per tile S, its
           // softmax, O *= alpha, O += P V, each waited for.
           ir.ifThen(piece.any, [&] {
-            ir.wait(k.qFull, idx(0), ir.parityOf(qLoads),
-                    "consumer: wait q_full");
+            ir.wait(k.qFull, idx(0), ir.parityOf(qLoads), nm("wait q_full"));
           });
           SmallVector<Value> init = {ninf, ninf, zero, zero};
           init.append(oRegs, zero);
@@ -408,24 +542,26 @@ void Consumer::build() {
                 Value stage = stageOf(n);
                 waitFull(n);
                 SmallVector<Value> z = fenceOperands(zeros);
-                fence("consumer: S");
+                fence(nm("S"));
                 SmallVector<Value> acc = issueS(stage, z);
-                waitGroups(0, "consumer: S");
+                waitGroups(0, nm("S"));
                 acc = fenceOperands(acc);
                 // After the piece's last S, Q may be replaced.
                 ir.ifThen(ir.eq(n, ir.sub(piece.tiles, idx(1))), [&] {
-                  warpArrive(k.qEmpty, idx(0), "consumer: arrive q_empty");
+                  warpArrive(k.qEmpty, idx(0), nm("arrive q_empty"));
                 });
                 Soft r = softmax(acc, ir.add(piece.tLo, n), c[0], c[1]);
+                if (splitDv)
+                  sendP(r);
                 for (int64_t i = 0; i < oRegs; ++i)
                   o[i] = arith::MulFOp::create(b, o[i], r.alpha[(i >> 1) & 1]);
                 o = fenceOperands(o);
-                fence("consumer: P V");
+                fence(nm("P V"));
                 o = issuePV(o, r.pr, stage);
-                waitGroups(0, "consumer: P V");
+                waitGroups(0, nm("P V"));
                 o = fenceOperands(o);
                 // The stage's K and V are read: the loader may refill it.
-                warpArrive(k.kvEmpty, stage, "consumer: arrive kv_empty");
+                warpArrive(k.kvEmpty, stage, nm("arrive kv_empty"));
                 SmallVector<Value> next = {r.m[0], r.m[1]};
                 for (int h = 0; h < 2; ++h)
                   next.push_back(arith::AddFOp::create(
@@ -452,13 +588,12 @@ void Consumer::build() {
           {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(first.thenBlock());
-            ir.wait(k.qFull, idx(0), ir.parityOf(qLoads),
-                    "consumer: wait q_full");
+            ir.wait(k.qFull, idx(0), ir.parityOf(qLoads), nm("wait q_full"));
             waitFull(idx(0));
             SmallVector<Value> z = fenceOperands(zeros);
-            fence("consumer: S");
+            fence(nm("S"));
             SmallVector<Value> acc = issueS(stageOf(idx(0)), z);
-            waitGroups(0, "consumer: S");
+            waitGroups(0, nm("S"));
             acc = fenceOperands(acc);
             Soft r = softmax(acc, piece.tLo, ninf, ninf);
             scf::YieldOp::create(
@@ -476,17 +611,17 @@ void Consumer::build() {
                 waitFull(n);
                 SmallVector<Value> z = fenceOperands(zeros);
                 o = fenceOperands(o);
-                fence("consumer: S + P V");
+                fence(nm("S + P V"));
                 SmallVector<Value> acc = issueS(stageOf(n), z);
                 o = issuePV(o, pr, prev);
                 // S(n) is complete; P(n-1) V(n-1) may still run.
-                waitGroups(1, "consumer: S");
+                waitGroups(1, nm("S"));
                 acc = fenceOperands(acc);
                 Soft r = softmax(acc, ir.add(piece.tLo, n), c[0], c[1]);
-                waitGroups(0, "consumer: P V");
+                waitGroups(0, nm("P V"));
                 o = fenceOperands(o);
                 // Tile n-1's K and V are read: the loader may refill them.
-                warpArrive(k.kvEmpty, prev, "consumer: arrive kv_empty");
+                warpArrive(k.kvEmpty, prev, nm("arrive kv_empty"));
                 // O *= alpha (row h: elements 4 c + 2 h + {0, 1}).
                 for (int64_t i = 0; i < oRegs; ++i)
                   o[i] = arith::MulFOp::create(b, o[i], r.alpha[(i >> 1) & 1]);
@@ -507,12 +642,12 @@ void Consumer::build() {
             SmallVector<Value> pr(mid.begin() + 4 + oRegs, mid.end());
             Value stage = stageOf(ir.sub(piece.tiles, idx(1)));
             o = fenceOperands(o);
-            fence("consumer: P V");
+            fence(nm("P V"));
             o = issuePV(o, pr, stage);
-            waitGroups(0, "consumer: P V");
+            waitGroups(0, nm("P V"));
             o = fenceOperands(o);
-            warpArrive(k.kvEmpty, stage, "consumer: arrive kv_empty");
-            warpArrive(k.qEmpty, idx(0), "consumer: arrive q_empty");
+            warpArrive(k.kvEmpty, stage, nm("arrive kv_empty"));
+            warpArrive(k.qEmpty, idx(0), nm("arrive q_empty"));
             scf::YieldOp::create(b, o);
             b.setInsertionPointToStart(last.elseBlock());
             scf::YieldOp::create(b, noO);
@@ -522,10 +657,37 @@ void Consumer::build() {
         }
 
         // The row sums over the four threads of each row.
-        Value l[2] = {res[2], res[3]};
-        for (int h = 0; h < 2; ++h)
-          for (int64_t d : {1, 2})
-            l[h] = arith::AddFOp::create(b, l[h], shuffleXor(l[h], d));
+        Value m[2] = {res[0], res[1]}, l[2] = {res[2], res[3]};
+        if (dvGroup == 0)
+          for (int h = 0; h < 2; ++h)
+            for (int64_t d : {1, 2})
+              l[h] = arith::AddFOp::create(b, l[h], shuffleXor(l[h], d));
+        // A Dv split: warpgroup 1 takes the rows' m and l from warpgroup 0.
+        if (splitDv && dvGroup == 0) {
+          send(
+              [&] {
+                Value fw = handF();
+                ir.ifThen(er[0].lead, [&] {
+                  for (int h = 0; h < 2; ++h) {
+                    memref::StoreOp::create(
+                        b, m[h], fw, ValueRange{ir.add(rows[h], idx(64))});
+                    memref::StoreOp::create(
+                        b, l[h], fw, ValueRange{ir.add(rows[h], idx(128))});
+                  }
+                });
+              },
+              "m l", /*forWgmma=*/false);
+        } else if (splitDv) {
+          barSync(kHandFull, "m l: wait hand_full");
+          Value fw = handF();
+          for (int h = 0; h < 2; ++h) {
+            m[h] = memref::LoadOp::create(b, fw,
+                                          ValueRange{ir.add(rows[h], idx(64))});
+            l[h] = memref::LoadOp::create(
+                b, fw, ValueRange{ir.add(rows[h], idx(128))});
+          }
+          barArrive(kHandEmpty, "m l: arrive hand_empty");
+        }
         Value sinkL[2] = {ninf, ninf};
         for (int h = 0; h < 2; ++h) {
           if (p.hasSink) {
@@ -553,16 +715,21 @@ void Consumer::build() {
             for (int64_t c = 0; c < oRegs / 4; ++c)
               f(ir.add(idx(8 * c), ir.mul(t, idx(2))));
           };
-          epi.write(piece, er[h], res[h], l[h], sinkL[h], os, idx(0));
+          epi.write(piece, er[h], m[h], l[h], sinkL[h], os,
+                    idx(dvGroup * s.dvPerGroup()));
         }
         return {ir.add(g0, piece.tiles),
                 ir.add(qLoads, ir.select(piece.any, idx(1), idx(0)))};
       });
+  // ... and ends taken: no arrival is left on the named barrier.
+  if (splitDv && dvGroup == 0)
+    barSync(kHandEmpty, "end: wait hand_empty");
 }
 
 } // namespace
 
 void nvfp4::attn::buildHopperConsumers(KernelEnv &env, WorkPlan &work,
-                                       Epilogue &epi, const HopperKernel &k) {
-  Consumer(env, work, epi, k).build();
+                                       Epilogue &epi, const HopperKernel &k,
+                                       int64_t dvGroup) {
+  Consumer(env, work, epi, k, dvGroup).build();
 }

@@ -59,12 +59,20 @@ struct KernelEnv {
 /// C++).
 struct UnitGeom {
   Value u, batch, kvHead, rowBlock;
+  /// The row block's first query and first query head
+  /// (AttentionSchedule::rowBlocks; rowBlockStart).
+  Value firstQuery, firstHead;
   Value len;          ///< L_b (with extra: extraOffset + L2_b)
   Value mainLen;      ///< the main key set's length (L_b without extra)
   Value keyLo, keyHi; ///< keys some row of the unit sees
   Value blockLo;      ///< its first block (AttentionSchedule::planKeys)
   Value blockCount;   ///< its blocks
 };
+
+/// The first query and the first query head (index) of row block
+/// `rowBlock` of KV head `kvHead` (AttentionSchedule::rowBlocks).
+std::pair<Value, Value> rowBlockStart(IR &ir, const AttentionSchedule &s,
+                                      Value rowBlock, Value kvHead);
 
 /// The geometry of unit `u` (index), its blocks of `granule` keys.
 UnitGeom unitGeometry(KernelEnv &env, Value u, Value granule);
@@ -250,9 +258,10 @@ private:
   WorkPlan &plan;
 };
 
-/// The epilogue row of M row `r` in the unit of `u`: query rowBlock *
-/// queriesPerCta + iLocal, head kvHead * G + hh (iLocal = r / G, hh = r mod
-/// G, computed once by the caller), valid below the used rows and Sq.
+/// The epilogue row of M row `r` in the unit of `u`: query u.firstQuery +
+/// iLocal, head u.firstHead + hh (iLocal = r / headsPerCta, hh = r mod
+/// headsPerCta, computed once by the caller), valid below the used rows
+/// and Sq.
 Epilogue::Row unitRow(KernelEnv &env, const UnitGeom &u, Value r,
                       Value iLocal, Value hh);
 /// The keys [lo, hi) (i32) that query `query` of the piece's unit sees
@@ -321,13 +330,19 @@ struct HopperKernel {
   Value qFull, qEmpty, kvFull, kvEmpty;
   /// The kernel's softmax_scale * log2 e and sink (null without).
   Value scaleLog2, sink;
+  /// With a Dv split (AttentionSchedule::dvGroups): the byte offset of
+  /// the hand-over buffer (handBytes, 1024-aligned).
+  Value handOff;
 };
 
-/// Builds the body of the consumer role (warps 0 .. 4 consumers - 1) of the
-/// sm_90a kernel: S = Q K^T and O += P V by wgmma, the online softmax in
-/// registers, and the epilogue, for every piece of the CTA.
+/// Builds the body of a consumer role of the sm_90a kernel: S = Q K^T and
+/// O += P V by wgmma, the online softmax in registers, and the epilogue,
+/// for every piece of the CTA. Without a Dv split one role (warps 0 .. 4
+/// consumers - 1, `dvGroup` 0) does all of it; with one, warpgroup 0
+/// (`dvGroup` 0) computes S, the softmax and O's first Dv / 2 columns and
+/// warpgroup 1 (`dvGroup` 1) O's others from the P it hands over.
 void buildHopperConsumers(KernelEnv &env, WorkPlan &work, Epilogue &epi,
-                          const HopperKernel &k);
+                          const HopperKernel &k, int64_t dvGroup);
 
 /// The kernel a lowered op records as `nvfp4.kernel = @module::@kernel`;
 /// the lowerings skip ops that already carry it.

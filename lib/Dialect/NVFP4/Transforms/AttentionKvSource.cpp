@@ -223,7 +223,7 @@ Value KvSource::slotAt(const UnitGeom &u, Value pos) {
   auto entry = [&](Value table, int64_t topk, Value at, Value len) {
     Value e = memref::LoadOp::create(
         env.b, table,
-        ValueRange{u.batch, u.rowBlock, ir.mins(at, ir.idx(topk - 1))});
+        ValueRange{u.batch, u.firstQuery, ir.mins(at, ir.idx(topk - 1))});
     return ir.select(ir.cmp(arith::CmpIPredicate::ult, at, len), e,
                      ir.i32(-1));
   };
@@ -272,8 +272,8 @@ void KvSource::checkSlot(const UnitGeom &u, Value pos, Value slot) {
                               name.str() +
                               "[%d, %d, %d] = %d is neither -1 nor a slot "
                               "in [0, %d)\n"),
-          ValueRange{ir.toI32(u.batch), ir.toI32(u.rowBlock),
-                     ir.toI32(u.batch), ir.toI32(u.rowBlock), ir.toI32(at),
+          ValueRange{ir.toI32(u.batch), ir.toI32(u.firstQuery),
+                     ir.toI32(u.batch), ir.toI32(u.firstQuery), ir.toI32(at),
                      slot, ir.i32(slots)});
       ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
     });

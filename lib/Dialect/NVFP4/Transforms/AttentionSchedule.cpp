@@ -204,12 +204,10 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       return op.emitOpError("cannot be lowered for sm_90a yet: sparse top-k "
                             "indices are SM100-only so far (docs/Hopper.md, "
                             "increment 4)");
-    if (p.headDim > 256 || p.headDimV > 256)
-      return op.emitOpError("cannot be lowered for sm_90a yet: expected head "
-                            "dims D and Dv of at most 256, got D = ")
-             << p.headDim << ", Dv = " << p.headDimV
-             << " (the Dv split across consumer warpgroups for D 512 / 576 "
-                "is docs/Hopper.md's increment 5)";
+    // Dv > 256: two consumer warpgroups share 64 rows, each with half of
+    // O (FlashMLA's split).
+    if (p.headDimV > 256)
+      s.dvGroups = 2;
   }
 
   s.group = p.headsQ / p.headsKv;
@@ -218,13 +216,26 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
            << AttentionSchedule::kRows
            << " query heads per KV head (the MMA's M), got Hq / Hkv = "
            << s.group;
+  // A CTA's rows: 128 (the MMA's M on SM100, two consumer warpgroups on
+  // sm_90a), or 64 under sm_90a's Dv split, where a larger group is cut
+  // into head blocks of 64.
+  const int64_t rowCap = s.dvGroups > 1 ? AttentionSchedule::kWarpgroupRows
+                                        : AttentionSchedule::kRows;
+  s.headsPerCta = std::min(s.group, rowCap);
+  if (s.group % s.headsPerCta != 0)
+    return op.emitOpError("cannot be lowered for sm_90a yet: with Dv > 256 "
+                          "a CTA holds 64 rows, so the query heads per KV "
+                          "head must be at most 64 or a multiple of 64, got "
+                          "Hq / Hkv = ")
+           << s.group;
+  s.headBlocks = s.group / s.headsPerCta;
   // Sparse: each query has its own index row, so a CTA's rows are the
   // heads of one query (rows past G are padding).
   s.queriesPerCta =
-      p.sparse() ? 1
-                 : std::max<int64_t>(
-                       1, std::min(AttentionSchedule::kRows / s.group, p.seqQ));
-  s.rowBlocks = (p.seqQ + s.queriesPerCta - 1) / s.queriesPerCta;
+      p.sparse()
+          ? 1
+          : std::max<int64_t>(1, std::min(rowCap / s.headsPerCta, p.seqQ));
+  s.rowBlocks = (p.seqQ + s.queriesPerCta - 1) / s.queriesPerCta * s.headBlocks;
   // TMA: a box dimension is at most 256 elements.
   if (s.queriesPerCta > 256)
     return op.emitOpError("internal error: a Q box of ")
@@ -243,7 +254,8 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
 
   // Dv > 256: O (Dv f32 columns) does not fit beside S in one CTA's TMEM,
   // so two CTAs share the row block, each computing O for half of Dv.
-  s.dvSplit = p.headDimV > 256 ? 2 : 1;
+  // (sm_90a splits Dv across warpgroups instead: dvGroups.)
+  s.dvSplit = p.headDimV > 256 && !s.hopper() ? 2 : 1;
   // ... and D too when each gets at least one box: the partial S tiles are
   // added through distributed shared memory instead of both CTAs computing
   // all of Q K^T. When V is K's prefix, CTA j's boxes are its V columns
@@ -271,9 +283,8 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   }
   // Shared memory: Q once, then `stages` K/V tiles (for this CTA's V
   // columns); a 64-key tile when a 128-key one does not fit beside Q.
-  constexpr int64_t qBox = AttentionSchedule::kBoxBytes;
   constexpr int64_t cols = AttentionSchedule::kBoxCols;
-  s.qBytes = (s.dPerCta() / cols) * qBox;
+  s.qBytes = (s.dPerCta() / cols) * s.qBoxStride();
   // A quantized cache: the e4m3 boxes' raw bytes beside each stage's K
   // tile (the CTA's box i at raw box i).
   int64_t rawBoxes = 0;
@@ -330,6 +341,16 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
            << s.qBytes << " bytes) and one K/V stage of 64 keys ("
            << s.stageBytes() << " bytes) exceed the shared-memory budget of "
            << AttentionSchedule::kSmemBudget << " bytes";
+  // sm_90a: one stage cannot overlap a tile's load with the previous
+  // tile's wgmma, and ptxas spills the consumers of such kernels (their K
+  // and V addresses are loop-invariant); refused rather than built slow.
+  if (s.hopper() && s.stages < 2)
+    return op.emitOpError("cannot be lowered for sm_90a: Q (")
+           << s.qBytes << " bytes) and two K/V stages of " << s.kvTile
+           << " keys (" << s.stageBytes()
+           << " bytes each) exceed the shared-memory budget of "
+           << AttentionSchedule::kSmemBudget
+           << " bytes (with D > 256, make V a prefix of K as MLA does)";
   s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes() + s.xBytes() +
                   s.stages * s.maskBytesPerStage();
 
@@ -344,12 +365,14 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   s.tmemColumns = nextPowerOfTwo(s.tmemO + s.dvPerCta());
   if (s.hopper()) {
     // No TMEM. Consumer warpgroups of 64 rows each (one when the rows fit
-    // 64), then the producer warpgroup; setmaxnreg moves the producer's
-    // registers to the consumers (FlashAttention-3's 24 / 240).
+    // 64), or two sharing 64 rows with a Dv split, then the producer
+    // warpgroup; setmaxnreg moves the producer's registers to the
+    // consumers (FlashAttention-3's 24 / 240).
     s.sBuffers = 1;
     s.tmemS = s.tmemP = s.tmemO = s.tmemColumns = 0;
     s.consumers =
-        s.usedRows() > AttentionSchedule::kWarpgroupRows ? 2 : 1;
+        s.usedRows() > AttentionSchedule::kWarpgroupRows || s.dvGroups > 1 ? 2
+                                                                           : 1;
     s.threads = 128 * (s.consumers + 1);
     // With one consumer warpgroup (256 threads) every warp may hold 240
     // registers; with two, 2 x 128 consumer threads and 128 producer
@@ -361,6 +384,13 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     s.maxRegs = s.consumers == 2 ? 168 : 240;
     s.softmaxRegs = s.consumers == 2 ? 224 : 240;
     s.otherRegs = s.consumers == 2 ? 56 : 240;
+    // A Dv split: warpgroup 0 holds S, P and half of O (64 x 256 f32, 128
+    // registers) and spills below 240; warpgroup 1 holds only its half of
+    // O and takes the rest (240 + 208 + 56 = 3 x 168).
+    if (s.dvGroups > 1) {
+      s.softmaxRegs = 240;
+      s.dvGroupRegs = 208;
+    }
   }
   if (s.tmemColumns > 512)
     return op.emitOpError("internal error: the TMEM plan needs ")
@@ -410,6 +440,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       shape.seqQ = p.seqQ;
       shape.queriesPerCta = s.queriesPerCta;
       shape.rowBlocks = s.rowBlocks;
+      shape.headBlocks = s.headBlocks;
       shape.headsKv = p.headsKv;
       shape.causal = p.causal;
       shape.window = p.window;

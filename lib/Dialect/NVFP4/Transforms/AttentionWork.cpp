@@ -56,6 +56,20 @@ gpu::GPUModuleOp moduleOf(ImplicitLocOpBuilder &b) {
 
 } // namespace
 
+std::pair<Value, Value> nvfp4::attn::rowBlockStart(IR &ir,
+                                                   const AttentionSchedule &s,
+                                                   Value rowBlock,
+                                                   Value kvHead) {
+  if (s.headBlocks == 1)
+    return {ir.mul(rowBlock, ir.idx(s.queriesPerCta)),
+            ir.mul(kvHead, ir.idx(s.group))};
+  Value qb = ir.divu(rowBlock, ir.idx(s.headBlocks));
+  Value hb = ir.remu(rowBlock, ir.idx(s.headBlocks));
+  return {ir.mul(qb, ir.idx(s.queriesPerCta)),
+          ir.add(ir.mul(kvHead, ir.idx(s.group)),
+                 ir.mul(hb, ir.idx(s.headsPerCta)))};
+}
+
 UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
   IR &ir = env.ir;
   const AttentionSchedule &s = env.s;
@@ -66,6 +80,8 @@ UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
   Value bh = ir.divu(u, ir.idx(s.rowBlocks));
   g.kvHead = ir.remu(bh, ir.idx(p.headsKv));
   g.batch = ir.divu(bh, ir.idx(p.headsKv));
+  std::tie(g.firstQuery, g.firstHead) =
+      rowBlockStart(ir, s, g.rowBlock, g.kvHead);
   if (env.lens)
     g.len = ir.toIndex(
         memref::LoadOp::create(env.b, env.lens, ValueRange{g.batch}));
@@ -81,7 +97,7 @@ UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
     g.len = ir.add(ir.idx(p.extraOffset), l2);
   }
   // plan::unitTiles: queries [iFirst, iEnd) sit at len - Sq + i.
-  Value iFirst = ir.mul(g.rowBlock, ir.idx(s.queriesPerCta));
+  Value iFirst = g.firstQuery;
   Value iEnd = ir.mins(ir.add(iFirst, ir.idx(s.queriesPerCta)), ir.idx(p.seqQ));
   Value base = ir.sub(g.len, ir.idx(p.seqQ));
   g.keyHi = g.len;
@@ -103,8 +119,8 @@ Epilogue::Row nvfp4::attn::unitRow(KernelEnv &env, const UnitGeom &u,
   const AttentionSchedule &s = env.s;
   Epilogue::Row row;
   row.r = r;
-  row.query = ir.add(ir.mul(u.rowBlock, ir.idx(s.queriesPerCta)), iLocal);
-  row.head = ir.add(ir.mul(u.kvHead, ir.idx(s.group)), hh);
+  row.query = ir.add(u.firstQuery, iLocal);
+  row.head = ir.add(u.firstHead, hh);
   row.valid = ir.andi(
       ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
       ir.cmp(arith::CmpIPredicate::ult, row.query, ir.idx(env.p.seqQ)));

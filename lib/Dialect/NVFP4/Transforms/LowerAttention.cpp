@@ -166,6 +166,9 @@ private:
   // Per-CTA values.
   Value tid, warp, split, dvBase;
   Value smem, qOff;
+  /// sm_90a with a Dv split: the hand-over buffer's byte offset (after the
+  /// stages, where the SM100 pair's partial-S buffer would be).
+  Value handOff;
   /// Byte offsets of stage `stage`'s K and V tiles (first box).
   Value kOffset(Value stage) {
     return ir.add(ir.add(qOff, idx(s.qBytes)),
@@ -263,8 +266,16 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     // idle warps that give their registers away.
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&roles.getBody().front());
+    // With a Dv split the two consumer warpgroups are roles of their own
+    // ("consumer": S, the softmax and O's first half; "consumer_dv": O's
+    // second half).
     uint32_t c = uint32_t(4 * s.consumers);
-    auto consumer = ir.role<sm100::RoleOp>("consumer", 0, c, s.softmaxRegs);
+    uint32_t c0 = s.dvGroups > 1 ? 4 : c;
+    auto consumer = ir.role<sm100::RoleOp>("consumer", 0, c0, s.softmaxRegs);
+    sm100::RoleOp consumerDv;
+    if (s.dvGroups > 1)
+      consumerDv =
+          ir.role<sm100::RoleOp>("consumer_dv", c0, c, s.dvGroupRegs);
     auto load = ir.role<sm100::RoleOp>("load", c, c + 1, s.otherRegs);
     ir.role<sm100::RoleOp>("idle", c + 1, c + 4, s.otherRegs);
     b.setInsertionPointToStart(&consumer.getBody().front());
@@ -279,7 +290,12 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     hk.kvEmpty = kvEmpty;
     hk.scaleLog2 = scaleLog2;
     hk.sink = sink;
-    buildHopperConsumers(env, work, epi, hk);
+    hk.handOff = handOff;
+    buildHopperConsumers(env, work, epi, hk, 0);
+    if (consumerDv) {
+      b.setInsertionPointToStart(&consumerDv.getBody().front());
+      buildHopperConsumers(env, work, epi, hk, 1);
+    }
     b.setInsertionPointToStart(&load.getBody().front());
     loadRole();
   } else {
@@ -325,7 +341,7 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
 void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   unsigned a = 0;
   // The Q descriptor, typed by its box.
-  auto qBox = ir.smemMemref({s.queriesPerCta, s.group, 64}, p.element);
+  auto qBox = ir.smemMemref({s.queriesPerCta, s.headsPerCta, 64}, p.element);
   tmapQ = UnrealizedConversionCastOp::create(b, tmapType(qBox),
                                              func.getArgument(a++))
               .getResult(0);
@@ -406,6 +422,8 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   });
   work.initShared();
   if (s.hopper()) {
+    if (s.dvGroups > 1)
+      handOff = ir.add(qOff, idx(s.qBytes + s.stages * s.stageBytes()));
     // The K/V stages start as zeros: O += P V multiplies whole tiles, and
     // the rows of a partly loaded tile that were not loaded hold what an
     // earlier tile loaded there (finite, with P = 0) or, before any load,
@@ -642,8 +660,8 @@ void KernelBuilder::softmaxRole() {
   // Thread tid owns TMEM lane tid: row r = query (r / G) of the unit's row
   // block, head g * G + r % G.
   Value r = tid;
-  Value iLocal = ir.divu(r, idx(s.group));
-  Value hh = ir.remu(r, idx(s.group));
+  Value iLocal = ir.divu(r, idx(s.headsPerCta));
+  Value hh = ir.remu(r, idx(s.headsPerCta));
   // The tile counter runs over all pieces of the CTA (barrier phases).
   work.forEachPiece(
       ValueRange{idx(0)},
@@ -816,7 +834,7 @@ void KernelBuilder::loadRole() {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&elect.getBody().front());
 
-  auto qBox = ir.smemMemref({s.queriesPerCta, s.group, 64}, p.element);
+  auto qBox = ir.smemMemref({s.queriesPerCta, s.headsPerCta, 64}, p.element);
   // In a cluster without the D split each CTA loads every other box and
   // multicasts it to both (the peer's barrier at the same offset counts the
   // bytes); with exchangeS each CTA loads only its own D columns.
@@ -839,13 +857,12 @@ void KernelBuilder::loadRole() {
     ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
                  b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value()),
              "load: expect_tx q_full");
-    Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)),
-                        ir.mul(u.rowBlock, idx(s.queriesPerCta)));
-    Value qHead = ir.mul(u.kvHead, idx(s.group));
+    Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)), u.firstQuery);
+    Value qHead = u.firstHead;
     forEachDBox([&](int64_t c, Value col) {
       shared(c, [&](Value mask) {
         Value dst =
-            view(ir.add(qOff, idx(c * AttentionSchedule::kBoxBytes)), qBox);
+            view(ir.add(qOff, idx(c * s.qBoxStride())), qBox);
         nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
                                       ValueRange{col, qHead, qRow}, idx(0),
                                       mask, Value());
@@ -1273,7 +1290,7 @@ void KernelBuilder::mmaRole() {
 
 SmallVector<Attribute> KernelBuilder::harnessArgs(Builder &hb) const {
   SmallVector<Attribute> args = {harnessTensorMap(
-      hb, "q", {"b*sq", "hq", "d"}, {64, s.group, s.queriesPerCta})};
+      hb, "q", {"b*sq", "hq", "d"}, {64, s.headsPerCta, s.queriesPerCta})};
   kv.appendHarnessArgs(hb, args);
   epi.appendHarnessArgs(hb, args);
   if (p.hasLens)
@@ -1466,6 +1483,10 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
     attrs.push_back(b.getNamedAttr("chip", b.getStringAttr("sm_90a")));
     attrs.push_back(named("consumers", s.consumers));
     attrs.push_back(named("overlap_softmax", s.overlapSoftmax ? 1 : 0));
+    attrs.push_back(named("dv_groups", s.dvGroups));
+    if (s.dvGroups > 1)
+      attrs.push_back(named("dv_group_regs", s.dvGroupRegs));
+    attrs.push_back(named("head_blocks", s.headBlocks));
   }
   if (s.split == WorkSplit::Uniform)
     attrs.push_back(named("splits_per_unit", s.splitsPerUnit));

@@ -31,20 +31,18 @@ func.func @sparse(%q: tensor<1x1x8x64xbf16>, %k: tensor<2x64x1x64xbf16>, %v: ten
 
 // -----
 
-func.func @mla_576(%q: tensor<1x1x16x576xbf16>, %k: tensor<1x128x1x576xbf16>) -> (tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>) {
-  %v = tensor.extract_slice %k[0, 0, 0, 0] [1, 128, 1, 512] [1, 1, 1, 1]
-      : tensor<1x128x1x576xbf16> to tensor<1x128x1x512xbf16>
-  // expected-error @below {{cannot be lowered for sm_90a yet: expected head dims D and Dv of at most 256, got D = 576, Dv = 512 (the Dv split across consumer warpgroups for D 512 / 576 is docs/Hopper.md's increment 5)}}
-  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0416666667)
-      : (tensor<1x1x16x576xbf16>, tensor<1x128x1x576xbf16>, tensor<1x128x1x512xbf16>) -> (tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>)
+func.func @one_stage(%q: tensor<1x1x16x512xbf16>, %k: tensor<1x300x1x512xbf16>, %v: tensor<1x300x1x512xbf16>) -> (tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>) {
+  // expected-error @below {{cannot be lowered for sm_90a: Q (65536 bytes) and two K/V stages of 64 keys (131072 bytes each) exceed the shared-memory budget of 230400 bytes (with D > 256, make V a prefix of K as MLA does)}}
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0441941738)
+      : (tensor<1x1x16x512xbf16>, tensor<1x300x1x512xbf16>, tensor<1x300x1x512xbf16>) -> (tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>)
   return %o, %lse : tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>
 }
 
 // -----
 
-func.func @dv_384(%q: tensor<1x1x8x128xbf16>, %k: tensor<1x128x1x128xbf16>, %v: tensor<1x128x1x384xbf16>) -> (tensor<1x1x8x384xbf16>, tensor<1x8x1xf32>) {
-  // expected-error @below {{cannot be lowered for sm_90a yet: expected head dims D and Dv of at most 256, got D = 128, Dv = 384 (the Dv split across consumer warpgroups for D 512 / 576 is docs/Hopper.md's increment 5)}}
-  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0883883476)
-      : (tensor<1x1x8x128xbf16>, tensor<1x128x1x128xbf16>, tensor<1x128x1x384xbf16>) -> (tensor<1x1x8x384xbf16>, tensor<1x8x1xf32>)
-  return %o, %lse : tensor<1x1x8x384xbf16>, tensor<1x8x1xf32>
+func.func @heads_96_dv_512(%q: tensor<1x1x96x512xbf16>, %k: tensor<1x300x1x512xbf16>) -> (tensor<1x1x96x512xbf16>, tensor<1x96x1xf32>) {
+  // expected-error @below {{cannot be lowered for sm_90a yet: with Dv > 256 a CTA holds 64 rows, so the query heads per KV head must be at most 64 or a multiple of 64, got Hq / Hkv = 96}}
+  %o, %lse = nvfp4.attention %q, %k, %k softmax_scale(0.0441941738)
+      : (tensor<1x1x96x512xbf16>, tensor<1x300x1x512xbf16>, tensor<1x300x1x512xbf16>) -> (tensor<1x1x96x512xbf16>, tensor<1x96x1xf32>)
+  return %o, %lse : tensor<1x1x96x512xbf16>, tensor<1x96x1xf32>
 }

@@ -4,7 +4,8 @@
 // RUN: nvfp4-opt %s --nvfp4-sm100-to-cubin="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 
 // The sm_90a kernel of a GQA decode (8 query heads per KV head: one
-// consumer warpgroup) and of a prefill (128 rows: two), docs/Hopper.md.
+// consumer warpgroup), of a prefill (128 rows: two) and of an MLA decode
+// (Dv split across two), docs/Hopper.md.
 
 // CHECK-LABEL: gpu.module @gqa_decode_attention
 // No TMEM on Hopper.
@@ -88,6 +89,54 @@ func.func @prefill(%q: tensor<1x200x1x256xf16>, %k: tensor<1x330x1x256xf16>)
   return %o, %lse : tensor<1x200x1x256xf16>, tensor<1x1x200xf32>
 }
 
+// An MLA decode (D 576, V = K's first 512 columns, 128 heads): Dv > 256
+// is split across the two consumer warpgroups, which share 64 rows (two
+// head blocks per query); "consumer" computes S, the softmax and O's
+// first 256 columns, and hands P and alpha to "consumer_dv" through shared
+// memory (named barriers 1 and 2, 256 threads), which computes the other
+// 256 with A = P from shared memory; setmaxnreg 240 / 208 / 56.
+// CHECK-LABEL: gpu.module @mla_decode_attention
+// CHECK: gpu.func @mla_decode_attention(
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME: consumers = 2 : i64, dv_group_regs = 208 : i64, dv_groups = 2 : i64
+// CHECK-SAME: head_blocks = 2 : i64, kv_tile = 64 : i64
+// CHECK-SAME: row_blocks = 2 : i64
+// CHECK-SAME: stages = 2 : i64
+// CHECK: sm100.role "consumer" warps[0, 4) regs 240 {
+// CHECK: scf.for
+// CHECK-COUNT-36: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.inline_ptx "bar.sync 2, 256;"
+// CHECK-COUNT-16: memref.store {{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.store {{.*}} : memref<192xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK: nvvm.inline_ptx "bar.arrive 1, 256;"
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, {$256, $257, $258, $259}, $260, p, 1, 1, 1; }
+// After the pieces: m and l handed over, then the last hand-over taken.
+// CHECK: nvvm.inline_ptx "bar.sync 2, 256;"
+// CHECK: memref.store {{.*}} : memref<192xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.inline_ptx "bar.arrive 1, 256;"
+// CHECK: nvvm.inline_ptx "bar.sync 2, 256;"
+// CHECK: sm100.role "consumer_dv" warps[4, 8) regs 208 {
+// CHECK: nvvm.inline_ptx "bar.arrive 2, 256;"
+// CHECK: scf.for
+// CHECK: nvvm.inline_ptx "bar.sync 1, 256;"
+// CHECK: memref.load {{.*}} : memref<192xf32, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, $256, $257, p, 1, 1, 0, 1; }
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.inline_ptx "bar.arrive 2, 256;"
+// CHECK: sm100.role "load" warps[8, 9) regs 56 {
+func.func @mla_decode(%q: tensor<1x1x128x576xbf16>, %k: tensor<1x300x1x576xbf16>)
+    -> (tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>) {
+  %v = tensor.extract_slice %k[0, 0, 0, 0] [1, 300, 1, 512] [1, 1, 1, 1]
+      : tensor<1x300x1x576xbf16> to tensor<1x300x1x512xbf16>
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0416666667)
+      : (tensor<1x1x128x576xbf16>, tensor<1x300x1x576xbf16>, tensor<1x300x1x512xbf16>)
+      -> (tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>)
+  return %o, %lse : tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>
+}
+
 // SM90: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_90' (wgmma and setmaxnreg need the architecture-specific sm_90a)
 // SM80: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_80'
 
@@ -96,3 +145,6 @@ func.func @prefill(%q: tensor<1x200x1x256xf16>, %k: tensor<1x330x1x256xf16>)
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 {{(\\09)?}}56;
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 {{(\\09)?}}224;
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 {{(\\09)?}}208;
+// PTX-DAG: bar.arrive 1, 256;
+// PTX-DAG: bar.sync 1, 256;

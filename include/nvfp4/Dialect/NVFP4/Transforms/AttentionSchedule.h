@@ -134,11 +134,40 @@ struct AttentionSchedule {
 
   /// Query heads per KV head (Hq / Hkv).
   int64_t group = 0;
-  /// Queries per CTA: the M rows hold `queriesPerCta` x `group` rows
+  /// Query heads of one KV head a CTA holds: the whole group, or 64 when
+  /// sm_90a's Dv split caps a CTA at 64 rows (DeepSeek's 128 heads: two
+  /// head blocks).
+  int64_t headsPerCta = 0;
+  /// Head blocks per query block: group / headsPerCta.
+  int64_t headBlocks = 1;
+  /// Queries per CTA: the M rows hold `queriesPerCta` x `headsPerCta` rows
   /// (query-major, head fastest); rows beyond that are padding.
   int64_t queriesPerCta = 0;
-  /// CTAs along the queries: ceil(Sq / queriesPerCta).
+  /// Row blocks per (sequence, KV head): ceil(Sq / queriesPerCta) query
+  /// blocks x headBlocks; row block r holds queries from (r / headBlocks)
+  /// x queriesPerCta and heads from (r mod headBlocks) x headsPerCta.
   int64_t rowBlocks = 0;
+  /// sm_90a: consumer warpgroups that share each row, each computing O
+  /// for Dv / dvGroups columns (FlashMLA's split of Dv: 2 for Dv > 256,
+  /// whose 64 x Dv f32 O does not fit one warpgroup's registers). The
+  /// first computes S and the softmax and hands P and the rescale factors
+  /// to the other through shared memory (docs/Hopper.md).
+  int64_t dvGroups = 1;
+  int64_t dvPerGroup() const { return dvPerCta() / dvGroups; }
+  /// sm_90a with dvGroups > 1: bytes of the hand-over buffer after the
+  /// stages: P (64 rows x kvTile bf16, one 128-byte-swizzled box per 64
+  /// keys), then alpha and the final m and l (64 f32 each).
+  int64_t handBytes() const {
+    return dvGroups > 1 ? kWarpgroupRows * kvTile * 2 + 3 * kWarpgroupRows * 4
+                        : 0;
+  }
+  /// Bytes between Q's 64-column boxes in shared memory: a 128-row box on
+  /// SM100, the 64-row box of a consumer warpgroup on sm_90a when the rows
+  /// fit 64.
+  int64_t qBoxStride() const {
+    return hopper() && usedRows() <= kWarpgroupRows ? kWarpgroupRows * 128
+                                                    : kBoxBytes;
+  }
   /// K/V stages of the TMA ring.
   int64_t stages = 0;
   /// Keys per KV tile (the N of S = Q K^T): 128, or 64 when a 128-key tile
@@ -165,10 +194,11 @@ struct AttentionSchedule {
   /// The partial S is exchanged in this many rounds of kvTile / xRounds
   /// columns each (2 when halving the buffer buys another K/V stage).
   int64_t xRounds = 1;
-  /// Bytes of the partial-S buffer the peer reads (128 rows x kvTile /
-  /// xRounds f32).
+  /// Bytes of the exchange buffer after the stages: the partial S the
+  /// peer reads (128 rows x kvTile / xRounds f32), or sm_90a's hand-over
+  /// between the warpgroups of a Dv split (handBytes).
   int64_t xBytes() const {
-    return exchangeS ? 128 * kvTile * 4 / xRounds : 0;
+    return exchangeS ? 128 * kvTile * 4 / xRounds : handBytes();
   }
   /// Bytes of one 64-column K or V box of a KV tile.
   int64_t kvBoxBytes() const { return kvTile * 128; }
@@ -244,9 +274,12 @@ struct AttentionSchedule {
 
   // Register budgets per role (setmaxnreg) and the kernel's cap.
   int64_t maxRegs = 232, softmaxRegs = 232, otherRegs = 160;
+  /// sm_90a with a Dv split: warpgroup 1's budget (it holds O's half and
+  /// no S; warpgroup 0 takes softmaxRegs).
+  int64_t dvGroupRegs = 0;
 
-  /// Rows of the Q box: group x queriesPerCta.
-  int64_t usedRows() const { return group * queriesPerCta; }
+  /// Rows of the Q box: headsPerCta x queriesPerCta.
+  int64_t usedRows() const { return headsPerCta * queriesPerCta; }
   /// Bytes one Q box transfers (what its TMA load counts).
   int64_t qBoxBytes() const { return usedRows() * 128; }
   /// Bytes of K and V one stage receives.
