@@ -341,9 +341,10 @@ nvfp4_status capi::finishKernel(std::unique_ptr<nvfp4_kernel> k,
                           std::to_string(rt::tensorElements(t, k->sizes) *
                                          rt::elemBytes(t.type)));
   }
-  // Every input the kernel reads is an argument.
+  // Every input the kernel reads is an argument (or a slice of one).
   for (const rt::HarnessTensor &t : k->spec.tensors)
-    if (!t.output && !t.workspace && !t.absent && !k->inputOf.count(t.name))
+    if (!t.output && !t.workspace && !t.absent && !k->inputOf.count(t.name) &&
+        (t.sliceOf.empty() || !k->inputOf.count(t.sliceOf)))
       return reject(NVFP4_ERROR_UNSUPPORTED,
                   "the kernel's input '" + t.name +
                       "' is none of the function's arguments");
@@ -681,6 +682,27 @@ nvfp4_status nvfp4_check_outputs(const nvfp4_kernel *k,
       continue;
     }
     auto it = k->inputOf.find(t.name);
+    if (it == k->inputOf.end() && !t.sliceOf.empty()) {
+      // The leading columns of an earlier input's rows.
+      const rt::HarnessTensor *src = nullptr;
+      size_t si = 0;
+      for (size_t j = 0; j < i; ++j)
+        if (spec.tensors[j].name == t.sliceOf) {
+          src = &spec.tensors[j];
+          si = j;
+        }
+      if (!src)
+        return fail(NVFP4_ERROR_UNSUPPORTED,
+                    "the reference's input '" + t.name + "' slices '" +
+                        t.sliceOf + "', which is no earlier input");
+      uint64_t w = k->sizes.at(t.shape.back());
+      uint64_t ws = k->sizes.at(src->shape.back());
+      operands[i].resize(n);
+      for (uint64_t r = 0; r < n / w; ++r)
+        std::copy_n(operands[si].begin() + r * ws, w,
+                    operands[i].begin() + r * w);
+      continue;
+    }
     if (it == k->inputOf.end())
       return fail(NVFP4_ERROR_UNSUPPORTED,
                   "the reference's input '" + t.name +

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -159,7 +160,19 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                 "the input has no public func.func with a body");
   Block &body = func.getBody().front();
   Operation *op = nullptr;
+  // Besides the op: slices of arguments that are its operands (V as the
+  // leading columns of K's rows, absorbed MLA); the kernel reads them
+  // from their argument (its harness marks them `slice`).
+  llvm::SmallPtrSet<Operation *, 2> slices;
   for (Operation &o : body.without_terminator()) {
+    if (!op) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(o);
+      if (slice && isa<BlockArgument>(slice.getSource()) &&
+          cast<BlockArgument>(slice.getSource()).getOwner() == &body) {
+        slices.insert(slice);
+        continue;
+      }
+    }
     if (op || !isa<NVFP4Dialect>(o.getDialect()))
       return fail(NVFP4_ERROR_UNSUPPORTED,
                   "function '" + func.getName().str() +
@@ -174,12 +187,20 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "function '" + func.getName().str() + "' has no nvfp4 op");
   for (Value v : op->getOperands())
-    if (!isa<BlockArgument>(v) ||
-        cast<BlockArgument>(v).getOwner() != &body)
+    if ((!isa<BlockArgument>(v) ||
+         cast<BlockArgument>(v).getOwner() != &body) &&
+        !slices.contains(v.getDefiningOp()))
       return fail(NVFP4_ERROR_UNSUPPORTED,
                   "function '" + func.getName().str() +
                       "': every operand of the nvfp4 op must be an argument "
-                      "of the function");
+                      "of the function (or a tensor.extract_slice of one)");
+  for (Operation *slice : slices)
+    for (Operation *user : slice->getUsers())
+      if (user != op)
+        return fail(NVFP4_ERROR_UNSUPPORTED,
+                    "function '" + func.getName().str() +
+                        "': a tensor.extract_slice may only feed its nvfp4 "
+                        "op");
   Operation *ret = body.getTerminator();
   for (Value v : ret->getOperands())
     if (v.getDefiningOp() != op)
@@ -279,6 +300,29 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
                                s))
       return st;
     k->inputs.push_back(std::move(s));
+  }
+  // A slice operand: the kernel must take it from its argument's rows (its
+  // harness tensor slices the tensor of the slice's source).
+  for (auto [j, operand] : llvm::enumerate(op->getOperands())) {
+    auto slice = operand.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !slices.contains(slice))
+      continue;
+    const rt::HarnessTensor *t = nullptr;
+    for (const rt::HarnessTensor &h : k->spec.tensors)
+      if (h.name == operandName(j))
+        t = &h;
+    auto source = cast<BlockArgument>(slice.getSource());
+    auto from = t ? k->inputOf.find(t->sliceOf) : k->inputOf.end();
+    if (!t || t->sliceOf.empty() || from == k->inputOf.end() ||
+        from->second != source.getArgNumber())
+      return fail(NVFP4_ERROR_UNSUPPORTED,
+                  "function '" + functionName + "': operand " +
+                      std::to_string(j) + " (" + operandName(j) +
+                      ") is a tensor.extract_slice of argument " +
+                      std::to_string(source.getArgNumber()) +
+                      ", which the kernel does not read from that "
+                      "argument's rows (only V as the leading columns of "
+                      "K's rows is)");
   }
   for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
     TensorSlot s;
