@@ -1,6 +1,7 @@
 """The shapes bench/hopper/ours.py times (and gen_ours.sh compiles): the
-decode and prefill shapes of peers.py that the sm_90a kernel takes so far
-(docs/Hopper.md: D <= 256; the MLA shapes wait for the Dv split)."""
+decode and prefill shapes of peers.py (GQA decode, causal prefill); and
+the MLA decode shapes bench/hopper/mla.py times beside FlashMLA (and
+gen_mla.sh compiles)."""
 
 SHAPES = []
 # GQA decode, Llama-3-70B class: 64 query heads on 8 KV heads, D 128, one
@@ -16,3 +17,17 @@ for d, h in ((64, 32), (128, 16), (256, 8)):
         SHAPES.append({"name": "prefill_d%d_b%d_s%d" % (d, b, s),
                        "kind": "prefill", "b": b, "sq": s, "hq": h,
                        "hkv": h, "skv": s, "d": d, "causal": True})
+
+# MLA decode (DeepSeek-V3's absorbed attention, FlashMLA's shapes): one KV
+# head of D 576 whose first 512 columns are V, 64 or 128 query heads, one
+# query token per sequence, paged in 64-key pages through a block table,
+# kv_lens (all equal to KV here). bench/hopper/mla.py times these beside
+# FlashMLA on the same tensors.
+MLA_PAGE = 64
+MLA_SHAPES = []
+for hq in (128, 64):
+    for b in (1, 16, 64, 128):
+        for skv in (1024, 8192, 65536):
+            MLA_SHAPES.append({"name": "mla_h%d_b%d_kv%d" % (hq, b, skv),
+                               "b": b, "hq": hq, "skv": skv, "d": 576,
+                               "dv": 512})

@@ -1,43 +1,77 @@
 #!/usr/bin/env bash
-#===- hopper_report.sh - the H200 matrix and benchmark in one run ---------===#
+#===- hopper_report.sh - the H200 matrix and benchmarks in one script ------===#
 #
-# Run from the repository root on the GPU machine, with build/device-hopper
-# (scripts/device/gen_hopper_attention.sh) and build/device-hopper-bench
-# (bench/hopper/gen_ours.sh) carried from the machine with MLIR. Runs, in
-# one device call (docs/Hopper.md):
-#   1. scripts/device/hopper_attention.sh: every kernel of the sm_90a
-#      attention matrix against float64 on the GPU, and against the
-#      emulator element by element;
-#   2. bench/hopper/ours.py: our kernels timed beside SDPA's backends, with
-#      the ceilings of the same run.
+# Run from the repository root on the GPU machine, with the artifacts made
+# here on the machine with MLIR carried (docs/Hopper.md):
+#   matrix  scripts/device/hopper_attention.sh: every kernel of the sm_90a
+#           attention matrix against float64 on the GPU, and against the
+#           emulator element by element (carry build/device-hopper, from
+#           scripts/device/gen_hopper_attention.sh);
+#   bench   bench/hopper/ours.py: GQA decode and causal prefill timed beside
+#           SDPA's backends, with the ceilings of the same run (carry
+#           build/device-hopper-bench, from bench/hopper/gen_ours.sh);
+#   mla     bench/hopper/mla.py: the MLA decode kernels beside FlashMLA on
+#           the same tensors, with the SM-fill model (carry
+#           build/device-hopper-mla from bench/hopper/gen_mla.sh, and
+#           build/peers from scripts/peers/gen_flashmla_sources.sh).
 # Writes OUTDIR/matrix/ (hopper_attention.txt), OUTDIR/bench/ (ours.md,
-# ours.json) and OUTDIR/report.md (both, with the GPU's name and driver).
+# ours.json), OUTDIR/mla/ (mla.md, mla.json) and OUTDIR/report.md (the
+# parts run, with the GPU's name and driver). All three parts take more
+# than one 10-minute device call (FlashMLA's build alone is about 2
+# minutes): run "matrix bench" and "mla" as two calls.
 #
-# Usage: scripts/device/hopper_report.sh [OUTDIR]   (default $OUT)
-# Exit status 0 when every float64 check passed and the benchmark ran.
+# Usage: scripts/device/hopper_report.sh [OUTDIR [PART...]]
+#        (default $OUT, all parts)
+# Exit status 0 when every float64 check passed and the benchmarks ran.
 #
 #===----------------------------------------------------------------------===#
 set -u -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUTDIR="${1:-${OUT:-$ROOT/build-device-hopper-report}}"
-mkdir -p "$OUTDIR/matrix" "$OUTDIR/bench"
+shift || true
+PARTS="${*:-matrix bench mla}"
+mkdir -p "$OUTDIR"
 status=0
-bash "$ROOT/scripts/device/hopper_attention.sh" "$OUTDIR/matrix" \
-  >"$OUTDIR/matrix/log.txt" 2>&1 || status=1
-# hopper_attention.sh built the runtime library there.
-NVFP4_LIBRARY=/tmp/nvfp4-hopper-build/libnvfp4_runtime.so \
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+LIB=/tmp/nvfp4-hopper-build/libnvfp4_runtime.so
+if has matrix; then
+  mkdir -p "$OUTDIR/matrix"
+  bash "$ROOT/scripts/device/hopper_attention.sh" "$OUTDIR/matrix" \
+    >"$OUTDIR/matrix/log.txt" 2>&1 || status=1
+fi
+# hopper_attention.sh builds the runtime library there; without it the
+# benchmarks build their own.
+[[ -f "$LIB" ]] && export NVFP4_LIBRARY="$LIB"
+if has bench; then
+  mkdir -p "$OUTDIR/bench"
   python3 "$ROOT/bench/hopper/ours.py" "$OUTDIR/bench" \
-  >"$OUTDIR/bench/log.txt" 2>&1 || status=1
+    >"$OUTDIR/bench/log.txt" 2>&1 || status=1
+fi
+if has mla; then
+  mkdir -p "$OUTDIR/mla"
+  python3 "$ROOT/bench/hopper/mla.py" "$OUTDIR/mla" \
+    >"$OUTDIR/mla/log.txt" 2>&1 || status=1
+fi
 {
   echo "# The sm_90a attention kernels on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
-  echo
-  echo "## Against float64 and the emulator (scripts/device/hopper_attention.sh)"
-  echo
-  grep -E '^(PASS|FAIL)|kernels:' "$OUTDIR/matrix/hopper_attention.txt" 2>/dev/null
-  echo
-  echo "## Times beside SDPA (bench/hopper/ours.py)"
-  echo
-  cat "$OUTDIR/bench/ours.md" 2>/dev/null
+  if has matrix; then
+    echo
+    echo "## Against float64 and the emulator (scripts/device/hopper_attention.sh)"
+    echo
+    grep -E '^(PASS|FAIL)|kernels:' "$OUTDIR/matrix/hopper_attention.txt" 2>/dev/null
+  fi
+  if has bench; then
+    echo
+    echo "## Times beside SDPA (bench/hopper/ours.py)"
+    echo
+    cat "$OUTDIR/bench/ours.md" 2>/dev/null
+  fi
+  if has mla; then
+    echo
+    echo "## MLA decode beside FlashMLA (bench/hopper/mla.py)"
+    echo
+    cat "$OUTDIR/mla/mla.md" 2>/dev/null
+  fi
 } >"$OUTDIR/report.md"
 cat "$OUTDIR/report.md"
 exit $status

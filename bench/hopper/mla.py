@@ -1,0 +1,202 @@
+"""Our sm_90a MLA decode kernels on the H200 beside FlashMLA, on the same
+tensors in the same run (issue 16, docs/Hopper.md "Increment 5").
+
+Here first: bash bench/hopper/gen_mla.sh (compiles MLA_SHAPES of
+bench/hopper/shapes.py into build/device-hopper-mla) and, for FlashMLA,
+bash scripts/peers/gen_flashmla_sources.sh (build/peers). There (carry
+build/device-hopper-mla and build/peers): python3 bench/hopper/mla.py
+[OUTDIR [KERNELS]]; builds libnvfp4_runtime.so (as ours.py) unless
+$NVFP4_LIBRARY names one, and FlashMLA (as flashmla.py) when build/peers is
+there; writes mla.json and mla.md to OUTDIR (default $OUT).
+
+Per shape (B sequences of KV keys each, 64 or 128 query heads, D 576 with
+V = K's first 512 columns, 64-key pages in a random block table, kv_lens):
+both kernels read the same q, paged KV, table and lengths. Correctness:
+our O against a float32 reference for the first sequence (rel_l2) and
+against FlashMLA's O for all (rel_l2; bf16 rounding gives ~2e-3), so a
+fast wrong kernel shows. Times: CUDA events around whole calls (ours
+through the C API with a preallocated workspace: the attention and the
+combine kernels) and CUPTI kernel time, median of 20 after 3 warm-ups,
+KV rotated among copies totalling >= 4x the 60 MB L2. Bytes = the KV rows
+each sequence reads (576 bf16 a key) + Q + O, over the copy ceiling of
+the same run; FLOPs = 2 B KV H (D + Dv), over the bf16 matmul ceiling.
+SM fill (model) = the keys the busiest CTA multiplies against the mean,
+from the balanced plan the kernel computes (plan::balancedPlan, the
+Python copy in bench/split_kv.py) for 132 SMs.
+"""
+import math
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from timing import (copy_ceiling, kernel_ms, matmul_ceiling,  # noqa: E402
+                    outdir, time_ms, write_report)
+from shapes import MLA_PAGE, MLA_SHAPES  # noqa: E402
+from split_kv import balanced_plan  # noqa: E402
+import ours  # noqa: E402
+
+SMS = 132
+ROWS = 64        # a CTA's rows under the Dv split (AttentionSchedule)
+TILE = 64        # keys per KV tile and plan block at D 576
+
+
+def sm_fill(s):
+    """Mean over max of the keys each of the 132 CTAs multiplies, from the
+    balanced plan: units are (sequence, head block of 64 heads), blocks of
+    64 keys, the overhead of AttentionSchedule::overheadBlocks."""
+    b, hq, skv, d, dv = (s[x] for x in ("b", "hq", "skv", "d", "dv"))
+    units = [-(-skv // TILE)] * (b * (hq // ROWS))
+    key_bytes = TILE * d * 2                         # K = V: D bf16 a key
+    overhead = max(1, (ROWS * d * 2 + ROWS * dv * 4 + key_bytes // 2)
+                   // key_bytes)
+    plan = balanced_plan(units, overhead, SMS)
+    work = [sum(t1 - t0 for _, t0, t1 in pieces) for pieces in plan]
+    busiest = max(work)
+    return sum(work) / (SMS * busiest) if busiest else 0.0
+
+
+def flashmla_module():
+    if not os.path.isdir(os.path.join(ROOT, "build", "peers", "flashmla")):
+        return None, "build/peers not carried"
+    try:
+        import flashmla
+        mod, secs = flashmla.build()
+        return mod, "built in %.0f s" % secs
+    except Exception as e:  # a build failure is reported, not fatal
+        return None, "build failed: %s" % str(e).splitlines()[0][:200]
+
+
+def make(s, npages, seed):
+    b, hq, skv, d = (s[x] for x in ("b", "hq", "skv", "d"))
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    mp = -(-skv // MLA_PAGE)
+    q = torch.randn(b, 1, hq, d, device="cuda", generator=g).bfloat16()
+    kv = torch.randn(npages, MLA_PAGE, 1, d, device="cuda",
+                     generator=g).bfloat16()
+    table = torch.randperm(npages, device="cuda", generator=g)[:b * mp]
+    table = table.int().view(b, mp).contiguous()
+    lens = torch.full((b,), skv, dtype=torch.int32, device="cuda")
+    return q, kv, table, lens
+
+
+def reference(s, q, kv, table):
+    """float32 O of sequence 0: [hq, dv]."""
+    skv, d, dv = s["skv"], s["d"], s["dv"]
+    rows = (table[0].long().unsqueeze(-1) * MLA_PAGE +
+            torch.arange(MLA_PAGE, device="cuda")).view(-1)[:skv]
+    keys = kv.view(-1, d)[rows].float()              # [skv, d]
+    p = torch.softmax(q[0, 0].float() @ keys.T * d ** -0.5, -1)
+    return p @ keys[:, :dv]
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    os.environ["NVFP4_LIBRARY"] = ours.runtime_library()
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import nvfp4
+    cuda = nvfp4.Device("cuda")
+    kernels = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+        ROOT, "build", "device-hopper-mla")
+    props = torch.cuda.get_device_properties(0)
+    copy_tbs, mm_tflops = copy_ceiling(), matmul_ceiling()
+    mod, fm_status = flashmla_module()
+    result = {"device": props.name, "sms": props.multi_processor_count,
+              "copy_tb_s": copy_tbs, "bf16_mm_tflops": mm_tflops,
+              "flashmla": fm_status, "rows": []}
+    stream = torch.cuda.current_stream()
+    for s in MLA_SHAPES:
+        b, hq, skv, d, dv = (s[x] for x in ("b", "hq", "skv", "d", "dv"))
+        k = nvfp4.load(os.path.join(kernels, s["name"] + ".nvfp4"))
+        npages = dict((i.name, i.shape) for i in k.inputs)["k"][0]
+        kv_bytes = b * skv * d * 2
+        copies = min(16, max(1, math.ceil(4 * 60e6 / kv_bytes)))
+        sets = [make(s, npages, 100 + i) for i in range(copies)]
+        o = torch.empty(b, 1, hq, dv, device="cuda", dtype=torch.bfloat16)
+        lse = torch.empty(b, hq, 1, device="cuda", dtype=torch.float32)
+        ws = cuda.empty((max(k.workspace_bytes, 1),), "u8")
+        names = [i.name for i in k.inputs]
+
+        def call(q, kv, table, lens):
+            by = {"q": q, "k": kv, "kv_lens": lens, "block_table": table}
+            k(*[by[n] for n in names], out=(o, lse), device=cuda,
+              workspace=ws, stream=stream)
+        i = [0]
+
+        def step():
+            call(*sets[i[0] % copies])
+            i[0] += 1
+        row = {"shape": s, "sm_fill_model": sm_fill(s)}
+        o.fill_(float("nan"))
+        call(*sets[0])
+        ref = reference(s, *sets[0][:3])
+        got = o[0, 0].float()
+        row["rel_l2_vs_f32"] = ((got - ref).norm() / ref.norm()).item()
+        if mod is not None:
+            import flashmla
+            fo, _ = flashmla.run(mod, *sets[0], dv)
+            mine = o.float().reshape(b, hq, dv)
+            theirs = fo.float().reshape(b, hq, dv)
+            row["rel_l2_vs_flashmla"] = (
+                (mine - theirs).norm() / theirs.norm()).item()
+            del fo, mine, theirs
+        t = time_ms(step)
+        total = kv_bytes + b * hq * (d + dv) * 2
+        flops = 2 * b * skv * hq * (d + dv)
+        row["ours"] = {"ms": t, "kernel_ms": kernel_ms(step),
+                       "tb_s": total / (t * 1e-3) / 1e12,
+                       "tflops": flops / (t * 1e-3) / 1e12}
+        if mod is not None:
+            j = [0]
+
+            def fstep():
+                q, kv, table, lens = sets[j[0] % copies]
+                j[0] += 1
+                flashmla.run(mod, q, kv, table, lens, dv)
+            tf = time_ms(fstep)
+            row["flashmla"] = {"ms": tf, "kernel_ms": kernel_ms(fstep),
+                               "tb_s": total / (tf * 1e-3) / 1e12,
+                               "tflops": flops / (tf * 1e-3) / 1e12}
+        result["rows"].append(row)
+        print(row, flush=True)
+        del sets
+        torch.cuda.empty_cache()
+
+    def perf(r):
+        if r is None:
+            return "—"
+        return "%.3f ms, %.2f TB/s (%.0f%%), %.0f TFLOP/s (%.0f%%)" % (
+            r["ms"], r["tb_s"], 100 * r["tb_s"] / copy_tbs, r["tflops"],
+            100 * r["tflops"] / mm_tflops)
+    lines = ["%s, %d SMs, torch %s; FlashMLA: %s" % (
+                 props.name, props.multi_processor_count, torch.__version__,
+                 fm_status),
+             "ceilings: copy %.2f TB/s, bf16 matmul %.0f TFLOP/s" % (
+                 copy_tbs, mm_tflops), "",
+             "Event-timed whole calls; kernel columns: CUPTI GPU time.", "",
+             "| Hq | B | KV | ours | FlashMLA | FlashMLA / ours | ours, "
+             "kernels | FlashMLA, kernels | SM fill (model) | rel_l2 vs "
+             "f32 / FlashMLA |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in result["rows"]:
+        s, fm = r["shape"], r.get("flashmla")
+        lines.append("| %d | %d | %d | %s | %s | %s | %.3f ms | %s | %.2f | "
+                     "%.1e / %s |" % (
+                         s["hq"], s["b"], s["skv"], perf(r["ours"]),
+                         perf(fm), "—" if fm is None else "%.2fx" % (
+                             fm["ms"] / r["ours"]["ms"]),
+                         r["ours"]["kernel_ms"],
+                         "—" if fm is None else "%.3f ms" % fm["kernel_ms"],
+                         r["sm_fill_model"], r["rel_l2_vs_f32"],
+                         "—" if fm is None else "%.1e" %
+                         r["rel_l2_vs_flashmla"]))
+    write_report(out, "mla", result, lines)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(outdir()))
