@@ -317,13 +317,17 @@ def ci_cases():
 
 def hopper_takes(c):
     """Whether the sm_90a kernel takes case c so far (docs/Hopper.md):
-    dense or paged bf16/f16 caches, a bf16/f16 O, head dims up to 256, and
+    dense, paged or sparse (top-k indices, one consumer warpgroup) bf16/f16
+    caches, a bf16/f16 O, head dims up to 256, and
     beyond when V is a prefix of K (MLA; Dv > 256 split across two
     consumer warpgroups): a separate V of D > 256 leaves room for one K/V
     stage only, which sm_90a refuses."""
     fits = c["d"] <= 256 or c.get("same") or c.get("vslice")
-    return (not c.get("topk") and not c.get("cache") and
-            c.get("to") != "fp4" and fits)
+    # Sparse: one consumer warpgroup (the rows of one query's heads fit 64,
+    # Dv <= 256).
+    one = c["hq"] // c["hkv"] <= 64 and c["dv"] <= 256
+    return (not c.get("cache") and c.get("to") != "fp4" and fits and
+            (not c.get("topk") or one))
 
 
 def hopper_cases():

@@ -380,9 +380,21 @@ void Consumer::build() {
           Value m[2], alpha[2], sum[2];
           SmallVector<Value> pr;
         };
-        auto softmax = [&](ArrayRef<Value> acc, Value t0, Value m0, Value m1) {
+        auto softmax = [&](ArrayRef<Value> acc, Value t0, Value m0, Value m1,
+                           Value stage) {
           Soft r;
           Value m[2] = {m0, m1};
+          // Sparse: the stage's key mask (a key whose index is -1 or past
+          // the top-k length is cleared), one word per 32 keys.
+          SmallVector<Value> words;
+          if (p.sparse()) {
+            Value view = memref::ViewOp::create(
+                b, ir.smemMemref({tile / 32}, i32Ty), k.smem,
+                k.maskOffset(stage), ValueRange{});
+            for (int64_t w = 0; w < tile / 32; ++w)
+              words.push_back(
+                  memref::LoadOp::create(b, view, ValueRange{idx(w)}));
+          }
           Value key0 = ir.toI32(ir.mul(t0, idx(tile)));
           Value keyT = ir.add(key0, ir.mul(ir.toI32(t), i32(2)));
           // The masks only where the tile cuts a row's visible keys: when
@@ -393,7 +405,7 @@ void Consumer::build() {
           // Without the overlap (Dv > 128) the second copy of the logits
           // costs ptxas a spill at D 256: every tile is masked there.
           Value allWhole = ir.i1(false);
-          if (s.overlapSoftmax) {
+          if (s.overlapSoftmax && !p.sparse()) {
             Value whole = ir.i1(true);
             Value keyEnd = ir.add(key0, i32(tile));
             for (int h = 0; h < 2; ++h)
@@ -422,6 +434,17 @@ void Consumer::build() {
               Value ok =
                   ir.andi(ir.cmp(arith::CmpIPredicate::sge, key, rowLo[h]),
                           ir.cmp(arith::CmpIPredicate::slt, key, rowHi[h]));
+              if (p.sparse()) {
+                // Key 8 (i / 4) + 2 t + (i mod 2) of the tile: a word's 32
+                // keys hold whole groups of 8.
+                int64_t first = 8 * (i >> 2);
+                Value shift = ir.add(ir.mul(ir.toI32(t), i32(2)),
+                                     i32(first % 32 + (i & 1)));
+                Value bit =
+                    ir.andi(arith::ShRUIOp::create(b, words[first / 32], shift),
+                            i32(1));
+                ok = ir.andi(ok, ir.cmp(arith::CmpIPredicate::ne, bit, i32(0)));
+              }
               cut.push_back(ir.select(
                   ok, arith::MulFOp::create(b, acc[i], k.scaleLog2), ninf));
             }
@@ -550,7 +573,7 @@ void Consumer::build() {
                 ir.ifThen(ir.eq(n, ir.sub(piece.tiles, idx(1))), [&] {
                   warpArrive(k.qEmpty, idx(0), nm("arrive q_empty"));
                 });
-                Soft r = softmax(acc, ir.add(piece.tLo, n), c[0], c[1]);
+                Soft r = softmax(acc, ir.add(piece.tLo, n), c[0], c[1], stage);
                 if (splitDv)
                   sendP(r);
                 for (int64_t i = 0; i < oRegs; ++i)
@@ -595,7 +618,7 @@ void Consumer::build() {
             SmallVector<Value> acc = issueS(stageOf(idx(0)), z);
             waitGroups(0, nm("S"));
             acc = fenceOperands(acc);
-            Soft r = softmax(acc, piece.tLo, ninf, ninf);
+            Soft r = softmax(acc, piece.tLo, ninf, ninf, stageOf(idx(0)));
             scf::YieldOp::create(
                 b, pack(r.m[0], r.m[1], r.sum[0], r.sum[1], noO, r.pr));
             b.setInsertionPointToStart(first.elseBlock());
@@ -617,7 +640,8 @@ void Consumer::build() {
                 // S(n) is complete; P(n-1) V(n-1) may still run.
                 waitGroups(1, nm("S"));
                 acc = fenceOperands(acc);
-                Soft r = softmax(acc, ir.add(piece.tLo, n), c[0], c[1]);
+                Soft r =
+                    softmax(acc, ir.add(piece.tLo, n), c[0], c[1], stageOf(n));
                 waitGroups(0, nm("P V"));
                 o = fenceOperands(o);
                 // Tile n-1's K and V are read: the loader may refill them.

@@ -131,9 +131,12 @@ public:
   Value gatherRow(Value slot, Value kvHead);
   /// Sparse: one .tile::gather4 of `rows` (four i32) at column `col`
   /// through `map` into the shared address `dst` (i32), completing on the
-  /// mbarrier at shared address `mbar` (i32); `mask` (i16) multicasts.
+  /// mbarrier at shared address `mbar` (i32); `mask` (i16) multicasts. On
+  /// sm_90a four single-row loads, row j at dst + j rowBytes (the map's
+  /// box bytes: 128, or 64 for an e4m3 map).
   void gather4(Value map, Value dst, Value col, llvm::ArrayRef<Value> rows,
-               Value mbar, Value mask, const llvm::Twine &role);
+               Value mbar, Value mask, const llvm::Twine &role,
+               int64_t rowBytes = 128);
   /// Sparse: the gather maps (raw pointers; gv == gk when K and V are one
   /// value) and the indices.
   Value gk, gv, indices;
@@ -333,6 +336,9 @@ struct HopperKernel {
   /// With a Dv split (AttentionSchedule::dvGroups): the byte offset of
   /// the hand-over buffer (handBytes, 1024-aligned).
   Value handOff;
+  /// Sparse: the byte offset of stage `stage`'s key mask (bit j of word w
+  /// for key 32 w + j of the tile), written before kv_full is armed.
+  std::function<Value(Value stage)> maskOffset;
 };
 
 /// Builds the body of a consumer role of the sm_90a kernel: S = Q K^T and

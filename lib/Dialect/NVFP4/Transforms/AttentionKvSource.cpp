@@ -266,15 +266,17 @@ void KvSource::checkSlot(const UnitGeom &u, Value pos, Value slot) {
   // indices").
   auto check = [&](int64_t slots, Value at, StringRef name) {
     ir.ifThen(notSlot(slot, ir.i32(slots)), [&] {
-      gpu::PrintfOp::create(
-          env.b,
-          env.b.getStringAttr("nvfp4.attention: sequence %d, query %d: " +
-                              name.str() +
-                              "[%d, %d, %d] = %d is neither -1 nor a slot "
-                              "in [0, %d)\n"),
-          ValueRange{ir.toI32(u.batch), ir.toI32(u.firstQuery),
-                     ir.toI32(u.batch), ir.toI32(u.firstQuery), ir.toI32(at),
-                     slot, ir.i32(slots)});
+      // On sm_90a without the message, as the paged guard (C7510).
+      if (!env.s.hopper())
+        gpu::PrintfOp::create(
+            env.b,
+            env.b.getStringAttr(
+                "nvfp4.attention: sequence %d, query %d: " + name.str() +
+                "[%d, %d, %d] = %d is neither -1 nor a slot "
+                "in [0, %d)\n"),
+            ValueRange{ir.toI32(u.batch), ir.toI32(u.firstQuery),
+                       ir.toI32(u.batch), ir.toI32(u.firstQuery), ir.toI32(at),
+                       slot, ir.i32(slots)});
       ir.inlinePtx("trap;", TypeRange{}, ValueRange{});
     });
   };
@@ -296,11 +298,23 @@ Value KvSource::gatherRow(Value slot, Value kvHead) {
 }
 
 void KvSource::gather4(Value map, Value dst, Value col, ArrayRef<Value> rows,
-                       Value mbar, Value mask, const Twine &role) {
-  SmallVector<Value> coords = {env.ir.toI32(col)};
+                       Value mbar, Value mask, const Twine &role,
+                       int64_t rowBytes) {
+  IR &ir = env.ir;
+  if (env.s.hopper()) {
+    // sm_90a has no .tile::gather4: one single-row load per key, row j at
+    // dst + j rowBytes (the swizzle follows the shared address, as the
+    // gather's rows do).
+    for (int64_t j = 0; j < 4; ++j)
+      ir.tmaLoad(map, ir.add(dst, ir.i32(j * rowBytes)),
+                 ValueRange{ir.toI32(col), rows[j]}, mbar,
+                 NVVM::TMALoadMode::TILE, mask, NVVM::CTAGroupKindAttr(), role);
+    return;
+  }
+  SmallVector<Value> coords = {ir.toI32(col)};
   coords.append(rows.begin(), rows.end());
-  env.ir.tmaLoad(map, dst, coords, mbar, NVVM::TMALoadMode::TILE_GATHER4,
-                 mask, NVVM::CTAGroupKindAttr(), role);
+  ir.tmaLoad(map, dst, coords, mbar, NVVM::TMALoadMode::TILE_GATHER4, mask,
+             NVVM::CTAGroupKindAttr(), role);
 }
 
 Value KvSource::cacheRow(Value slot, Value extra) {

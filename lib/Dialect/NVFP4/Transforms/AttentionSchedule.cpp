@@ -200,10 +200,6 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       return op.emitOpError("cannot be lowered for sm_90a yet: a quantized "
                             "kv_cache (fp8 with scales) is SM100-only so far "
                             "(docs/Hopper.md, increment 4)");
-    if (p.sparse())
-      return op.emitOpError("cannot be lowered for sm_90a yet: sparse top-k "
-                            "indices are SM100-only so far (docs/Hopper.md, "
-                            "increment 4)");
     // Dv > 256: two consumer warpgroups share 64 rows, each with half of
     // O (FlashMLA's split).
     if (p.headDimV > 256)
@@ -374,6 +370,17 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
         s.usedRows() > AttentionSchedule::kWarpgroupRows || s.dvGroups > 1 ? 2
                                                                            : 1;
     s.threads = 128 * (s.consumers + 1);
+    // Sparse: the loader reads the indices, writes the key mask and gathers
+    // rows one TMA load each (no .tile::gather4 on sm_90a); with two
+    // consumer warpgroups it has 56 registers a thread, and ptxas spills it
+    // at every split of the 504 (docs/Hopper.md).
+    if (p.sparse() && s.consumers > 1)
+      return op.emitOpError("cannot be lowered for sm_90a yet: sparse top-k "
+                            "indices need one consumer warpgroup (at most 64 "
+                            "query heads per KV head and Dv <= 256), got ")
+             << s.usedRows() << " rows and Dv = " << p.headDimV
+             << " (with two, the gathering loader spills in the producer "
+                "warpgroup's 56 registers)";
     // With one consumer warpgroup (256 threads) every warp may hold 240
     // registers; with two, 2 x 128 consumer threads and 128 producer
     // threads share 64,512 (168 x 384): the consumers take 224, the

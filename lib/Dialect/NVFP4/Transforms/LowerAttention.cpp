@@ -291,6 +291,8 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     hk.scaleLog2 = scaleLog2;
     hk.sink = sink;
     hk.handOff = handOff;
+    if (p.sparse())
+      hk.maskOffset = [this](Value stage) { return maskOffset(stage); };
     buildHopperConsumers(env, work, epi, hk, 0);
     if (consumerDv) {
       b.setInsertionPointToStart(&consumerDv.getBody().front());
@@ -976,7 +978,7 @@ void KernelBuilder::loadRole() {
                           rawMap,
                           ir.toI32(ir.add(rawAt, idx(i * s.kvTile * 64))),
                           ir.mul(box, idx(64)), rows, mbar, Value(),
-                          "load: gather4 e4m3");
+                          "load: gather4 e4m3", /*rowBytes=*/64);
                     } else {
                       Value col = ir.add(idx(f.ropeOffset - 2 * f.quantDims),
                                          ir.mul(box, idx(128)));
