@@ -59,20 +59,22 @@ MLIR_SYNC = re.compile(
     r"^\s*(?:%[\w#:, %]+=\s*)?"
     r"(nvgpu\.mbarrier\.try_wait\.parity|nvgpu\.mbarrier\.arrive(?:\.expect_tx|"
     r"\.nocomplete)?|nvgpu\.mbarrier\.init|sm100\.fence|sm100\.commit|"
-    r"sm100\.wait|gpu\.barrier|nvvm\.barrier\w*|nvvm\.cluster\.(?:arrive|wait)"
+    r"sm100\.wait|gpu\.barrier|nvvm\.barrier\w*|nvvm\.bar\.warp\.sync|"
+    r"nvvm\.cluster\.(?:arrive|wait)"
     r"[\w.]*|nvvm\.fence\.[\w.]+|nvvm\.mbarrier\.[\w.]+|"
     r"nvvm\.cp\.async\.bulk\.(?:commit|wait)[\w.]*|"
     r"nvvm\.wgmma\.(?:fence|commit|wait)[\w.]*)\b")
 # Inline PTX the lowering emits for what upstream lacks: a sync when its
 # text is one.
 INLINE_SYNC = re.compile(
-    r"(mbarrier\.(?:try_wait|arrive|init)|barrier\.cluster|bar\.sync|"
+    r"(mbarrier\.(?:try_wait|arrive|init|expect_tx)|barrier\.cluster|bar\.sync|"
     r"bar\.arrive|"
     r"barrier\.sync|tcgen05\.(?:fence|commit|wait)|fence\.)")
 
 PTX_SYNC = re.compile(
     r"^\s*(?:@!?%\w+\s+)?(mbarrier\.try_wait[\w.:]*|mbarrier\.test_wait[\w.:]*|"
-    r"mbarrier\.arrive[\w.:]*|mbarrier\.init[\w.:]*|bar\.sync|barrier\.sync"
+    r"mbarrier\.arrive[\w.:]*|mbarrier\.init[\w.:]*|mbarrier\.expect_tx"
+    r"[\w.:]*|bar\.warp\.sync|bar\.sync|barrier\.sync"
     r"[\w.]*|bar\.arrive|barrier\.arrive[\w.]*|barrier\.cluster\.\w+[\w.]*|"
     r"tcgen05\.fence[\w:]*|tcgen05\.commit[\w.:]*|tcgen05\.wait[\w:]*|"
     r"fence\.[\w.:]+|cp\.async\.bulk\.wait_group[\w.]*|"

@@ -26,7 +26,8 @@
 // rows and split Dv (FlashMLA's split): warpgroup 0 computes S, the
 // softmax and O's first half and hands P, alpha and the final m and l to
 // warpgroup 1 through shared memory and named barriers; warpgroup 1
-// computes O's second half with A = P from shared memory.
+// computes O's second half with A = P from shared memory. Sparse: the
+// softmax also clears the keys the gather role's mask clears.
 // The loader (TMA warp), the KV sources, the work plans and the epilogue
 // are the SM100 kernel's (LowerAttention.cpp, AttentionKernel.h).
 //

@@ -342,11 +342,14 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   // and V addresses are loop-invariant); refused rather than built slow.
   if (s.hopper() && s.stages < 2)
     return op.emitOpError("cannot be lowered for sm_90a: Q (")
-           << s.qBytes << " bytes) and two K/V stages of " << s.kvTile
-           << " keys (" << s.stageBytes()
-           << " bytes each) exceed the shared-memory budget of "
-           << AttentionSchedule::kSmemBudget
-           << " bytes (with D > 256, make V a prefix of K as MLA does)";
+           << s.qBytes << " bytes), two K/V stages of " << s.kvTile << " keys ("
+           << s.stageBytes() << " bytes each) and "
+           << s.xBytes() + 2 * s.maskBytesPerStage()
+           << " bytes of hand-over and key masks exceed the shared-memory "
+              "budget of "
+           << AttentionSchedule::kSmemBudget << " bytes"
+           << (p.kvSame ? ""
+                        : " (with D > 256, make V a prefix of K as MLA does)");
   s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes() + s.xBytes() +
                   s.stages * s.maskBytesPerStage();
 
@@ -370,17 +373,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
         s.usedRows() > AttentionSchedule::kWarpgroupRows || s.dvGroups > 1 ? 2
                                                                            : 1;
     s.threads = 128 * (s.consumers + 1);
-    // Sparse: the loader reads the indices, writes the key mask and gathers
-    // rows one TMA load each (no .tile::gather4 on sm_90a); with two
-    // consumer warpgroups it has 56 registers a thread, and ptxas spills it
-    // at every split of the 504 (docs/Hopper.md).
-    if (p.sparse() && s.consumers > 1)
-      return op.emitOpError("cannot be lowered for sm_90a yet: sparse top-k "
-                            "indices need one consumer warpgroup (at most 64 "
-                            "query heads per KV head and Dv <= 256), got ")
-             << s.usedRows() << " rows and Dv = " << p.headDimV
-             << " (with two, the gathering loader spills in the producer "
-                "warpgroup's 56 registers)";
+
     // With one consumer warpgroup (256 threads) every warp may hold 240
     // registers; with two, 2 x 128 consumer threads and 128 producer
     // threads share 64,512 (168 x 384): the consumers take 224, the
@@ -392,11 +385,12 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     s.softmaxRegs = s.consumers == 2 ? 224 : 240;
     s.otherRegs = s.consumers == 2 ? 56 : 240;
     // A Dv split: warpgroup 0 holds S, P and half of O (64 x 256 f32, 128
-    // registers) and spills below 240; warpgroup 1 holds only its half of
-    // O and takes the rest (240 + 208 + 56 = 3 x 168).
+    // registers) and spills below 240 (248 with a sparse key mask);
+    // warpgroup 1 holds only its half of O and takes the rest (240 + 208 +
+    // 56 = 3 x 168).
     if (s.dvGroups > 1) {
-      s.softmaxRegs = 240;
-      s.dvGroupRegs = 208;
+      s.softmaxRegs = p.sparse() ? 248 : 240;
+      s.dvGroupRegs = p.sparse() ? 200 : 208;
     }
   }
   if (s.tmemColumns > 512)

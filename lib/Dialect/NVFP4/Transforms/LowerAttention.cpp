@@ -107,6 +107,11 @@ private:
   void prologue(gpu::GPUFuncOp func);
   void softmaxRole();
   void loadRole();
+  /// sm_90a, sparse: warps 4 consumers + 1 and + 2 gather the keys of each
+  /// tile, a lane a key (no .tile::gather4 on sm_90a; one thread issuing
+  /// D / 64 loads a key spills the loader's 56 registers).
+  void gatherRole();
+  bool hopperGather() const { return s.hopper() && p.sparse(); }
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi) (and, with `bits`,
   /// whose bit i is set), -inf elsewhere.
@@ -277,7 +282,11 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       consumerDv =
           ir.role<sm100::RoleOp>("consumer_dv", c0, c, s.dvGroupRegs);
     auto load = ir.role<sm100::RoleOp>("load", c, c + 1, s.otherRegs);
-    ir.role<sm100::RoleOp>("idle", c + 1, c + 4, s.otherRegs);
+    sm100::RoleOp gather;
+    if (hopperGather())
+      gather = ir.role<sm100::RoleOp>("gather", c + 1, c + 3, s.otherRegs);
+    ir.role<sm100::RoleOp>("idle", hopperGather() ? c + 3 : c + 1, c + 4,
+                           s.otherRegs);
     b.setInsertionPointToStart(&consumer.getBody().front());
     HopperKernel hk;
     hk.smem = smem;
@@ -300,6 +309,10 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     }
     b.setInsertionPointToStart(&load.getBody().front());
     loadRole();
+    if (gather) {
+      b.setInsertionPointToStart(&gather.getBody().front());
+      gatherRole();
+    }
   } else {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&roles.getBody().front());
@@ -405,8 +418,13 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
     init(qFull, c1, 0, "q_full");
     init(qEmpty, releasers, 0, "q_empty");
     for (int64_t st = 0; st < s.stages; ++st) {
-      init(kvFull, p.cache ? idx(AttentionSchedule::kDequantThreads) : c1, st,
-           "kv_full");
+      // (sm_90a sparse: the two gather warps arrive, each after its lanes'
+      // expect_tx.)
+      init(kvFull,
+           p.cache          ? idx(AttentionSchedule::kDequantThreads)
+           : hopperGather() ? idx(2)
+                            : c1,
+           st, "kv_full");
       init(kvEmpty, releasers, st, "kv_empty");
       if (p.cache)
         init(rawFull, c1, st, "raw_full");
@@ -828,6 +846,74 @@ void KernelBuilder::softmaxRole() {
       });
 }
 
+void KernelBuilder::gatherRole() {
+  const int64_t tile = s.kvTile;
+  Type i32Ty = b.getI32Type();
+  Value lane = ir.remu(tid, idx(32));
+  // 0 or 1: this warp's 32 keys of each 64.
+  Value gw = ir.sub(warp, idx(4 * s.consumers + 1));
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+  const int64_t kBoxes = p.headDim / 64,
+                vBoxes = p.kvSame ? 0 : s.dvPerCta() / 64;
+  const int64_t keyBytes = (kBoxes + vBoxes) * 128;
+  forEachPieceWithTiles([&](const Piece &piece, Value g0, Value) {
+    const UnitGeom &u = piece.unit;
+    forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
+      Value gt = ir.add(g0, n);
+      Value stage = ir.remu(gt, idx(s.stages));
+      Value round = ir.divu(gt, idx(s.stages));
+      wait(kvEmpty, stage, ir.xori1(parityOf(round)), "gather: wait kv_empty");
+      Value key0 = ir.mul(ir.add(piece.tLo, n), idx(tile));
+      Value mbar = nvgpu::MBarrierGetOp::create(b, i32Ty, kvFull, stage);
+      Value words = view(maskOffset(stage), ir.smemMemref({tile / 32}, i32Ty));
+      Value kOff = kOffset(stage);
+      Value vOff = vOffset(kOff);
+      for (int64_t j = 0; j < tile / 64; ++j) {
+        // Key k of the tile: its index, its mask bit (the warp's word by
+        // ballot), and its rows when it has a slot.
+        Value k = ir.add(ir.add(ir.mul(gw, idx(32)), lane), idx(64 * j));
+        Value pos = ir.add(key0, k);
+        Value slot = kv.slotAt(u, pos);
+        ifThen(kv.badSlot(pos, slot), [&] { kv.checkSlot(u, pos, slot); });
+        Value has = ir.cmp(arith::CmpIPredicate::sge, slot, i32(0));
+        Value bits = NVVM::VoteSyncOp::create(b, i32Ty, i32(-1), has,
+                                              NVVM::VoteSyncKind::ballot);
+        ifThen(ir.eq(lane, idx(0)), [&] {
+          memref::StoreOp::create(b, bits, words,
+                                  ValueRange{ir.add(gw, idx(2 * j))});
+        });
+        ifThen(has, [&] {
+          ir.named(ir.inlinePtxOp(
+                       "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], " +
+                           std::to_string(keyBytes) + ";",
+                       TypeRange{}, ValueRange{mbar}),
+                   "gather: expect_tx kv_full");
+          Value row = kv.gatherRow(slot, u.kvHead);
+          Value at = ir.add(base, ir.mul(k, idx(128)));
+          auto load = [&](Value map, Value region, int64_t box, Value col) {
+            ir.tmaLoad(
+                map,
+                ir.toI32(ir.add(at, ir.add(region, idx(box * s.kvBoxBytes())))),
+                ValueRange{ir.toI32(col), row}, mbar, NVVM::TMALoadMode::TILE,
+                Value(), NVVM::CTAGroupKindAttr(), "gather: load");
+          };
+          for (int64_t i = 0; i < kBoxes; ++i)
+            load(kv.gk, kOff, i, idx(64 * i));
+          for (int64_t i = 0; i < vBoxes; ++i)
+            load(kv.gv, vOff, i, idx(64 * i));
+        });
+      }
+      // Every lane's expect_tx, loads and the mask words before the arrive.
+      NVVM::SyncWarpOp::create(b, i32(-1));
+      ifThen(ir.eq(lane, idx(0)), [&] {
+        ir.named(nvgpu::MBarrierArriveOp::create(
+                     b, nvgpu::MBarrierTokenType::get(ctx), kvFull, stage),
+                 "gather: arrive kv_full");
+      });
+    });
+  });
+}
+
 void KernelBuilder::loadRole() {
   const int64_t tile = s.kvTile;
   const int64_t ck = AttentionSchedule::kChunkKeys;
@@ -871,6 +957,9 @@ void KernelBuilder::loadRole() {
       });
     });
 
+    // sm_90a, sparse: the gather warps load the tiles.
+    if (hopperGather())
+      return;
     // K and V tiles through the ring; the first wait on each stage passes
     // at once (a fresh barrier completes "phase -1").
     forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {

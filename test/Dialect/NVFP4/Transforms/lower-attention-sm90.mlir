@@ -137,6 +137,33 @@ func.func @mla_decode(%q: tensor<1x1x128x576xbf16>, %k: tensor<1x300x1x576xbf16>
   return %o, %lse : tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>
 }
 
+// Sparse top-k (no .tile::gather4 on sm_90a): the "gather" role (two
+// warps of the producer warpgroup) loads each tile, a lane a key: the
+// index, the mask word by ballot, the row's bytes on kv_full and one
+// single-row TMA load per 64-column box; then bar.warp.sync and one
+// kv_full arrive a warp (init count 2). The load warp only loads Q.
+// CHECK-LABEL: gpu.module @sparse_decode_attention
+// CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c2
+// CHECK: sm100.role "load" warps[4, 5) regs 240 {
+// CHECK-NOT: sm100.role
+// CHECK: nvgpu.tma.async.load
+// CHECK: sm100.role "gather" warps[5, 7) regs 240 {
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvvm.vote.sync ballot
+// CHECK: nvvm.inline_ptx "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [{{.*}}], 128;"
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.bar.warp.sync
+// CHECK: nvgpu.mbarrier.arrive
+// CHECK: sm100.role "idle" warps[7, 8) regs 240 {
+func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
+                         %ix: tensor<1x1x100xi32>)
+    -> (tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%ix) softmax_scale(0.125)
+      : (tensor<1x1x8x64xbf16>, tensor<4x64x1x64xbf16>, tensor<4x64x1x64xbf16>, tensor<1x1x100xi32>)
+      -> (tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>)
+  return %o, %lse : tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>
+}
+
 // SM90: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_90' (wgmma and setmaxnreg need the architecture-specific sm_90a)
 // SM80: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_80'
 
