@@ -1,33 +1,56 @@
 #!/usr/bin/env bash
-#===- gen_ours.sh - our sm_90a attention kernels for bench/hopper/ours.py --===#
+#===- gen_ours.sh - our sm_90a attention kernels for bench/hopper/ ---------===#
 #
-# Run here (LLVM/MLIR and the project build): compiles the benchmark shapes
-# of bench/hopper/ours.py (SHAPES there) through the C API for sm_90a, the
-# balanced split-KV plan for the H200's 132 SMs, cubins included, into
-# build/device-hopper-bench/NAME.nvfp4; carry that folder to the GPU
-# machine and run python3 bench/hopper/ours.py there (docs/Hopper.md).
-# Usage: gen_ours.sh [FOLDER] (default build/device-hopper-bench).
+# Run here (LLVM/MLIR and the project build): compiles benchmark shapes
+# through the C API for sm_90a, the balanced split-KV plan for the H200's
+# 132 SMs, cubins included, into FOLDER/NAME.nvfp4; carry that folder to
+# the GPU machine (docs/Hopper.md):
+#   gen_ours.sh [FOLDER]        SHAPES of bench/hopper/shapes.py (GQA decode,
+#                               causal prefill) for bench/hopper/ours.py,
+#                               default build/device-hopper-bench;
+#   gen_ours.sh --mla [FOLDER]  MLA_SHAPES (D 576, V = K's first 512
+#                               columns, 64-key pages, kv_lens) for
+#                               bench/hopper/mla.py, default
+#                               build/device-hopper-mla (bench/hopper/
+#                               gen_mla.sh runs this).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${NVFP4_BUILD_DIR:-$ROOT/build}"
-OUT="${1:-$ROOT/build/device-hopper-bench}"
+KIND=ours
+if [[ "${1:-}" == "--mla" ]]; then
+  KIND=mla
+  shift
+fi
+DEFAULT="$ROOT/build/device-hopper-bench"
+[[ "$KIND" == mla ]] && DEFAULT="$ROOT/build/device-hopper-mla"
+OUT="${1:-$DEFAULT}"
 mkdir -p "$OUT"
 rm -f "$OUT"/*.nvfp4
 NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
-  PYTHONPATH="$ROOT/python:$ROOT/scripts:$ROOT/bench/hopper" python3 - "$OUT" <<'PY'
+  PYTHONPATH="$ROOT/python:$ROOT/scripts:$ROOT/bench/hopper" \
+  python3 - "$OUT" "$KIND" <<'PY'
 import sys
 import attention_matrix as am
 import nvfp4
-from shapes import SHAPES
+from shapes import MLA_PAGE, MLA_SHAPES, SHAPES
 
-out = sys.argv[1]
-for s in SHAPES:
-    c = am.case(s["name"], b=s["b"], sq=s["sq"], hq=s["hq"], hkv=s["hkv"],
-                skv=s["skv"], d=s["d"], causal=s.get("causal", False))
+out, kind = sys.argv[1], sys.argv[2]
+cases = []
+if kind == "mla":
+    for s in MLA_SHAPES:
+        cases.append(am.case(s["name"], b=s["b"], sq=1, hq=s["hq"], hkv=1,
+                             skv=s["skv"], d=s["d"], dv=s["dv"], vslice=True,
+                             page=MLA_PAGE, lens=True))
+else:
+    for s in SHAPES:
+        cases.append(am.case(s["name"], b=s["b"], sq=s["sq"], hq=s["hq"],
+                             hkv=s["hkv"], skv=s["skv"], d=s["d"],
+                             causal=s.get("causal", False)))
+for c in cases:
     k = nvfp4.compile(am.op_text(c), chip="sm_90a", features="+ptx80",
                       num_sms=132, cubin=1)
-    k.save("%s/%s.nvfp4" % (out, s["name"]))
-print("gen_ours.sh: wrote %d kernels to %s" % (len(SHAPES), out))
+    k.save("%s/%s.nvfp4" % (out, c["name"]))
+print("gen_ours.sh: wrote %d kernels to %s" % (len(cases), out))
 PY
