@@ -152,7 +152,7 @@ def measure(run, path, sms, tmp, whole=False):
     with open(csv) as f:
         next(f)
         for line in f:
-            kernel, cta, sa, ta, tma = line.strip().split(",")
+            kernel, cta, sa, ta, tma = line.strip().split(",")[:5]
             if kernel.endswith("_combine"):
                 continue
             per_cta.append(int(ta))

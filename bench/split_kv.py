@@ -219,7 +219,7 @@ def emulate(run, B, L, mixed, sms, tmp):
     with open(csv) as f:
         next(f)
         for line in f:
-            kernel, cta, smem_a, tmem_a, tma = line.strip().split(",")
+            kernel, cta, smem_a, tmem_a, tma = line.strip().split(",")[:5]
             if kernel.endswith("_combine"):
                 continue
             # One P V MMA (N = Dv / 2 = 256) per 16-key chunk and CTA.

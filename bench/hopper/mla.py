@@ -21,8 +21,9 @@ KV rotated among copies totalling >= 4x the 60 MB L2. Bytes = the KV rows
 each sequence reads (576 bf16 a key) + Q + O, over the copy ceiling of
 the same run; FLOPs = 2 B KV H (D + Dv), over the bf16 matmul ceiling.
 SM fill (model) = the keys the busiest CTA multiplies against the mean,
-from the balanced plan the kernel computes (plan::balancedPlan, the
-Python copy in bench/split_kv.py) for 132 SMs.
+from the balanced plan the kernel computes (shapes.mla_sm_fill; checked
+against the emulator's per-CTA wgmma counters by bench/hopper/fill.py)
+for 132 SMs.
 """
 import math
 import os
@@ -33,32 +34,10 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.dirname(HERE))
 from timing import (copy_ceiling, kernel_ms, matmul_ceiling,  # noqa: E402
                     outdir, time_ms, write_report)
-from shapes import MLA_PAGE, MLA_SHAPES  # noqa: E402
-from split_kv import balanced_plan  # noqa: E402
+from shapes import MLA_PAGE, MLA_SHAPES, mla_sm_fill  # noqa: E402
 import ours  # noqa: E402
-
-SMS = 132
-ROWS = 64        # a CTA's rows under the Dv split (AttentionSchedule)
-TILE = 64        # keys per KV tile and plan block at D 576
-
-
-def sm_fill(s):
-    """Mean over max of the keys each of the 132 CTAs multiplies, from the
-    balanced plan: units are (sequence, head block of 64 heads), blocks of
-    64 keys, the overhead of AttentionSchedule::overheadBlocks."""
-    b, hq, skv, d, dv = (s[x] for x in ("b", "hq", "skv", "d", "dv"))
-    units = [-(-skv // TILE)] * (b * (hq // ROWS))
-    key_bytes = TILE * d * 2                         # K = V: D bf16 a key
-    overhead = max(1, (ROWS * d * 2 + ROWS * dv * 4 + key_bytes // 2)
-                   // key_bytes)
-    plan = balanced_plan(units, overhead, SMS)
-    work = [sum(t1 - t0 for _, t0, t1 in pieces) for pieces in plan]
-    busiest = max(work)
-    return sum(work) / (SMS * busiest) if busiest else 0.0
-
 
 def flashmla_module():
     if not os.path.isdir(os.path.join(ROOT, "build", "peers", "flashmla")):
@@ -130,7 +109,7 @@ def main(out):
         def step():
             call(*sets[i[0] % copies])
             i[0] += 1
-        row = {"shape": s, "sm_fill_model": sm_fill(s)}
+        row = {"shape": s, "sm_fill_model": mla_sm_fill(s)}
         o.fill_(float("nan"))
         call(*sets[0])
         ref = reference(s, *sets[0][:3])

@@ -31,3 +31,28 @@ for hq in (128, 64):
             MLA_SHAPES.append({"name": "mla_h%d_b%d_kv%d" % (hq, b, skv),
                                "b": b, "hq": hq, "skv": skv, "d": 576,
                                "dv": 512})
+
+
+def mla_sm_fill(s, lens=None, sms=132):
+    """SM fill of the sm_90a kernel's balanced plan on MLA shape `s` (the
+    keys the busiest of `sms` CTAs multiplies against the mean): units are
+    (sequence, block of 64 heads) in 64-key blocks (the D 576 tile), the
+    overhead AttentionSchedule::overheadBlocks' for 64 rows; `lens` the
+    sequences' lengths (default all KV). The formulas the kernel computes
+    (plan::balancedPlan; its Python copy in bench/split_kv.py)."""
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    from split_kv import balanced_plan
+    rows, tile = 64, 64
+    d, dv = s["d"], s["dv"]
+    lens = lens or [s["skv"]] * s["b"]
+    units = [-(-n // tile) for n in lens for _ in range(s["hq"] // rows)]
+    key_bytes = tile * d * 2                         # K = V: D bf16 a key
+    overhead = max(1, (rows * d * 2 + rows * dv * 4 + key_bytes // 2)
+                   // key_bytes)
+    plan = balanced_plan(units, overhead, sms)
+    work = [sum(t1 - t0 for _, t0, t1 in pieces) for pieces in plan]
+    busiest = max(work)
+    return sum(work) / (sms * busiest) if busiest else 0.0

@@ -369,6 +369,9 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
       }
     }
   } else {
+    // The warpgroup's first warp to issue it: count it once.
+    LaunchStats::Cta &counters = stats_.perCta[w.cta->linear];
+    ++(aRegs ? counters.wgmmasRegA : counters.wgmmasSmemA);
     Cta::WgmmaIssue o;
     o.pc = pc;
     o.warp = w.id;

@@ -227,7 +227,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
     ctaStats.open(options.ctaStats, std::ios::trunc);
     if (!ctaStats)
       return usageError("cannot write '" + options.ctaStats + "'");
-    ctaStats << "kernel,cta,mmas_smem_a,mmas_tmem_a,tma_bytes\n";
+    ctaStats << "kernel,cta,mmas_smem_a,mmas_tmem_a,tma_bytes,wgmmas_smem_a,"
+                "wgmmas_reg_a\n";
   }
   const bool seeded = options.scheduleSeed != 0 || options.schedules > 1;
   if (seeded && options.backend != rt::BackendKind::Emulator)
@@ -251,7 +252,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
         const auto &per = e->lastStats().perCta;
         for (size_t c = 0; c < per.size(); ++c)
           ctaStats << kernel << "," << c << "," << per[c].mmasSmemA << ","
-                   << per[c].mmasTmemA << "," << per[c].tmaLoadBytes << "\n";
+                   << per[c].mmasTmemA << "," << per[c].tmaLoadBytes << ","
+                   << per[c].wgmmasSmemA << "," << per[c].wgmmasRegA << "\n";
       };
     }
     device = std::move(emulator);

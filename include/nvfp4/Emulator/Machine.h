@@ -268,6 +268,9 @@ struct LaunchStats {
   struct Cta {
     uint64_t mmasSmemA = 0; ///< tcgen05.mma with A in shared memory
     uint64_t mmasTmemA = 0; ///< tcgen05.mma with A in tensor memory
+    /// wgmma.mma_async per warpgroup (counted once for its four warps),
+    /// with A from shared memory or from registers.
+    uint64_t wgmmasSmemA = 0, wgmmasRegA = 0;
     uint64_t tmaLoadBytes = 0;
   /// Global bytes read by ld instructions (ld.global and generic loads of
   /// global memory); lanes of one instruction that read the same address
