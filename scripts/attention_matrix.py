@@ -327,7 +327,7 @@ def hopper_takes(c):
     # exceed shared memory by 800 bytes (one stage, refused).
     if c.get("topk") and c["d"] > 512:
         fits = False
-    return not c.get("cache") and c.get("to") != "fp4" and fits
+    return c.get("to") != "fp4" and fits
 
 
 def hopper_cases():

@@ -146,6 +146,10 @@ public:
   /// A quantized cache: the row (i32) of the byte maps of `slot` (of the
   /// extra cache when `extra`, an i1, is set), -1 for a negative slot.
   Value cacheRow(Value slot, Value extra);
+  /// A quantized cache: 8 bytes (vector<8xi8>) of `slot`'s token row (a
+  /// slot >= 0) from byte column `col` (index, 8-aligned), from the extra
+  /// cache when `extra` is set (sm_90a's gather reads the e4m3 values so).
+  Value quantBytes(Value slot, Value extra, Value col);
   /// A quantized cache: scale `group` of `slot`'s token as f32 (0 for a
   /// negative slot), from the extra cache when `extra` is set.
   Value scale(Value slot, Value group, Value extra);

@@ -331,6 +331,31 @@ Value KvSource::cacheRow(Value slot, Value extra) {
                    arith::RemUIOp::create(env.b, slot, ps)));
 }
 
+Value KvSource::quantBytes(Value slot, Value extra, Value col) {
+  IR &ir = env.ir;
+  ImplicitLocOpBuilder &b = env.b;
+  auto v8 = VectorType::get({8}, b.getI8Type());
+  auto load = [&](Value bytesOf, int64_t pageSize) {
+    Value s = ir.toIndex(slot);
+    Value ps = ir.idx(pageSize);
+    return vector::LoadOp::create(
+        b, v8, bytesOf, ValueRange{ir.divu(s, ps), ir.remu(s, ps), col},
+        /*nontemporal=*/false, llvm::MaybeAlign(8));
+  };
+  if (!extra)
+    return load(cacheBytes, env.p.slotPageSize);
+  auto op = scf::IfOp::create(b, TypeRange{v8}, extra,
+                              /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(op.thenBlock());
+    scf::YieldOp::create(b, load(xCacheBytes, env.p.extraPageSize).getResult());
+    b.setInsertionPointToStart(op.elseBlock());
+    scf::YieldOp::create(b, load(cacheBytes, env.p.slotPageSize).getResult());
+  }
+  return op.getResult(0);
+}
+
 Value KvSource::scale(Value slot, Value group, Value extra) {
   if (!extra)
     return scaleIn(cacheBytes, env.p.slotPageSize, slot, group);

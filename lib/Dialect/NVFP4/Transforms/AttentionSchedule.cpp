@@ -196,10 +196,6 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       return op.emitOpError("cannot be lowered for sm_90a: an NVFP4 O "
                             "(o_scale) needs sm_100a's e2m1 conversion "
                             "(cvt.rn.satfinite.e2m1x2.f32)");
-    if (p.cache)
-      return op.emitOpError("cannot be lowered for sm_90a yet: a quantized "
-                            "kv_cache (fp8 with scales) is SM100-only so far "
-                            "(docs/Hopper.md, increment 4)");
     // Dv > 256: two consumer warpgroups share 64 rows, each with half of
     // O (FlashMLA's split).
     if (p.headDimV > 256)
@@ -283,8 +279,9 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   s.qBytes = (s.dPerCta() / cols) * s.qBoxStride();
   // A quantized cache: the e4m3 boxes' raw bytes beside each stage's K
   // tile (the CTA's box i at raw box i).
+  // (None on sm_90a, whose gather role dequantizes in registers.)
   int64_t rawBoxes = 0;
-  if (p.cache)
+  if (p.cache && !s.hopper())
     for (int64_t j = 0; j < 2; ++j)
       for (size_t i = 0; i < s.dBoxes[j].size(); ++i)
         if (s.quantBox(s.dBoxes[j][i]))

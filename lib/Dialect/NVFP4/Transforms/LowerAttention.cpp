@@ -111,6 +111,14 @@ private:
   /// tile, a lane a key (no .tile::gather4 on sm_90a; one thread issuing
   /// D / 64 loads a key spills the loader's 56 registers).
   void gatherRole();
+  /// 8 e4m3 bytes (vector<8xi8>) times the scale `scv` (vector<8xf32>) as
+  /// 8 values of the element type.
+  Value dequant8(Value bytes, Value scv);
+  /// sm_90a, a quantized cache: key `k` (of the tile from `key0`) with
+  /// slot `slot` into stage `stage`: its bf16 boxes by TMA (counted on
+  /// `mbar`), its e4m3 boxes dequantized from global memory.
+  void gatherCacheKey(const UnitGeom &u, Value key0, Value k, Value slot,
+                      Value stage, Value mbar);
   bool hopperGather() const { return s.hopper() && p.sparse(); }
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi) (and, with `bits`,
@@ -388,7 +396,8 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   qEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(1));
   kvFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
   kvEmpty = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
-  if (p.cache)
+  // (sm_90a's gather role dequantizes in registers: no raw region.)
+  if (p.cache && !s.hopper())
     rawFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.stages)));
   if (!s.hopper()) {
     sFull = nvgpu::MBarrierCreateOp::create(b, groupType(unsigned(s.sBuffers)));
@@ -421,12 +430,12 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       // (sm_90a sparse: the two gather warps arrive, each after its lanes'
       // expect_tx.)
       init(kvFull,
-           p.cache          ? idx(AttentionSchedule::kDequantThreads)
-           : hopperGather() ? idx(2)
-                            : c1,
+           hopperGather() ? idx(2)
+           : p.cache      ? idx(AttentionSchedule::kDequantThreads)
+                          : c1,
            st, "kv_full");
       init(kvEmpty, releasers, st, "kv_empty");
-      if (p.cache)
+      if (rawFull)
         init(rawFull, c1, st, "raw_full");
     }
     if (!s.hopper()) {
@@ -882,12 +891,23 @@ void KernelBuilder::gatherRole() {
           memref::StoreOp::create(b, bits, words,
                                   ValueRange{ir.add(gw, idx(2 * j))});
         });
-        ifThen(has, [&] {
+        auto expectTx = [&](int64_t bytes) {
           ir.named(ir.inlinePtxOp(
                        "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], " +
-                           std::to_string(keyBytes) + ";",
+                           std::to_string(bytes) + ";",
                        TypeRange{}, ValueRange{mbar}),
                    "gather: expect_tx kv_full");
+        };
+        if (p.cache) {
+          // A quantized cache: the bf16 boxes by TMA, the e4m3 boxes read
+          // into registers, scaled and written as bf16 into the K tile,
+          // swizzled as TMA would (no raw region: Q, two stages of D 512
+          // and a raw region do not fit 227 KiB).
+          ifThen(has, [&] { gatherCacheKey(u, key0, k, slot, stage, mbar); });
+          continue;
+        }
+        ifThen(has, [&] {
+          expectTx(keyBytes);
           Value row = kv.gatherRow(slot, u.kvHead);
           Value at = ir.add(base, ir.mul(k, idx(128)));
           auto load = [&](Value map, Value region, int64_t box, Value col) {
@@ -903,6 +923,14 @@ void KernelBuilder::gatherRole() {
             load(kv.gv, vOff, i, idx(64 * i));
         });
       }
+      // The bf16 values this warp wrote are read by wgmma (the async
+      // proxy).
+      if (p.cache)
+        ir.named(
+            NVVM::FenceProxyOp::create(
+                b, NVVM::ProxyKind::async_shared,
+                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta)),
+            "gather: fence.proxy.async");
       // Every lane's expect_tx, loads and the mask words before the arrive.
       NVVM::SyncWarpOp::create(b, i32(-1));
       ifThen(ir.eq(lane, idx(0)), [&] {
@@ -912,6 +940,55 @@ void KernelBuilder::gatherRole() {
       });
     });
   });
+}
+
+void KernelBuilder::gatherCacheKey(const UnitGeom &u, Value key0, Value k,
+                                   Value slot, Value stage, Value mbar) {
+  const KvCacheFormat &f = *p.cache;
+  Value extraTile = kv.inExtra(key0);
+  Value row = kv.cacheRow(slot, extraTile);
+  Value ropeMap =
+      extraTile ? ir.select(extraTile, kv.xRope, kv.gRope) : kv.gRope;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+  Value at = ir.add(ir.add(base, kOffset(stage)), ir.mul(k, idx(128)));
+  const int64_t boxes = p.headDim / 64;
+  int64_t ropeBoxes = 0;
+  for (int64_t i = 0; i < boxes; ++i)
+    ropeBoxes += !s.quantBox(i);
+  if (ropeBoxes) {
+    ir.named(
+        ir.inlinePtxOp("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], " +
+                           std::to_string(ropeBoxes * 128) + ";",
+                       TypeRange{}, ValueRange{mbar}),
+        "gather: expect_tx kv_full");
+    for (int64_t i = 0; i < boxes; ++i)
+      if (!s.quantBox(i))
+        ir.tmaLoad(
+            ropeMap, ir.toI32(ir.add(at, idx(i * s.kvBoxBytes()))),
+            ValueRange{i32(f.ropeOffset - 2 * f.quantDims + i * 128), row},
+            mbar, NVVM::TMALoadMode::TILE, Value(), NVVM::CTAGroupKindAttr(),
+            "gather: load bf16");
+  }
+  Value kTile = view(kOffset(stage), ir.smemMemref({s.kBytes / 2}, p.element));
+  Value swz = ir.remu(k, idx(8));
+  Type f32 = b.getF32Type();
+  // The e4m3 boxes (the first quantDims / 64) in a loop whose bound LLVM
+  // cannot see, so that it is not unrolled: unrolled, the gather warps
+  // spill in their 80 registers.
+  forLoop(idx(0), ir.opaque(idx(f.quantDims / 64)), idx(1), [&](Value i) {
+    Value sc = kv.scale(slot, ir.divu(i, idx(f.scaleGroup / 64)), extraTile);
+    Value scv = vector::BroadcastOp::create(b, VectorType::get({8}, f32), sc);
+    Value rowDst =
+        ir.add(ir.mul(i, idx(s.kvBoxBytes() / 2)), ir.mul(k, idx(64)));
+    forLoop(idx(0), idx(8), idx(1), [&](Value j) {
+      Value bytes = kv.quantBytes(
+          slot, extraTile, ir.add(ir.mul(i, idx(64)), ir.mul(j, idx(8))));
+      Value dst = ir.add(rowDst, ir.mul(ir.xori(j, swz), idx(8)));
+      vector::StoreOp::create(b, dequant8(bytes, scv), kTile, ValueRange{dst},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+    });
+  });
+  (void)u;
 }
 
 void KernelBuilder::loadRole() {
@@ -1131,6 +1208,28 @@ Value KernelBuilder::boxAt(Value i) {
                    table(s.dBoxes[1]));
 }
 
+Value KernelBuilder::dequant8(Value bytes, Value scv) {
+  Type f16 = b.getF16Type();
+  SmallVector<Value, 4> halves;
+  for (int64_t k = 0; k < 4; ++k) {
+    Value pair = vector::ShuffleOp::create(b, bytes, bytes,
+                                           ArrayRef<int64_t>{2 * k, 2 * k + 1});
+    halves.push_back(NVVM::ConvertF8x2ToF16x2Op::create(
+        b, Type(VectorType::get({2}, f16)), pair,
+        /*relu=*/false, Type(b.getType<Float8E4M3FNType>())));
+  }
+  Value lo = vector::ShuffleOp::create(b, halves[0], halves[1],
+                                       ArrayRef<int64_t>{0, 1, 2, 3});
+  Value hi = vector::ShuffleOp::create(b, halves[2], halves[3],
+                                       ArrayRef<int64_t>{0, 1, 2, 3});
+  Value all8 = vector::ShuffleOp::create(
+      b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  Value wide =
+      arith::ExtFOp::create(b, VectorType::get({8}, b.getF32Type()), all8);
+  return arith::TruncFOp::create(b, VectorType::get({8}, p.element),
+                                 arith::MulFOp::create(b, wide, scv));
+}
+
 void KernelBuilder::dequantRole() {
   const int64_t tile = s.kvTile, ck = AttentionSchedule::kChunkKeys;
   const KvCacheFormat &f = *p.cache;
@@ -1180,25 +1279,7 @@ void KernelBuilder::dequantRole() {
                     b, VectorType::get({8}, i8), raw,
                     ValueRange{ir.add(rowSrc, ir.mul(j, idx(8)))},
                     /*nontemporal=*/false, llvm::MaybeAlign(8));
-                SmallVector<Value, 4> halves;
-                for (int64_t k = 0; k < 4; ++k) {
-                  Value pair = vector::ShuffleOp::create(
-                      b, bytes, bytes, ArrayRef<int64_t>{2 * k, 2 * k + 1});
-                  halves.push_back(NVVM::ConvertF8x2ToF16x2Op::create(
-                      b, Type(VectorType::get({2}, f16)), pair,
-                      /*relu=*/false, Type(b.getType<Float8E4M3FNType>())));
-                }
-                Value lo = vector::ShuffleOp::create(
-                    b, halves[0], halves[1], ArrayRef<int64_t>{0, 1, 2, 3});
-                Value hi = vector::ShuffleOp::create(
-                    b, halves[2], halves[3], ArrayRef<int64_t>{0, 1, 2, 3});
-                Value all8 = vector::ShuffleOp::create(
-                    b, lo, hi, ArrayRef<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
-                Value wide =
-                    arith::ExtFOp::create(b, VectorType::get({8}, f32), all8);
-                Value scaled = arith::MulFOp::create(b, wide, scv);
-                Value out = arith::TruncFOp::create(
-                    b, VectorType::get({8}, p.element), scaled);
+                Value out = dequant8(bytes, scv);
                 Value dst = ir.add(rowDst, ir.mul(ir.xori(j, swz), idx(8)));
                 vector::StoreOp::create(b, out, kTile, ValueRange{dst},
                                         /*nontemporal=*/false,

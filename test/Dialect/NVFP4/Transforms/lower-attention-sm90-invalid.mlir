@@ -13,11 +13,11 @@ func.func @nvfp4_out(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x128x1x64xbf16>, %v:
 
 // -----
 
-func.func @fp8_cache(%q: tensor<1x1x64x512xbf16>, %k: tensor<1x37440xi8>, %ix: tensor<1x1x64xi32>) -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>) {
-  // expected-error @below {{cannot be lowered for sm_90a yet: a quantized kv_cache (fp8 with scales) is SM100-only so far (docs/Hopper.md, increment 4)}}
-  %o, %lse = nvfp4.attention %q, %k, %k indices(%ix) kv_cache(<"deepseek_v4_fp8", page_size = 64>) softmax_scale(0.0441941738)
-      : (tensor<1x1x64x512xbf16>, tensor<1x37440xi8>, tensor<1x37440xi8>, tensor<1x1x64xi32>) -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
-  return %o, %lse : tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>
+func.func @fp8_v32_cache(%q: tensor<1x1x128x576xbf16>, %k: tensor<22x20992xi8>, %ix: tensor<1x1x192xi32>) -> (tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>) {
+  // expected-error @below {{cannot be lowered for sm_90a: Q (73728 bytes), two K/V stages of 64 keys (73728 bytes each) and 9488 bytes of hand-over and key masks exceed the shared-memory budget of 230400 bytes}}
+  %o, %lse = nvfp4.attention %q, %k, %k indices(%ix) kv_cache(<"deepseek_v32_fp8", page_size = 32>) softmax_scale(0.0416666667)
+      : (tensor<1x1x128x576xbf16>, tensor<22x20992xi8>, tensor<22x20992xi8>, tensor<1x1x192xi32>) -> (tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>)
+  return %o, %lse : tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>
 }
 
 // -----
