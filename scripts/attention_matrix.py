@@ -323,10 +323,6 @@ def hopper_takes(c):
     consumer warpgroups): a separate V of D > 256 leaves room for one K/V
     stage only, which sm_90a refuses."""
     fits = c["d"] <= 256 or c.get("same") or c.get("vslice")
-    # Sparse at D 576: Q, two stages, the hand-over and the key masks
-    # exceed shared memory by 800 bytes (one stage, refused).
-    if c.get("topk") and c["d"] > 512:
-        fits = False
     return c.get("to") != "fp4" and fits
 
 

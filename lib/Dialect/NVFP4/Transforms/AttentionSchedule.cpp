@@ -382,12 +382,14 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     s.softmaxRegs = s.consumers == 2 ? 224 : 240;
     s.otherRegs = s.consumers == 2 ? 56 : 240;
     // A Dv split: warpgroup 0 holds S, P and half of O (64 x 256 f32, 128
-    // registers) and spills below 240 (248 with a sparse key mask);
-    // warpgroup 1 holds only its half of O and takes the rest (240 + 208 +
-    // 56 = 3 x 168).
+    // registers) and spills below 240; warpgroup 1 holds only its half of
+    // O and takes the rest (240 + 208 + 56 = 3 x 168). Sparse (the key
+    // mask besides): 256 / 192 / 56, the split with which none of the
+    // matrix's sparse and fp8 kernels spills (248 / 200 / 56 spilled 20
+    // bytes in one, 248 / 176 / 80 in two; docs/Hopper.md).
     if (s.dvGroups > 1) {
-      s.softmaxRegs = p.sparse() ? 248 : 240;
-      s.dvGroupRegs = p.sparse() ? 200 : 208;
+      s.softmaxRegs = p.sparse() ? 256 : 240;
+      s.dvGroupRegs = p.sparse() ? 192 : 208;
     }
   }
   if (s.tmemColumns > 512)

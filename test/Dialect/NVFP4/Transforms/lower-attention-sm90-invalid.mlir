@@ -13,26 +13,6 @@ func.func @nvfp4_out(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x128x1x64xbf16>, %v:
 
 // -----
 
-func.func @fp8_v32_cache(%q: tensor<1x1x128x576xbf16>, %k: tensor<22x20992xi8>, %ix: tensor<1x1x192xi32>) -> (tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>) {
-  // expected-error @below {{cannot be lowered for sm_90a: Q (73728 bytes), two K/V stages of 64 keys (73728 bytes each) and 9488 bytes of hand-over and key masks exceed the shared-memory budget of 230400 bytes}}
-  %o, %lse = nvfp4.attention %q, %k, %k indices(%ix) kv_cache(<"deepseek_v32_fp8", page_size = 32>) softmax_scale(0.0416666667)
-      : (tensor<1x1x128x576xbf16>, tensor<22x20992xi8>, tensor<22x20992xi8>, tensor<1x1x192xi32>) -> (tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>)
-  return %o, %lse : tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>
-}
-
-// -----
-
-func.func @sparse_mla_576(%q: tensor<1x1x64x576xbf16>, %k: tensor<47x64x1x576xbf16>, %ix: tensor<1x1x256xi32>) -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>) {
-  %v = tensor.extract_slice %k[0, 0, 0, 0] [47, 64, 1, 512] [1, 1, 1, 1]
-      : tensor<47x64x1x576xbf16> to tensor<47x64x1x512xbf16>
-  // expected-error @below {{cannot be lowered for sm_90a: Q (73728 bytes), two K/V stages of 64 keys (73728 bytes each) and 9488 bytes of hand-over and key masks exceed the shared-memory budget of 230400 bytes}}
-  %o, %lse = nvfp4.attention %q, %k, %v indices(%ix) softmax_scale(0.0416666667)
-      : (tensor<1x1x64x576xbf16>, tensor<47x64x1x576xbf16>, tensor<47x64x1x512xbf16>, tensor<1x1x256xi32>) -> (tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>)
-  return %o, %lse : tensor<1x1x64x512xbf16>, tensor<1x64x1xf32>
-}
-
-// -----
-
 func.func @one_stage(%q: tensor<1x1x16x512xbf16>, %k: tensor<1x300x1x512xbf16>, %v: tensor<1x300x1x512xbf16>) -> (tensor<1x1x16x512xbf16>, tensor<1x16x1xf32>) {
   // expected-error @below {{cannot be lowered for sm_90a: Q (65536 bytes), two K/V stages of 64 keys (131072 bytes each) and 8960 bytes of hand-over and key masks exceed the shared-memory budget of 230400 bytes (with D > 256, make V a prefix of K as MLA does)}}
   %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0441941738)

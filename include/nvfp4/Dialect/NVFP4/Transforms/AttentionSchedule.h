@@ -224,7 +224,8 @@ struct AttentionSchedule {
   /// the stage, so the indices are read from global memory once per CTA;
   /// after the partial-S buffer.
   int64_t maskBytesPerStage() const {
-    return problem.sparse() ? kvTile / 8 + kvTile * 4 : 0;
+    // (sm_90a: the mask only; its gather lanes hold their slots.)
+    return problem.sparse() ? kvTile / 8 + (hopper() ? 0 : kvTile * 4) : 0;
   }
 
   // Tensor memory columns. S has sBuffers buffers of kvTile columns from
