@@ -87,11 +87,7 @@ private:
     barSync(kHandEmpty, (what + ": wait hand_empty").str());
     write();
     if (forWgmma)
-      ir.named(NVVM::FenceProxyOp::create(
-                   b, NVVM::ProxyKind::async_shared,
-                   NVVM::SharedSpaceAttr::get(b.getContext(),
-                                              NVVM::SharedSpace::shared_cta)),
-               nm((what + ": fence.proxy.async").str()));
+      ir.fenceProxyAsync(nm((what + ": fence.proxy.async").str()));
     barArrive(kHandFull, (what + ": arrive hand_full").str());
   }
   /// The hand-over's P words (i32 pairs of bf16, 128-byte swizzled rows)

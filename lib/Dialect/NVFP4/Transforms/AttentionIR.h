@@ -183,6 +183,26 @@ public:
     return op;
   }
 
+  /// fence.proxy.async.shared::cta, named `role`: this thread's shared
+  /// memory writes through the generic proxy are ordered with the async
+  /// proxy's accesses (TMA, wgmma) that follow.
+  void fenceProxyAsync(const llvm::Twine &role) {
+    named(mlir::NVVM::FenceProxyOp::create(
+              b, mlir::NVVM::ProxyKind::async_shared,
+              mlir::NVVM::SharedSpaceAttr::get(
+                  ctx, mlir::NVVM::SharedSpace::shared_cta)),
+          role);
+  }
+
+  /// mbarrier.expect_tx (no arrive) of `bytes` on the mbarrier at shared
+  /// address `mbar` (i32), named `role`.
+  void expectTx(Value mbar, int64_t bytes, const llvm::Twine &role) {
+    named(inlinePtxOp("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], " +
+                          std::to_string(bytes) + ";",
+                      mlir::TypeRange{}, mlir::ValueRange{mbar}),
+          role);
+  }
+
   /// try_wait.parity on barrier `index` of `group`, named `role`.
   void wait(Value group, Value index, Value parity, const llvm::Twine &role) {
     named(mlir::nvgpu::MBarrierTryWaitParityOp::create(b, group, parity,

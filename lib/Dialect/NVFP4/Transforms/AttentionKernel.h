@@ -131,12 +131,10 @@ public:
   Value gatherRow(Value slot, Value kvHead);
   /// Sparse: one .tile::gather4 of `rows` (four i32) at column `col`
   /// through `map` into the shared address `dst` (i32), completing on the
-  /// mbarrier at shared address `mbar` (i32); `mask` (i16) multicasts. On
-  /// sm_90a four single-row loads, row j at dst + j rowBytes (the map's
-  /// box bytes: 128, or 64 for an e4m3 map).
+  /// mbarrier at shared address `mbar` (i32); `mask` (i16) multicasts
+  /// (SM100 only: sm_90a's gather role loads a row at a time).
   void gather4(Value map, Value dst, Value col, llvm::ArrayRef<Value> rows,
-               Value mbar, Value mask, const llvm::Twine &role,
-               int64_t rowBytes = 128);
+               Value mbar, Value mask, const llvm::Twine &role);
   /// Sparse: the gather maps (raw pointers; gv == gk when K and V are one
   /// value) and the indices.
   Value gk, gv, indices;

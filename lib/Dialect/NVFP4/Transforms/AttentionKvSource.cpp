@@ -298,19 +298,8 @@ Value KvSource::gatherRow(Value slot, Value kvHead) {
 }
 
 void KvSource::gather4(Value map, Value dst, Value col, ArrayRef<Value> rows,
-                       Value mbar, Value mask, const Twine &role,
-                       int64_t rowBytes) {
+                       Value mbar, Value mask, const Twine &role) {
   IR &ir = env.ir;
-  if (env.s.hopper()) {
-    // sm_90a has no .tile::gather4: one single-row load per key, row j at
-    // dst + j rowBytes (the swizzle follows the shared address, as the
-    // gather's rows do).
-    for (int64_t j = 0; j < 4; ++j)
-      ir.tmaLoad(map, ir.add(dst, ir.i32(j * rowBytes)),
-                 ValueRange{ir.toI32(col), rows[j]}, mbar,
-                 NVVM::TMALoadMode::TILE, mask, NVVM::CTAGroupKindAttr(), role);
-    return;
-  }
   SmallVector<Value> coords = {ir.toI32(col)};
   coords.append(rows.begin(), rows.end());
   ir.tmaLoad(map, dst, coords, mbar, NVVM::TMALoadMode::TILE_GATHER4, mask,

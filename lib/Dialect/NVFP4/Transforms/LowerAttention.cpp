@@ -117,8 +117,7 @@ private:
   /// sm_90a, a quantized cache: key `k` (of the tile from `key0`) with
   /// slot `slot` into stage `stage`: its bf16 boxes by TMA (counted on
   /// `mbar`), its e4m3 boxes dequantized from global memory.
-  void gatherCacheKey(const UnitGeom &u, Value key0, Value k, Value slot,
-                      Value stage, Value mbar);
+  void gatherCacheKey(Value key0, Value k, Value slot, Value stage, Value mbar);
   bool hopperGather() const { return s.hopper() && p.sparse(); }
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi) (and, with `bits`,
@@ -469,10 +468,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
       vector::StoreOp::create(b, zeros, stagesView, ValueRange{i, idx(0)});
     });
     // ... before the TMA (the async proxy) writes there.
-    ir.named(NVVM::FenceProxyOp::create(
-                 b, NVVM::ProxyKind::async_shared,
-                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta)),
-             "start: fence.proxy.async");
+    ir.fenceProxyAsync("start: fence.proxy.async");
     ir.named(gpu::BarrierOp::create(b), "start: barrier");
     work.computePartition();
     return;
@@ -891,23 +887,16 @@ void KernelBuilder::gatherRole() {
           memref::StoreOp::create(b, bits, words,
                                   ValueRange{ir.add(gw, idx(2 * j))});
         });
-        auto expectTx = [&](int64_t bytes) {
-          ir.named(ir.inlinePtxOp(
-                       "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], " +
-                           std::to_string(bytes) + ";",
-                       TypeRange{}, ValueRange{mbar}),
-                   "gather: expect_tx kv_full");
-        };
         if (p.cache) {
           // A quantized cache: the bf16 boxes by TMA, the e4m3 boxes read
           // into registers, scaled and written as bf16 into the K tile,
           // swizzled as TMA would (no raw region: Q, two stages of D 512
           // and a raw region do not fit 227 KiB).
-          ifThen(has, [&] { gatherCacheKey(u, key0, k, slot, stage, mbar); });
+          ifThen(has, [&] { gatherCacheKey(key0, k, slot, stage, mbar); });
           continue;
         }
         ifThen(has, [&] {
-          expectTx(keyBytes);
+          ir.expectTx(mbar, keyBytes, "gather: expect_tx kv_full");
           Value row = kv.gatherRow(slot, u.kvHead);
           Value at = ir.add(base, ir.mul(k, idx(128)));
           auto load = [&](Value map, Value region, int64_t box, Value col) {
@@ -926,11 +915,7 @@ void KernelBuilder::gatherRole() {
       // The bf16 values this warp wrote are read by wgmma (the async
       // proxy).
       if (p.cache)
-        ir.named(
-            NVVM::FenceProxyOp::create(
-                b, NVVM::ProxyKind::async_shared,
-                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta)),
-            "gather: fence.proxy.async");
+        ir.fenceProxyAsync("gather: fence.proxy.async");
       // Every lane's expect_tx, loads and the mask words before the arrive.
       NVVM::SyncWarpOp::create(b, i32(-1));
       ifThen(ir.eq(lane, idx(0)), [&] {
@@ -942,8 +927,8 @@ void KernelBuilder::gatherRole() {
   });
 }
 
-void KernelBuilder::gatherCacheKey(const UnitGeom &u, Value key0, Value k,
-                                   Value slot, Value stage, Value mbar) {
+void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
+                                   Value mbar) {
   const KvCacheFormat &f = *p.cache;
   Value extraTile = kv.inExtra(key0);
   Value row = kv.cacheRow(slot, extraTile);
@@ -956,11 +941,7 @@ void KernelBuilder::gatherCacheKey(const UnitGeom &u, Value key0, Value k,
   for (int64_t i = 0; i < boxes; ++i)
     ropeBoxes += !s.quantBox(i);
   if (ropeBoxes) {
-    ir.named(
-        ir.inlinePtxOp("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [$0], " +
-                           std::to_string(ropeBoxes * 128) + ";",
-                       TypeRange{}, ValueRange{mbar}),
-        "gather: expect_tx kv_full");
+    ir.expectTx(mbar, ropeBoxes * 128, "gather: expect_tx kv_full");
     for (int64_t i = 0; i < boxes; ++i)
       if (!s.quantBox(i))
         ir.tmaLoad(
@@ -988,7 +969,6 @@ void KernelBuilder::gatherCacheKey(const UnitGeom &u, Value key0, Value k,
                               /*nontemporal=*/false, llvm::MaybeAlign(16));
     });
   });
-  (void)u;
 }
 
 void KernelBuilder::loadRole() {
@@ -1144,7 +1124,7 @@ void KernelBuilder::loadRole() {
                           rawMap,
                           ir.toI32(ir.add(rawAt, idx(i * s.kvTile * 64))),
                           ir.mul(box, idx(64)), rows, mbar, Value(),
-                          "load: gather4 e4m3", /*rowBytes=*/64);
+                          "load: gather4 e4m3");
                     } else {
                       Value col = ir.add(idx(f.ropeOffset - 2 * f.quantDims),
                                          ir.mul(box, idx(128)));
@@ -1233,7 +1213,7 @@ Value KernelBuilder::dequant8(Value bytes, Value scv) {
 void KernelBuilder::dequantRole() {
   const int64_t tile = s.kvTile, ck = AttentionSchedule::kChunkKeys;
   const KvCacheFormat &f = *p.cache;
-  Type i8 = b.getI8Type(), f32 = b.getF32Type(), f16 = b.getF16Type();
+  Type i8 = b.getI8Type(), f32 = b.getF32Type();
   Value lane = ir.sub(tid, idx(192)); // 0 .. 63
   forEachPieceWithTiles([&](const Piece &piece, Value g0, Value) {
     forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
@@ -1290,10 +1270,7 @@ void KernelBuilder::dequantRole() {
         });
       });
       // The bf16 tile is read by the MMA (the async proxy).
-      ir.named(NVVM::FenceProxyOp::create(
-                   b, NVVM::ProxyKind::async_shared,
-                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta)),
-               "dequant: fence.proxy.async");
+      ir.fenceProxyAsync("dequant: fence.proxy.async");
       ir.named(nvgpu::MBarrierArriveOp::create(
                    b, nvgpu::MBarrierTokenType::get(ctx), kvFull, stage),
                "dequant: arrive kv_full");
