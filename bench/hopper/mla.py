@@ -21,7 +21,7 @@ KV rotated among copies totalling >= 4x the 60 MB L2. Bytes = the KV rows
 each sequence reads (576 bf16 a key) + Q + O, over the copy ceiling of
 the same run; FLOPs = 2 B KV H (D + Dv), over the bf16 matmul ceiling.
 SM fill (model) = the keys the busiest CTA multiplies against the mean,
-from the balanced plan the kernel computes (shapes.mla_sm_fill; checked
+from the balanced plan the kernel computes (shapes.sm_fill; checked
 against the emulator's per-CTA wgmma counters by bench/hopper/fill.py)
 for 132 SMs.
 """
@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from timing import (copy_ceiling, kernel_ms, matmul_ceiling,  # noqa: E402
                     outdir, time_ms, write_report)
-from shapes import MLA_PAGE, MLA_SHAPES, mla_sm_fill  # noqa: E402
+from shapes import MLA_PAGE, MLA_SHAPES, sm_fill  # noqa: E402
 import ours  # noqa: E402
 
 def flashmla_module():
@@ -109,7 +109,7 @@ def main(out):
         def step():
             call(*sets[i[0] % copies])
             i[0] += 1
-        row = {"shape": s, "sm_fill_model": mla_sm_fill(s)}
+        row = {"shape": s, "sm_fill_model": sm_fill(s)}
         o.fill_(float("nan"))
         call(*sets[0])
         ref = reference(s, *sets[0][:3])

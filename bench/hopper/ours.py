@@ -17,6 +17,9 @@ inputs rotated among copies totalling >= 4x the 60 MB L2. Each of our
 outputs is compared with SDPA's (cuDNN, else flash) on the same inputs
 (rel_l2; bf16 rounding gives ~2e-3), so a fast wrong kernel shows. Decode
 bytes = K + V + Q + O once; prefill FLOPs = 4 B H S^2 D / 2 (causal).
+Decode rows also give the SM fill of the balanced split-KV plan
+(shapes.sm_fill, which bench/hopper/fill.py checks against the
+emulator's per-CTA counters).
 """
 import math
 import os
@@ -30,7 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from timing import (cell, copy_ceiling, kernel_ms,  # noqa: E402
                     matmul_ceiling, outdir, time_ms, write_report)
-from shapes import SHAPES  # noqa: E402
+from shapes import SHAPES, sm_fill  # noqa: E402
 import peers  # noqa: E402
 
 
@@ -134,7 +137,9 @@ def main(out):
               "torch": torch.__version__, "copy_tb_s": copy_tbs,
               "bf16_mm_tflops": mm_tflops, "rows": []}
     for s in SHAPES:
-        row = {"shape": s, "ours": ours(nvfp4, cuda, s, copy_tbs, mm_tflops)}
+        row = {"shape": s, "ours": ours(nvfp4, cuda, s, copy_tbs, mm_tflops),
+               "sm_fill_model": (sm_fill(s, sms=props.multi_processor_count)
+                                 if s["kind"] == "decode" else None)}
         row["cudnn_kernel_ms"] = sdpa_kernel_ms(s)
         for backend in peers.BACKENDS:
             if s["kind"] == "decode":
@@ -161,8 +166,10 @@ def main(out):
              "three columns, the kernels' GPU time alone (CUPTI).", "",
              "| shape | B | Sq | Hq/Hkv | D | KV | ours | rel_l2 vs SDPA | "
              "SDPA flash | SDPA cuDNN | flash / ours | cuDNN / ours | "
-             "ours, kernels | cuDNN, kernels | cuDNN / ours (kernels) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "ours, kernels | cuDNN, kernels | cuDNN / ours (kernels) | "
+             "SM fill (model) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+             "---|"]
     for r in result["rows"]:
         s = r["shape"]
         key, ratio = (("tb_s", "of_copy") if s["kind"] == "decode" else
@@ -180,8 +187,9 @@ def main(out):
                 fl / (t * 1e-3) / 1e12,
                 100 * fl / (t * 1e-3) / 1e12 / mm_tflops)
         kcell = lambda t: "—" if not t else "%.3f ms, %s" % (t, perf(t))
+        fill = r.get("sm_fill_model")
         lines.append("| %s | %d | %d | %d/%d | %d | %d | %s | %.1e | %s | %s "
-                     "| %s | %s | %s | %s | %s |" % (
+                     "| %s | %s | %s | %s | %s | %s |" % (
                          s["kind"] + (" causal" if s.get("causal") else ""),
                          s["b"], s["sq"], s["hq"], s["hkv"], s["d"], s["skv"],
                          cell(r["ours"], key, ratio),
@@ -189,7 +197,8 @@ def main(out):
                          cell(r["flash"], key, ratio),
                          cell(r["cudnn"], key, ratio), speed(r, "flash"),
                          speed(r, "cudnn"), kcell(ko), kcell(kc),
-                         "—" if not kc else "%.2fx" % (kc / ko)))
+                         "—" if not kc else "%.2fx" % (kc / ko),
+                         "—" if fill is None else "%.2f" % fill))
     write_report(out, "ours", result, lines)
     return 0
 

@@ -33,26 +33,43 @@ for hq in (128, 64):
                                "dv": 512})
 
 
-def mla_sm_fill(s, lens=None, sms=132):
-    """SM fill of the sm_90a kernel's balanced plan on MLA shape `s` (the
-    keys the busiest of `sms` CTAs multiplies against the mean): units are
-    (sequence, block of 64 heads) in 64-key blocks (the D 576 tile), the
-    overhead AttentionSchedule::overheadBlocks' for 64 rows; `lens` the
-    sequences' lengths (default all KV). The formulas the kernel computes
+def sm_fill(s, lens=None, sms=132):
+    """SM fill of the sm_90a kernel's balanced plan on decode shape `s` (an
+    MLA shape of MLA_SHAPES, V = K's first `dv` columns, or a GQA one of
+    SHAPES, V of its own): the KV tiles the busiest of `sms` CTAs
+    multiplies against the mean. Units are (sequence, KV head, block of
+    64 query heads) in 64-key blocks or whole KV tiles (128 keys up to D
+    and Dv 128, else 64; plan::preferFineGranule picks), a piece's work
+    the tiles it touches, the overhead AttentionSchedule's for the
+    granule; `lens` the sequences' lengths (default all KV). The formulas the kernel computes
     (plan::balancedPlan; its Python copy in bench/split_kv.py)."""
     import os
     import sys
     sys.path.insert(0, os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
-    from split_kv import balanced_plan
-    rows, tile = 64, 64
-    d, dv = s["d"], s["dv"]
+    from split_kv import balanced_plan, prefer_fine
+    d = s["d"]
+    dv = s.get("dv", d)
+    mla = "dv" in s                         # V is a slice of K
+    group = s["hq"] // s.get("hkv", 1)
+    rows, head_blocks = min(group, 64), -(-group // 64)
+    block = 64
+    tile = 128 if d <= 128 and dv <= 128 else 64
     lens = lens or [s["skv"]] * s["b"]
-    units = [-(-n // tile) for n in lens for _ in range(s["hq"] // rows)]
-    key_bytes = tile * d * 2                         # K = V: D bf16 a key
-    overhead = max(1, (rows * d * 2 + rows * dv * 4 + key_bytes // 2)
-                   // key_bytes)
-    plan = balanced_plan(units, overhead, sms)
-    work = [sum(t1 - t0 for _, t0, t1 in pieces) for pieces in plan]
+    per = s.get("hkv", 1) * head_blocks
+
+    def overhead(keys):
+        kb = keys * (d if mla else d + dv) * 2
+        return max(1, (rows * d * 2 + rows * dv * 4 + kb // 2) // kb)
+    fine = [-(-n // block) for n in lens for _ in range(per)]
+    coarse = [-(-n // tile) for n in lens for _ in range(per)]
+    # The granule: 64-key blocks where they balance better than whole
+    # tiles (plan::preferFineGranule), else tiles.
+    if tile > block and not prefer_fine(sum(coarse), sum(fine), sms):
+        block = tile
+    plan = balanced_plan(fine if block < tile else coarse, overhead(block),
+                         sms)
+    work = [sum(-(-t1 * block // tile) - t0 * block // tile
+                for _, t0, t1 in pieces if t1 > t0) for pieces in plan]
     busiest = max(work)
     return sum(work) / (sms * busiest) if busiest else 0.0

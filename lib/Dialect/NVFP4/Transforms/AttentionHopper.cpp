@@ -80,6 +80,27 @@ private:
                             TypeRange{}, ValueRange{}),
              nm(what));
   }
+  // The ping-pong of two consumer warpgroups (AttentionSchedule::pingPong,
+  // FlashAttention-3's): warpgroup w issues its wgmma only on its turn. It
+  // waits on named barrier kTurn + w, issues, and passes the turn with an
+  // arrival on kTurn + 1 - w (256 threads each), so that one warpgroup's
+  // softmax runs while the other's GEMMs hold the tensor cores.
+  static constexpr int64_t kTurn = 3;
+  void turnBarrier(StringRef op, Value id, StringRef what) {
+    ir.named(ir.inlinePtxOp((op + " $0, 256;").str(), TypeRange{},
+                            ValueRange{ir.toI32(id)}),
+             nm(what));
+  }
+  /// `issue` on this warpgroup's turn (just `issue` without the ping-pong).
+  void onTurn(function_ref<void()> issue, StringRef what) {
+    if (!s.pingPong)
+      return issue();
+    turnBarrier("bar.sync", ir.add(idx(kTurn), wg),
+                (what + ": wait turn").str());
+    issue();
+    turnBarrier("bar.arrive", ir.sub(idx(kTurn + 1), wg),
+                (what + ": pass turn").str());
+  }
   /// Warpgroup 0: waits until warpgroup 1 has taken the last message,
   /// runs `write`, makes it visible (to wgmma too when `forWgmma`:
   /// fence.proxy.async) and sends it.
@@ -134,6 +155,12 @@ private:
   /// registers it reads are final before wgmma.fence, and what it wrote is
   /// read only after wgmma.wait_group.
   SmallVector<Value> fenceOperands(ArrayRef<Value> vals);
+  /// An empty asm with side effects that reads the i32 registers `vals`:
+  /// they stay live up to here. After the wgmma.wait_group that retires a
+  /// wgmma reading them as A fragment: otherwise LLVM may give a value
+  /// computed in between (the next tile's P) the same register while the
+  /// wgmma still reads it (ptxas then serializes the wgmma).
+  void keepAlive(ArrayRef<Value> vals);
   /// An inline asm with side effects that reads and writes the f32
   /// registers `acc` ($0 .. $n-1, tied) and reads `ins` (constraints
   /// `inConstraints`, each ",c"); returns the new values of `acc`.
@@ -210,6 +237,16 @@ SmallVector<Value> Consumer::fenceOperands(ArrayRef<Value> vals) {
   return tiedAsm("", vals, ValueRange{}, "");
 }
 
+void Consumer::keepAlive(ArrayRef<Value> vals) {
+  std::string constraints;
+  for (size_t i = 0; i < vals.size(); ++i)
+    constraints += (i ? ",r" : "r");
+  LLVM::InlineAsmOp::create(b, TypeRange{}, vals, "", constraints,
+                            /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
 SmallVector<Value> Consumer::wgmma(ArrayRef<Value> acc, Value aDesc,
                                    ArrayRef<Value> aRegs, Value bDesc,
                                    bool scaleD, bool transB) {
@@ -282,6 +319,11 @@ void Consumer::build() {
   // A Dv split's hand-over starts empty: warpgroup 0's first wait passes.
   if (splitDv && dvGroup == 1)
     barArrive(kHandEmpty, "start: arrive hand_empty");
+  // The ping-pong starts with warpgroup 0's turn.
+  if (s.pingPong)
+    ir.ifThen(ir.eq(wg, idx(1)), [&] {
+      turnBarrier("bar.arrive", idx(kTurn), "start: pass turn");
+    });
   work.forEachPiece(
       ValueRange{idx(0), idx(0)},
       [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
@@ -392,17 +434,27 @@ void Consumer::build() {
               words.push_back(
                   memref::LoadOp::create(b, view, ValueRange{idx(w)}));
           }
+          // The logits are S scaled, masked; the scale is positive (the
+          // op's verifier), so the scaled max is the max scaled, and P =
+          // 2^(S scale - m) takes one fma a logit. With a sparse key mask
+          // the logits are scaled first (ptxas spilled the fused form in
+          // sparse_mqa_d128_mtp).
+          const bool prescale = p.sparse();
+          auto scaled = [&](Value v) -> Value {
+            return arith::MulFOp::create(b, v, k.scaleLog2);
+          };
           Value key0 = ir.toI32(ir.mul(t0, idx(tile)));
           Value keyT = ir.add(key0, ir.mul(ir.toI32(t), i32(2)));
           // The masks only where the tile cuts a row's visible keys: when
           // every row of the warp sees all of [key0, key0 + tile) (the
           // tiles inside a causal prefill's triangle, every tile of a
-          // decode but the last), the logits are S scaled. The vote keeps
+          // decode but the last), no mask is applied. The vote keeps
           // the branch uniform across the warp.
-          // Without the overlap (Dv > 128) the second copy of the logits
-          // costs ptxas a spill at D 256: every tile is masked there.
+          // With neither the overlap nor the ping-pong (one consumer with
+          // Dv > 128, a Dv split) ptxas spilled the branch (mqa_d256_kv_same,
+          // h_v4_h64_balanced): every tile is masked there.
           Value allWhole = ir.i1(false);
-          if (s.overlapSoftmax && !p.sparse()) {
+          if ((s.overlapSoftmax || s.pingPong) && !p.sparse()) {
             Value whole = ir.i1(true);
             Value keyEnd = ir.add(key0, i32(tile));
             for (int h = 0; h < 2; ++h)
@@ -419,10 +471,7 @@ void Consumer::build() {
           {
             OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(masked.thenBlock());
-            SmallVector<Value> plain;
-            for (int64_t i = 0; i < sRegs; ++i)
-              plain.push_back(arith::MulFOp::create(b, acc[i], k.scaleLog2));
-            scf::YieldOp::create(b, plain);
+            scf::YieldOp::create(b, acc);
             b.setInsertionPointToStart(masked.elseBlock());
             SmallVector<Value> cut;
             for (int64_t i = 0; i < sRegs; ++i) {
@@ -442,8 +491,8 @@ void Consumer::build() {
                             i32(1));
                 ok = ir.andi(ok, ir.cmp(arith::CmpIPredicate::ne, bit, i32(0)));
               }
-              cut.push_back(ir.select(
-                  ok, arith::MulFOp::create(b, acc[i], k.scaleLog2), ninf));
+              cut.push_back(
+                  ir.select(ok, prescale ? scaled(acc[i]) : acc[i], ninf));
             }
             scf::YieldOp::create(b, cut);
           }
@@ -457,7 +506,8 @@ void Consumer::build() {
           for (int h = 0; h < 2; ++h) {
             for (int64_t d : {1, 2})
               mx[h] = arith::MaximumFOp::create(b, mx[h], shuffleXor(mx[h], d));
-            r.m[h] = arith::MaximumFOp::create(b, m[h], mx[h]);
+            r.m[h] = arith::MaximumFOp::create(
+                b, m[h], prescale ? mx[h] : scaled(mx[h]));
             // A row without a visible key yet keeps m = -inf and takes
             // exponents against 0 (no -inf - -inf).
             Value isInf = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ,
@@ -466,20 +516,27 @@ void Consumer::build() {
             r.alpha[h] = ir.ex2(arith::SubFOp::create(b, m[h], mUse[h]));
             r.sum[h] = zero;
           }
-          auto afn = arith::FastMathFlagsAttr::get(b.getContext(),
-                                                   arith::FastMathFlags::afn);
-          SmallVector<Value> pv(sRegs);
-          for (int64_t i = 0; i < sRegs; ++i) {
-            int h = (i >> 1) & 1;
-            pv[i] = math::Exp2Op::create(
-                b, arith::SubFOp::create(b, x[i], mUse[h]), afn);
-            r.sum[h] = arith::AddFOp::create(b, r.sum[h], pv[i]);
-          }
+          // P: ex2.approx.ftz (math.exp2 becomes ex2.approx.f32, whose
+          // subnormal handling costs three more instructions a logit; a
+          // masked logit, -inf, gives 0 either way).
+          Value negM[2] = {arith::NegFOp::create(b, mUse[0]),
+                           arith::NegFOp::create(b, mUse[1])};
+          // Pair q: elements 2 q and 2 q + 1 (one row), packed as bf16.
           auto pair = VectorType::get({2}, p.element);
           auto pairF = VectorType::get({2}, f32Ty);
           for (int64_t q = 0; q < pRegs; ++q) {
-            Value two = vector::FromElementsOp::create(
-                b, pairF, ValueRange{pv[2 * q], pv[2 * q + 1]});
+            int h = q & 1;
+            Value e[2];
+            for (int j = 0; j < 2; ++j) {
+              Value xi = x[2 * q + j];
+              e[j] = ir.ex2(prescale
+                                ? Value(arith::AddFOp::create(b, xi, negM[h]))
+                                : Value(math::FmaOp::create(b, xi, k.scaleLog2,
+                                                            negM[h])));
+              r.sum[h] = arith::AddFOp::create(b, r.sum[h], e[j]);
+            }
+            Value two = vector::FromElementsOp::create(b, pairF,
+                                                       ValueRange{e[0], e[1]});
             Value h16 = arith::TruncFOp::create(b, pair, two);
             Value w =
                 vector::BitCastOp::create(b, VectorType::get({1}, i32Ty), h16);
@@ -562,8 +619,13 @@ void Consumer::build() {
                 Value stage = stageOf(n);
                 waitFull(n);
                 SmallVector<Value> z = fenceOperands(zeros);
-                fence(nm("S"));
-                SmallVector<Value> acc = issueS(stage, z);
+                SmallVector<Value> acc;
+                onTurn(
+                    [&] {
+                      fence(nm("S"));
+                      acc = issueS(stage, z);
+                    },
+                    "S");
                 waitGroups(0, nm("S"));
                 acc = fenceOperands(acc);
                 // After the piece's last S, Q may be replaced.
@@ -576,8 +638,12 @@ void Consumer::build() {
                 for (int64_t i = 0; i < oRegs; ++i)
                   o[i] = arith::MulFOp::create(b, o[i], r.alpha[(i >> 1) & 1]);
                 o = fenceOperands(o);
-                fence(nm("P V"));
-                o = issuePV(o, r.pr, stage);
+                onTurn(
+                    [&] {
+                      fence(nm("P V"));
+                      o = issuePV(o, r.pr, stage);
+                    },
+                    "P V");
                 waitGroups(0, nm("P V"));
                 o = fenceOperands(o);
                 // The stage's K and V are read: the loader may refill it.
@@ -611,8 +677,13 @@ void Consumer::build() {
             ir.wait(k.qFull, idx(0), ir.parityOf(qLoads), nm("wait q_full"));
             waitFull(idx(0));
             SmallVector<Value> z = fenceOperands(zeros);
-            fence(nm("S"));
-            SmallVector<Value> acc = issueS(stageOf(idx(0)), z);
+            SmallVector<Value> acc;
+            onTurn(
+                [&] {
+                  fence(nm("S"));
+                  acc = issueS(stageOf(idx(0)), z);
+                },
+                "S");
             waitGroups(0, nm("S"));
             acc = fenceOperands(acc);
             Soft r = softmax(acc, piece.tLo, ninf, ninf, stageOf(idx(0)));
@@ -631,15 +702,21 @@ void Consumer::build() {
                 waitFull(n);
                 SmallVector<Value> z = fenceOperands(zeros);
                 o = fenceOperands(o);
-                fence(nm("S + P V"));
-                SmallVector<Value> acc = issueS(stageOf(n), z);
-                o = issuePV(o, pr, prev);
+                SmallVector<Value> acc;
+                onTurn(
+                    [&] {
+                      fence(nm("S + P V"));
+                      acc = issueS(stageOf(n), z);
+                      o = issuePV(o, pr, prev);
+                    },
+                    "S + P V");
                 // S(n) is complete; P(n-1) V(n-1) may still run.
                 waitGroups(1, nm("S"));
                 acc = fenceOperands(acc);
                 Soft r =
                     softmax(acc, ir.add(piece.tLo, n), c[0], c[1], stageOf(n));
                 waitGroups(0, nm("P V"));
+                keepAlive(pr);
                 o = fenceOperands(o);
                 // Tile n-1's K and V are read: the loader may refill them.
                 warpArrive(k.kvEmpty, prev, nm("arrive kv_empty"));
@@ -663,8 +740,12 @@ void Consumer::build() {
             SmallVector<Value> pr(mid.begin() + 4 + oRegs, mid.end());
             Value stage = stageOf(ir.sub(piece.tiles, idx(1)));
             o = fenceOperands(o);
-            fence(nm("P V"));
-            o = issuePV(o, pr, stage);
+            onTurn(
+                [&] {
+                  fence(nm("P V"));
+                  o = issuePV(o, pr, stage);
+                },
+                "P V");
             waitGroups(0, nm("P V"));
             o = fenceOperands(o);
             warpArrive(k.kvEmpty, stage, nm("arrive kv_empty"));
@@ -745,6 +826,11 @@ void Consumer::build() {
   // ... and ends taken: no arrival is left on the named barrier.
   if (splitDv && dvGroup == 0)
     barSync(kHandEmpty, "end: wait hand_empty");
+  // Warpgroup 1's last turn is passed to warpgroup 0: taken here, no
+  // arrival is left on the named barrier.
+  if (s.pingPong)
+    ir.ifThen(ir.eq(wg, idx(0)),
+              [&] { turnBarrier("bar.sync", idx(kTurn), "end: wait turn"); });
 }
 
 } // namespace

@@ -378,6 +378,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     // of scripts/attention_matrix.py --chip=sm_90a (240 / 24 spills in the
     // loader, 216 / 72 in D 256's consumers; docs/Hopper.md).
     s.overlapSoftmax = p.headDimV <= 128;
+    s.pingPong = s.consumers == 2 && s.dvGroups == 1;
     s.maxRegs = s.consumers == 2 ? 168 : 240;
     s.softmaxRegs = s.consumers == 2 ? 224 : 240;
     s.otherRegs = s.consumers == 2 ? 56 : 240;

@@ -1632,6 +1632,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
     attrs.push_back(b.getNamedAttr("chip", b.getStringAttr("sm_90a")));
     attrs.push_back(named("consumers", s.consumers));
     attrs.push_back(named("overlap_softmax", s.overlapSoftmax ? 1 : 0));
+    attrs.push_back(named("ping_pong", s.pingPong ? 1 : 0));
     attrs.push_back(named("dv_groups", s.dvGroups));
     if (s.dvGroups > 1)
       attrs.push_back(named("dv_group_regs", s.dvGroupRegs));

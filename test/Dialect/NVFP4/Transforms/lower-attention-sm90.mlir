@@ -69,16 +69,31 @@ func.func @gqa_decode(%q: tensor<2x1x8x128xbf16>, %k: tensor<2x400x1x128xbf16>,
 // Two consumer warpgroups of 64 rows each and the producer warpgroup:
 // 384 threads; setmaxnreg moves registers to the consumers (224 / 56);
 // D = 256 takes 64-key tiles (S: m64n64), and O (128 registers a thread)
-// leaves none for the overlap: S, softmax, P V in sequence.
+// leaves none for the overlap: S, softmax, P V in sequence. The two
+// warpgroups ping-pong: each issues its S and its P V on its turn (wait
+// on named barrier 3 + w, pass with an arrival on 4 - w); warpgroup 1
+// passes the first turn, warpgroup 0 takes the last. The softmax: one
+// fma and one ex2.approx.ftz a logit.
 // CHECK-LABEL: gpu.module @prefill_attention
 // CHECK: gpu.func @prefill_attention(
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64{{.*}}overlap_softmax = 0 : i64
+// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64{{.*}}overlap_softmax = 0 : i64, partitions = {{[0-9]+}} : i64, ping_pong = 1 : i64
 // CHECK-SAME: nvvm.maxnreg = 168
 // CHECK: sm100.warp_roles 12 {
 // CHECK: sm100.role "consumer" warps[0, 8) regs 224 {
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
-// CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: nvvm.inline_ptx "bar.arrive $0, 256;"
+// CHECK: scf.for
+// CHECK: nvvm.inline_ptx "bar.sync $0, 256;"
+// CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK: nvvm.inline_ptx "bar.arrive $0, 256;"
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: math.fma
+// CHECK-NEXT: nvvm.inline_ptx "ex2.approx.ftz.f32 $0, $1;"
+// CHECK: nvvm.inline_ptx "bar.sync $0, 256;"
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+// CHECK: nvvm.inline_ptx "bar.arrive $0, 256;"
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.inline_ptx "bar.sync $0, 256;"
 // CHECK: sm100.role "load" warps[8, 9) regs 56 {
 // CHECK: sm100.role "idle" warps[9, 12) regs 56 {
 func.func @prefill(%q: tensor<1x200x1x256xf16>, %k: tensor<1x330x1x256xf16>)

@@ -118,6 +118,10 @@ struct AttentionSchedule {
   /// overlap); off when O (64 x Dv f32, Dv / 2 registers a thread) leaves
   /// too few registers for S and P in flight beside it (Dv > 128).
   bool overlapSoftmax = false;
+  /// sm_90a, two consumer warpgroups of 64 rows each: they take turns to
+  /// issue their wgmma (named barriers), so that one's softmax runs while
+  /// the other's GEMMs hold the tensor cores (FlashAttention-3's ping-pong).
+  bool pingPong = false;
   /// sm_90a: rows of the wgmma M a consumer warpgroup owns.
   static constexpr int64_t kWarpgroupRows = 64;
 

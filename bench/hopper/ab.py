@@ -1,0 +1,111 @@
+"""Two or more builds of our sm_90a kernels timed against each other in one
+run, interleaved (docs/Hopper.md: a schedule change is kept only when it
+wins here, since separate runs of the same kernel differ by up to 11%).
+
+Here: bash bench/hopper/gen_ours.sh FOLDER with each build (e.g.
+build/ab-base from the commit before a change, build/device-hopper-bench
+after it). There (carry the folders): python3 bench/hopper/ab.py OUTDIR
+FOLDER... [--kind=prefill|decode|all] [--rounds=N]. For every shape of
+bench/hopper/shapes.py (of the kind asked, default prefill) that every
+folder holds: each variant's output against SDPA's on the same inputs
+(rel_l2), then N rounds (default 5), each timing every variant in turn:
+its kernels' GPU time by CUPTI over 10 calls (timing.kernel_ms; CUDA
+events around back-to-back calls would count the host's launch time,
+which exceeds a short kernel's); the median over the rounds. Writes ab.md
+and ab.json to OUTDIR.
+"""
+import os
+import statistics
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from ours import runtime_library  # noqa: E402
+from shapes import SHAPES  # noqa: E402
+from timing import kernel_ms, matmul_ceiling, write_report  # noqa: E402
+import peers  # noqa: E402
+
+
+def main(argv):
+    out, folders = argv[0], [a for a in argv[1:] if not a.startswith("--")]
+    opts = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--"))
+    kind, rounds = opts.get("kind", "prefill"), int(opts.get("rounds", "5"))
+    os.makedirs(out, exist_ok=True)
+    os.environ["NVFP4_LIBRARY"] = runtime_library()
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import nvfp4
+    cuda = nvfp4.Device("cuda")
+    mm = matmul_ceiling()
+    names = [os.path.basename(os.path.normpath(f)) for f in folders]
+    result = {"device": torch.cuda.get_device_properties(0).name,
+              "bf16_mm_tflops": mm, "variants": names, "rows": []}
+    for s in SHAPES:
+        if kind != "all" and s["kind"] != kind:
+            continue
+        paths = [os.path.join(f, s["name"] + ".nvfp4") for f in folders]
+        if not all(os.path.exists(p) for p in paths):
+            continue
+        b, sq, hq, hkv, skv, d = (s[x] for x in ("b", "sq", "hq", "hkv",
+                                                 "skv", "d"))
+        q = torch.randn(b, sq, hq, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(b, skv, hkv, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn(b, skv, hkv, d, device="cuda", dtype=torch.bfloat16)
+        qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))
+        ref = peers.sdpa("cudnn" if s["kind"] == "prefill" else "flash", qt,
+                         kt, vt, s.get("causal", False),
+                         d ** -0.5).transpose(1, 2).float()
+        o = torch.empty(b, sq, hq, d, device="cuda", dtype=torch.bfloat16)
+        lse = torch.empty(b, hq, sq, device="cuda", dtype=torch.float32)
+        stream = torch.cuda.current_stream()
+        runs, rels = [], []
+        for p in paths:
+            kern = nvfp4.load(p)
+            ws = cuda.empty((max(kern.workspace_bytes, 1),), "u8")
+
+            def run(kern=kern, ws=ws):
+                kern(q, k, v, out=(o, lse), device=cuda, workspace=ws,
+                     stream=stream)
+            o.fill_(float("nan"))
+            run()
+            torch.cuda.synchronize()
+            rels.append(((o.float() - ref).norm() / ref.norm()).item())
+            for _ in range(3):
+                run()
+            runs.append(run)
+        times = [[] for _ in runs]
+        for _ in range(rounds):
+            for i, run in enumerate(runs):
+                times[i].append(kernel_ms(run, reps=10, warmup=1))
+        med = [statistics.median(t) for t in times]
+        fl = 4 * b * hq * sq * skv * d / (2 if s.get("causal") else 1)
+        row = {"shape": s, "ms": med, "rounds": times, "rel_l2": rels,
+               "tflops": [fl / (t * 1e-3) / 1e12 for t in med]}
+        result["rows"].append(row)
+        print(row, flush=True)
+        del q, k, v, o, lse
+        torch.cuda.empty_cache()
+    lines = ["%s, bf16 matmul %.0f TFLOP/s; kernel time (CUPTI), medians "
+             "of %d interleaved rounds of 10 calls" % (result["device"], mm,
+                                                      rounds), "",
+             "| shape | " + " | ".join(names) + " | " +
+             " | ".join("%s / %s" % (names[0], n) for n in names[1:]) +
+             " | rel_l2 vs SDPA |",
+             "|---|" + "---|" * (2 * len(names))]
+    for r in result["rows"]:
+        cells = ["%.3f ms, %.0f TFLOP/s (%.0f%%)" % (t, f, 100 * f / mm)
+                 if r["shape"]["kind"] == "prefill" else "%.4f ms" % t
+                 for t, f in zip(r["ms"], r["tflops"])]
+        ratios = ["%.3fx" % (r["ms"][0] / t) for t in r["ms"][1:]]
+        lines.append("| %s | %s | %s | %s |" % (
+            r["shape"]["name"], " | ".join(cells), " | ".join(ratios),
+            " ".join("%.1e" % x for x in r["rel_l2"])))
+    write_report(out, "ab", result, lines)
+    bad = [r for r in result["rows"] if not all(x < 1e-2 for x in r["rel_l2"])]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
