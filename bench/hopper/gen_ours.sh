@@ -13,6 +13,10 @@
 #                               bench/hopper/mla.py, default
 #                               build/device-hopper-mla (bench/hopper/
 #                               gen_mla.sh runs this).
+# NUM_SMS=N in the environment plans for N SMs instead of the H200's 132
+# (the balanced plan's partition count; for plan experiments with
+# bench/hopper/ab.py). ONLY=SUBSTRING compiles only the shapes whose names
+# hold it.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -30,13 +34,14 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.nvfp4
 NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
   PYTHONPATH="$ROOT/python:$ROOT/scripts:$ROOT/bench/hopper" \
-  python3 - "$OUT" "$KIND" <<'PY'
+  python3 - "$OUT" "$KIND" "${NUM_SMS:-132}" "${ONLY:-}" <<'PY'
 import sys
 import attention_matrix as am
 import nvfp4
 from shapes import MLA_PAGE, MLA_SHAPES, SHAPES
 
-out, kind = sys.argv[1], sys.argv[2]
+out, kind, only = sys.argv[1], sys.argv[2], sys.argv[4]
+sms = int(sys.argv[3])
 cases = []
 if kind == "mla":
     for s in MLA_SHAPES:
@@ -48,9 +53,10 @@ else:
         cases.append(am.case(s["name"], b=s["b"], sq=s["sq"], hq=s["hq"],
                              hkv=s["hkv"], skv=s["skv"], d=s["d"],
                              causal=s.get("causal", False)))
+cases = [c for c in cases if only in c["name"]]
 for c in cases:
     k = nvfp4.compile(am.op_text(c), chip="sm_90a", features="+ptx80",
-                      num_sms=132, cubin=1)
+                      num_sms=sms, cubin=1)
     k.save("%s/%s.nvfp4" % (out, c["name"]))
 print("gen_ours.sh: wrote %d kernels to %s" % (len(cases), out))
 PY

@@ -8,7 +8,9 @@ the median wall time of: the whole Python call (Kernel.__call__), the
 conversion of its tensors alone (nvfp4._tensor), nvfp4_launch called with
 the converted arguments, and a torch kernel launch for scale; then the
 cProfile of 300 whole calls (the Python functions that take the time).
-Writes host_overhead.txt to OUTDIR.
+Writes host_overhead.txt to OUTDIR. With HOST_LOOP=N in the environment
+it only calls nvfp4_launch N times, for `perf record` to attribute the C
+side's time.
 """
 import cProfile
 import ctypes
@@ -87,6 +89,16 @@ def main(out):
         lib.nvfp4_launch(k._handle, cuda._handle, a_in, len(ins), a_out,
                          len(outs), ws.ptr, ws.nbytes, handle)
 
+    loop = int(os.environ.get("HOST_LOOP", "0"))
+    if loop:
+        # Only nvfp4_launch, `loop` times: for a sampling profiler
+        # (perf record) to attribute its host time.
+        for i in range(loop):
+            c_only()
+            if i % 1000 == 999:
+                torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        return 0
     x = torch.empty(1, device="cuda")
     whole()
     torch.cuda.synchronize()
