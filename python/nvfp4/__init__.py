@@ -262,12 +262,39 @@ def _from_dlpack(x, what):
     return data, _DL_DTYPES[key], shape, strides, t.device.device_type, capsule
 
 
+_TORCH_DTYPES = {"torch.float32": "f32", "torch.bfloat16": "bf16",
+                 "torch.float16": "f16", "torch.int32": "i32",
+                 "torch.uint8": "u8", "torch.int8": "i8"}
+
+
+def _from_torch(x, what, device):
+    """A torch.Tensor's fields without DLPack: (data, dtype, shape, strides
+    in elements). A DLPack capsule costs about 12 us a tensor on an H200's
+    host (docs/Hopper.md, a call's host time); these attribute reads a few."""
+    kind = x.device.type
+    if kind != "cuda" or device.backend != "cuda":
+        raise Error("%s: a torch tensor on %s cannot be used with the %s "
+                    "backend (it takes %s)" %
+                    (what, kind, device.backend,
+                     "CUDA tensors" if device.backend == "cuda" else
+                     "nvfp4.DeviceArray"))
+    dtype = _TORCH_DTYPES.get(str(x.dtype))
+    if dtype is None:
+        raise Error("%s: unsupported torch dtype %s" % (what, x.dtype))
+    return x.data_ptr(), dtype, tuple(x.shape), tuple(x.stride())
+
+
 def _tensor(x, what, device):
     """An nvfp4_tensor for argument `x` (and objects to keep alive)."""
     if isinstance(x, DeviceArray):
         if x.device is not device:
             raise Error("%s: a DeviceArray of another Device" % what)
         data, dtype, shape, strides, keep = x.ptr, x.dtype, x.shape, None, x
+    elif type(x).__module__ == "torch" and hasattr(x, "data_ptr"):
+        # torch.Tensor itself (not a subclass, which may override what
+        # DLPack exports): its attributes, not a DLPack capsule.
+        data, dtype, shape, strides = _from_torch(x, what, device)
+        keep = x
     elif hasattr(x, "__dlpack__"):
         data, dtype, shape, strides, kind, capsule = _from_dlpack(x, what)
         if device.backend != "cuda" or kind != _DL_CUDA:
