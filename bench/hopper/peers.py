@@ -65,6 +65,19 @@ def sdpa(backend, q, k, v, causal, scale):
             enable_gqa=q.shape[1] != k.shape[1])
 
 
+def sdpa_bshd(q, k, v, causal, scale):
+    """SDPA's O (float32) for [B, S, H, D] inputs, by cuDNN, else flash;
+    None when both refuse the shape. What our outputs are compared with."""
+    qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))
+    for backend in ("cudnn", "flash"):
+        try:
+            return sdpa(backend, qt, kt, vt, causal,
+                        scale).transpose(1, 2).float()
+        except Exception:
+            continue
+    return None
+
+
 def check(backend, hq, hkv, d, dv, causal):
     """rel_l2 of the backend against float64 on a small case, or the
     backend's refusal."""
