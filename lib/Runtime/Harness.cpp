@@ -996,7 +996,7 @@ Error nvfp4::rt::launchHarness(
           d.boxDims[r] = a.box[r];
         }
         d.swizzle = a.swizzle;
-        auto blob = device.encodeTensorMap(d);
+        auto blob = encodeTensorMapCached(device, d, cache);
         if (!blob)
           return std::move(blob.takeError())
               .withContext("the tensor map of '" + t->name + "'");
@@ -1017,10 +1017,17 @@ Error nvfp4::rt::launchHarness(
     return args;
   };
 
-  // The launches, in order.
-  std::vector<HarnessLaunch> launches = {{spec.kernel, spec.args, spec.launch}};
-  launches.insert(launches.end(), spec.then.begin(), spec.then.end());
-  for (const HarnessLaunch &l : launches) {
+  // The launches, in order (the spec's first launch, then spec.then),
+  // without copying their argument lists.
+  struct LaunchRef {
+    const std::string &kernel;
+    const std::vector<HarnessArg> &args;
+    const LaunchConfig &launch;
+  };
+  std::vector<LaunchRef> launches = {{spec.kernel, spec.args, spec.launch}};
+  for (const HarnessLaunch &l : spec.then)
+    launches.push_back({l.kernel, l.args, l.launch});
+  for (const LaunchRef &l : launches) {
     auto function = device.getFunction(module, l.kernel);
     if (!function) {
       release();
@@ -1216,13 +1223,48 @@ nvfp4::rt::makeInputs(const HarnessSpec &spec,
   return host;
 }
 
+std::vector<uint8_t> nvfp4::rt::tensorMapKey(const TensorMapDesc &desc) {
+  std::vector<uint8_t> key;
+  auto put = [&](const auto &field) {
+    const auto *p = reinterpret_cast<const uint8_t *>(&field);
+    key.insert(key.end(), p, p + sizeof(field));
+  };
+  put(desc.dataType);
+  put(desc.rank);
+  put(desc.globalAddress);
+  put(desc.globalDims);
+  put(desc.globalStrides);
+  put(desc.boxDims);
+  put(desc.elementStrides);
+  put(desc.interleave);
+  put(desc.swizzle);
+  put(desc.l2Promotion);
+  put(desc.oobFill);
+  return key;
+}
+
+Expected<TensorMapBlob>
+nvfp4::rt::encodeTensorMapCached(Device &device, const TensorMapDesc &desc,
+                                 TensorMapCache *cache) {
+  if (!cache)
+    return device.encodeTensorMap(desc);
+  std::vector<uint8_t> key = tensorMapKey(desc);
+  auto hit = cache->encoded.find(key);
+  if (hit != cache->encoded.end())
+    return hit->second;
+  auto blob = device.encodeTensorMap(desc);
+  if (blob)
+    cache->encoded.emplace(std::move(key), *blob);
+  return blob;
+}
+
 Expected<DevicePtr> nvfp4::rt::tensorMapCopy(Device &device,
                                              const TensorMapBlob &blob,
                                              TensorMapCache *cache) {
   std::vector<uint8_t> key(blob.bytes.begin(), blob.bytes.end());
   if (cache) {
-    auto hit = cache->find(key);
-    if (hit != cache->end())
+    auto hit = cache->copies.find(key);
+    if (hit != cache->copies.end())
       return hit->second;
   }
   auto copy = device.allocate(kTensorMapBytes);
@@ -1234,6 +1276,6 @@ Expected<DevicePtr> nvfp4::rt::tensorMapCopy(Device &device,
     return std::move(e);
   }
   if (cache)
-    (*cache)[key] = *copy;
+    cache->copies[key] = *copy;
   return *copy;
 }

@@ -437,7 +437,7 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *descriptor,
   desc.swizzle = TmaSwizzle(swizzle);
   desc.l2Promotion = TmaL2Promotion(l2Promotion);
   desc.oobFill = TmaOobFill(oobFill);
-  auto blob = d->encodeTensorMap(desc);
+  auto blob = encodeTensorMapCached(*d, desc, &s.tensorMaps);
   if (!blob) {
     fail(s, "mgpuTensorMapEncodeTiledMemref: " + blob.takeError().message());
     return nullptr;

@@ -254,8 +254,24 @@ void printArgs(const HarnessSpec &spec, const std::vector<HarnessArg> &args,
 void printHarnessPlan(const HarnessSpec &spec, const HarnessRunOptions &o,
                       std::ostream &os);
 
-/// Device copies of tensor maps passed by pointer, by their bytes.
-using TensorMapCache = std::map<std::vector<uint8_t>, DevicePtr>;
+/// What a device keeps of the tensor maps of earlier launches, so that a
+/// launch on the same tensors as an earlier one neither encodes nor copies
+/// a map again (the C API's launches, the host runtime).
+struct TensorMapCache {
+  /// Device copies of the maps passed by pointer, by their bytes.
+  std::map<std::vector<uint8_t>, DevicePtr> copies;
+  /// Encoded maps, by their descriptor (tensorMapKey).
+  std::map<std::vector<uint8_t>, TensorMapBlob> encoded;
+};
+
+/// The bytes of every field of `desc`: equal keys, equal maps.
+std::vector<uint8_t> tensorMapKey(const TensorMapDesc &desc);
+
+/// `desc` encoded by `device`, or the map `cache` holds for an equal
+/// descriptor (kept there when new).
+Expected<TensorMapBlob> encodeTensorMapCached(Device &device,
+                                              const TensorMapDesc &desc,
+                                              TensorMapCache *cache);
 
 /// A device copy of `blob`, for a kernel that takes its tensor map by
 /// pointer: the one `cache` holds for the same bytes, else a new one (kept

@@ -3,8 +3,11 @@ on the cuda backend against the mock driver (test/Runtime/
 python-torch-path.test). Standard library only: the tensors are stand-ins
 with torch.Tensor's attributes (their class claims module "torch") whose
 __dlpack__ fails, so a launch that goes through shows that the attributes,
-not DLPack, gave the call its tensors (docs/CAPI.md, "Buffers")."""
+not DLPack, gave the call its tensors (docs/CAPI.md, "Buffers"). With
+NVFP4_MOCK_RECORD set it also counts the tensor maps the launches encode:
+a launch on the tensors of an earlier one encodes none."""
 
+import os
 import sys
 
 import nvfp4
@@ -64,8 +67,24 @@ def main():
     ins = [tensor(i) for i in k.inputs]
     outs = tuple(tensor(o) for o in k.outputs)
     ws = dev.empty((max(k.workspace_bytes, 1),), "u8")
+    record = os.environ.get("NVFP4_MOCK_RECORD", "")
+
+    def encodes():
+        if not record or not os.path.exists(record):
+            return 0
+        with open(record) as f:
+            return sum(line.startswith("encode tmap") for line in f)
     k(*ins, out=outs, device=dev, workspace=ws, stream=1)
-    print("launch on torch tensors: ok")
+    print("launch on torch tensors: ok, %d tensor maps encoded" % encodes())
+    # The same tensors again: the device's cache has every map.
+    n = encodes()
+    k(*ins, out=outs, device=dev, workspace=ws, stream=1)
+    print("same tensors: %d encoded" % (encodes() - n))
+    # Another q: its map only.
+    n = encodes()
+    k(tensor(k.inputs[0]), *ins[1:], out=outs, device=dev, workspace=ws,
+      stream=1)
+    print("another q: %d encoded" % (encodes() - n))
     bad = [
         lambda: k(tensor(k.inputs[0], "torch.float64"), *ins[1:], out=outs,
                   device=dev, workspace=ws, stream=1),
