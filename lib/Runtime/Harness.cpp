@@ -1253,8 +1253,11 @@ nvfp4::rt::encodeTensorMapCached(Device &device, const TensorMapDesc &desc,
   if (hit != cache->encoded.end())
     return hit->second;
   auto blob = device.encodeTensorMap(desc);
-  if (blob)
-    cache->encoded.emplace(std::move(key), *blob);
+  if (!blob)
+    return blob;
+  if (cache->encoded.size() >= TensorMapCache::kMaxEncoded)
+    cache->encoded.clear();
+  cache->encoded.emplace(std::move(key), *blob);
   return blob;
 }
 

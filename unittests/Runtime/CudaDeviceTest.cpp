@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nvfp4/Runtime/CudaDevice.h"
+#include "nvfp4/Runtime/Harness.h"
 
 #include <fstream>
 #include <iterator>
@@ -349,6 +350,46 @@ TEST_F(CudaDeviceTest, LooksUpEachKernelOnce) {
   ASSERT_FALSE(bigger);
   EXPECT_NE(bigger.takeError().message().find("cuFuncSetAttribute"),
             std::string::npos);
+  unsetenv("NVFP4_MOCK_FAIL");
+}
+
+// A device keeps the maps it encoded (TensorMapCache): the same descriptor
+// again calls no driver (a failure injected into the encoder goes unseen),
+// another address does; past kMaxEncoded maps the kept ones are dropped.
+TEST_F(CudaDeviceTest, KeepsEncodedTensorMaps) {
+  auto d = create();
+  ASSERT_TRUE(d);
+  auto g = d->allocate(1 << 20);
+  ASSERT_TRUE(g);
+  TensorMapDesc desc;
+  desc.dataType = TmaDataType::BF16;
+  desc.rank = 2;
+  desc.globalAddress = *g;
+  desc.globalDims = {256, 96, 0, 0, 0};
+  desc.globalStrides = {512, 0, 0, 0};
+  desc.boxDims = {64, 32, 0, 0, 0};
+  TensorMapCache cache;
+  auto first = encodeTensorMapCached(*d, desc, &cache);
+  ASSERT_TRUE(first) << first.takeError().message();
+  setenv("NVFP4_MOCK_FAIL", "cuTensorMapEncodeTiled:1", 1);
+  auto again = encodeTensorMapCached(*d, desc, &cache);
+  ASSERT_TRUE(again) << again.takeError().message();
+  EXPECT_EQ(again->bytes, first->bytes);
+  TensorMapDesc other = desc;
+  other.globalAddress += 1024;
+  EXPECT_FALSE(encodeTensorMapCached(*d, other, &cache));
+  EXPECT_FALSE(encodeTensorMapCached(*d, desc, nullptr));
+  unsetenv("NVFP4_MOCK_FAIL");
+  for (size_t i = 1; i < TensorMapCache::kMaxEncoded; ++i) {
+    other.globalAddress = desc.globalAddress + 16 * i;
+    ASSERT_TRUE(encodeTensorMapCached(*d, other, &cache));
+  }
+  EXPECT_EQ(cache.encoded.size(), TensorMapCache::kMaxEncoded);
+  other.globalAddress = desc.globalAddress + 16 * TensorMapCache::kMaxEncoded;
+  ASSERT_TRUE(encodeTensorMapCached(*d, other, &cache));
+  EXPECT_EQ(cache.encoded.size(), 1u);
+  setenv("NVFP4_MOCK_FAIL", "cuTensorMapEncodeTiled:1", 1);
+  EXPECT_FALSE(encodeTensorMapCached(*d, desc, &cache));
   unsetenv("NVFP4_MOCK_FAIL");
 }
 

@@ -260,8 +260,11 @@ void printHarnessPlan(const HarnessSpec &spec, const HarnessRunOptions &o,
 struct TensorMapCache {
   /// Device copies of the maps passed by pointer, by their bytes.
   std::map<std::vector<uint8_t>, DevicePtr> copies;
-  /// Encoded maps, by their descriptor (tensorMapKey).
+  /// Encoded maps, by their descriptor (tensorMapKey); emptied when it
+  /// reaches kMaxEncoded (host memory only: a launch's arguments hold
+  /// copies of the maps).
   std::map<std::vector<uint8_t>, TensorMapBlob> encoded;
+  static constexpr size_t kMaxEncoded = 4096;
 };
 
 /// The bytes of every field of `desc`: equal keys, equal maps.
