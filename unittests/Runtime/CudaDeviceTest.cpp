@@ -353,6 +353,18 @@ TEST_F(CudaDeviceTest, LooksUpEachKernelOnce) {
   unsetenv("NVFP4_MOCK_FAIL");
 }
 
+// A 2-D bf16 map of 256 x 96 elements at `address`, boxes of 64 x 32.
+TensorMapDesc bf16Map(uint64_t address) {
+  TensorMapDesc desc;
+  desc.dataType = TmaDataType::BF16;
+  desc.rank = 2;
+  desc.globalAddress = address;
+  desc.globalDims = {256, 96, 0, 0, 0};
+  desc.globalStrides = {512, 0, 0, 0};
+  desc.boxDims = {64, 32, 0, 0, 0};
+  return desc;
+}
+
 // A device keeps the maps it encoded (TensorMapCache): the same descriptor
 // again calls no driver (a failure injected into the encoder goes unseen),
 // another address does; past kMaxEncoded maps the kept ones are dropped.
@@ -361,13 +373,7 @@ TEST_F(CudaDeviceTest, KeepsEncodedTensorMaps) {
   ASSERT_TRUE(d);
   auto g = d->allocate(1 << 20);
   ASSERT_TRUE(g);
-  TensorMapDesc desc;
-  desc.dataType = TmaDataType::BF16;
-  desc.rank = 2;
-  desc.globalAddress = *g;
-  desc.globalDims = {256, 96, 0, 0, 0};
-  desc.globalStrides = {512, 0, 0, 0};
-  desc.boxDims = {64, 32, 0, 0, 0};
+  TensorMapDesc desc = bf16Map(*g);
   TensorMapCache cache;
   auto first = encodeTensorMapCached(*d, desc, &cache);
   ASSERT_TRUE(first) << first.takeError().message();
@@ -398,13 +404,7 @@ TEST_F(CudaDeviceTest, EncodesTensorMapsAfterValidating) {
   ASSERT_TRUE(d);
   auto g = d->allocate(49152);
   ASSERT_TRUE(g);
-  TensorMapDesc desc;
-  desc.dataType = TmaDataType::BF16;
-  desc.rank = 2;
-  desc.globalAddress = *g;
-  desc.globalDims = {256, 96, 0, 0, 0};
-  desc.globalStrides = {512, 0, 0, 0};
-  desc.boxDims = {64, 32, 0, 0, 0};
+  TensorMapDesc desc = bf16Map(*g);
   desc.swizzle = TmaSwizzle::B128;
   auto blob = d->encodeTensorMap(desc);
   ASSERT_TRUE(blob) << blob.takeError().message();
