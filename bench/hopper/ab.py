@@ -14,7 +14,6 @@ events around back-to-back calls would count the host's launch time,
 which exceeds a short kernel's); the median over the rounds. Writes ab.md
 and ab.json to OUTDIR.
 """
-import math
 import os
 import statistics
 import sys
@@ -26,7 +25,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from ours import runtime_library  # noqa: E402
 from shapes import SHAPES  # noqa: E402
-from timing import kernel_ms, matmul_ceiling, write_report  # noqa: E402
+from timing import (kernel_ms, l2_copies, matmul_ceiling,  # noqa: E402
+                    write_report)
 import peers  # noqa: E402
 
 
@@ -55,8 +55,7 @@ def main(argv):
         # (as ours.py), so that no variant reads a cache-hot KV.
         copies = 1
         if s["kind"] == "decode":
-            copies = min(16, max(1, math.ceil(
-                4 * 60e6 / (b * hkv * skv * 2 * d * 2))))
+            copies = l2_copies(b * hkv * skv * 2 * d * 2)
         sets = [tuple(torch.randn(*shape, device="cuda",
                                   dtype=torch.bfloat16)
                       for shape in ((b, sq, hq, d), (b, skv, hkv, d),

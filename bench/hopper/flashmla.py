@@ -21,8 +21,8 @@ import torch
 from torch.utils.cpp_extension import load
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import (copy_ceiling, matmul_ceiling, outdir as report_dir,  # noqa: E402
-                    time_ms, write_report)
+from timing import (copy_ceiling, l2_copies, matmul_ceiling,  # noqa: E402
+                    outdir as report_dir, time_ms, write_report)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
@@ -130,7 +130,7 @@ def main(outdir):
         for b in (1, 16, 64, 128):
             for s in (1024, 8192, 65536):
                 kv_bytes = b * s * d * 2
-                copies = min(16, max(1, math.ceil(4 * 60e6 / kv_bytes)))
+                copies = l2_copies(kv_bytes)
                 sets = [make(b, s, hq, d, 100 + i) for i in range(copies)]
                 i = [0]
 

@@ -13,7 +13,6 @@ it only calls nvfp4_launch N times, for `perf record` to attribute the C
 side's time.
 """
 import cProfile
-import ctypes
 import io
 import os
 import pstats
@@ -68,21 +67,13 @@ def main(out):
     def whole():
         k(*ins, out=tuple(outs), device=cuda, workspace=ws, stream=stream)
 
-    keep = []
+    def convert(keep):
+        # What Kernel.__call__ does before nvfp4_launch.
+        return (nvfp4._tensors(ins, "input", k.inputs, cuda, keep),
+                nvfp4._tensors(outs, "output", k.outputs, cuda, keep))
 
-    def convert():
-        arr = (nvfp4._Tensor * len(ins))()
-        for i, x in enumerate(ins):
-            arr[i], kk = nvfp4._tensor(x, "input", cuda)
-            keep.append(kk)
-        arr2 = (nvfp4._Tensor * len(outs))()
-        for i, x in enumerate(outs):
-            arr2[i], kk = nvfp4._tensor(x, "output", cuda)
-            keep.append(kk)
-        keep.clear()
-        return arr, arr2
-
-    a_in, a_out = convert()
+    held = []  # what the arrays c_only passes point at
+    a_in, a_out = convert(held)
     lib = nvfp4._library()
 
     def c_only():
@@ -105,7 +96,8 @@ def main(out):
     lines = ["kernel %s on %s" % (name, torch.cuda.get_device_name()),
              "host time a call, median of 7 x 300 calls (us):",
              "  whole Kernel.__call__  %8.1f" % per_call_us(whole),
-             "  tensor conversion      %8.1f" % per_call_us(convert),
+             "  tensor conversion      %8.1f" % per_call_us(
+                 lambda: convert([])),
              "  nvfp4_launch alone     %8.1f" % per_call_us(c_only),
              "  torch x.add_(1)        %8.1f" % per_call_us(lambda: x.add_(1)),
              ""]

@@ -25,7 +25,6 @@ from the balanced plan the kernel computes (shapes.sm_fill; checked
 against the emulator's per-CTA wgmma counters by bench/hopper/fill.py)
 for 132 SMs.
 """
-import math
 import os
 import sys
 
@@ -34,8 +33,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import (copy_ceiling, kernel_ms, matmul_ceiling,  # noqa: E402
-                    outdir, time_ms, write_report)
+from timing import (copy_ceiling, kernel_ms, l2_copies,  # noqa: E402
+                    matmul_ceiling, outdir, time_ms, write_report)
 from shapes import MLA_PAGE, MLA_SHAPES, sm_fill  # noqa: E402
 import ours  # noqa: E402
 
@@ -93,7 +92,7 @@ def main(out):
         k = nvfp4.load(os.path.join(kernels, s["name"] + ".nvfp4"))
         npages = dict((i.name, i.shape) for i in k.inputs)["k"][0]
         kv_bytes = b * skv * d * 2
-        copies = min(16, max(1, math.ceil(4 * 60e6 / kv_bytes)))
+        copies = l2_copies(kv_bytes)
         sets = [make(s, npages, 100 + i) for i in range(copies)]
         o = torch.empty(b, 1, hq, dv, device="cuda", dtype=torch.bfloat16)
         lse = torch.empty(b, hq, 1, device="cuda", dtype=torch.float32)

@@ -21,7 +21,6 @@ Decode rows also give the SM fill of the balanced split-KV plan
 (shapes.sm_fill, which bench/hopper/fill.py checks against the
 emulator's per-CTA counters).
 """
-import math
 import os
 import subprocess
 import sys
@@ -31,7 +30,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import (cell, copy_ceiling, kernel_ms,  # noqa: E402
+from timing import (cell, copy_ceiling, kernel_ms, l2_copies,  # noqa: E402
                     matmul_ceiling, outdir, time_ms, write_report)
 from shapes import SHAPES, sm_fill  # noqa: E402
 import peers  # noqa: E402
@@ -59,7 +58,7 @@ def ours(nvfp4, cuda, s, copy_tbs, mm_tflops):
     kv_bytes = b * hkv * skv * 2 * d * 2
     copies = 1
     if s["kind"] == "decode":
-        copies = min(16, max(1, math.ceil(4 * 60e6 / kv_bytes)))
+        copies = l2_copies(kv_bytes)
     sets = []
     for _ in range(copies):
         q = torch.randn(b, sq, hq, d, device="cuda", dtype=torch.bfloat16)

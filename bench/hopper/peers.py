@@ -32,8 +32,8 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from timing import (cell, copy_ceiling, matmul_ceiling, outdir,  # noqa: E402
-                    time_ms, write_report)
+from timing import (cell, copy_ceiling, l2_copies,  # noqa: E402
+                    matmul_ceiling, outdir, time_ms, write_report)
 
 DEV = "cuda"
 BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION,
@@ -102,9 +102,7 @@ def check(backend, hq, hkv, d, dv, causal):
 
 def decode_case(backend, b, hq, hkv, d, dv, skv, copy_tbs):
     kv_bytes = b * hkv * skv * (d + dv) * 2
-    # Rotate among copies so that small cases read HBM, not the L2.
-    copies = max(1, math.ceil(4 * 60e6 / kv_bytes))
-    copies = min(copies, 16)
+    copies = l2_copies(kv_bytes)
     sets = []
     for _ in range(copies):
         q = torch.randn(b, hq, 1, d, device=DEV, dtype=torch.bfloat16)

@@ -41,8 +41,9 @@ def sm_fill(s, lens=None, sms=132):
     64 query heads) in 64-key blocks or whole KV tiles (128 keys up to D
     and Dv 128, else 64; plan::preferFineGranule picks), a piece's work
     the tiles it touches, the overhead AttentionSchedule's for the
-    granule; `lens` the sequences' lengths (default all KV). The formulas the kernel computes
-    (plan::balancedPlan; its Python copy in bench/split_kv.py)."""
+    granule; `lens` the sequences' lengths (default all KV). The formulas
+    the kernel computes (plan::balancedPlan; its Python copy in
+    bench/split_kv.py)."""
     import os
     import sys
     sys.path.insert(0, os.path.dirname(os.path.dirname(
@@ -53,22 +54,23 @@ def sm_fill(s, lens=None, sms=132):
     mla = "dv" in s                         # V is a slice of K
     group = s["hq"] // s.get("hkv", 1)
     rows, head_blocks = min(group, 64), -(-group // 64)
-    block = 64
     tile = 128 if d <= 128 and dv <= 128 else 64
     lens = lens or [s["skv"]] * s["b"]
     per = s.get("hkv", 1) * head_blocks
 
+    def units(keys):
+        return [-(-n // keys) for n in lens for _ in range(per)]
+
     def overhead(keys):
         kb = keys * (d if mla else d + dv) * 2
         return max(1, (rows * d * 2 + rows * dv * 4 + kb // 2) // kb)
-    fine = [-(-n // block) for n in lens for _ in range(per)]
-    coarse = [-(-n // tile) for n in lens for _ in range(per)]
     # The granule: 64-key blocks where they balance better than whole
     # tiles (plan::preferFineGranule), else tiles.
-    if tile > block and not prefer_fine(sum(coarse), sum(fine), sms):
+    block = 64
+    if tile > block and not prefer_fine(sum(units(tile)), sum(units(block)),
+                                        sms):
         block = tile
-    plan = balanced_plan(fine if block < tile else coarse, overhead(block),
-                         sms)
+    plan = balanced_plan(units(block), overhead(block), sms)
     work = [sum(-(-t1 * block // tile) - t0 * block // tile
                 for _, t0, t1 in pieces if t1 > t0) for pieces in plan]
     busiest = max(work)

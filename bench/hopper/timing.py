@@ -2,6 +2,7 @@
 (METHOD.md of the device tools: CUDA events, warm-ups, the median), where
 their reports go and how they are written."""
 import json
+import math
 import os
 import sys
 
@@ -34,6 +35,13 @@ def cell(r, key, ratio):
     return "%.3f ms, %.2f %s (%.0f%%)" % (
         r["ms"], r[key], "TB/s" if key == "tb_s" else "TFLOP/s",
         100 * r[ratio])
+
+
+def l2_copies(nbytes):
+    """How many copies of `nbytes` of inputs to rotate among so that they
+    total >= 4x the H200's 60 MB L2 (at most 16): a small decode then reads
+    HBM, not the L2."""
+    return min(16, max(1, math.ceil(4 * 60e6 / nbytes)))
 
 
 def time_ms(fn, reps=20, warmup=3):

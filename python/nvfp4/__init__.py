@@ -262,6 +262,13 @@ def _from_dlpack(x, what):
     return data, _DL_DTYPES[key], shape, strides, t.device.device_type, capsule
 
 
+def _takes(device):
+    """What `device`'s backend takes, for the refusal of another kind of
+    tensor."""
+    return ("CUDA tensors" if device.backend == "cuda" else
+            "nvfp4.DeviceArray")
+
+
 _TORCH_DTYPES = {"torch.float32": "f32", "torch.bfloat16": "bf16",
                  "torch.float16": "f16", "torch.int32": "i32",
                  "torch.uint8": "u8", "torch.int8": "i8"}
@@ -275,9 +282,7 @@ def _from_torch(x, what, device):
     if kind != "cuda" or device.backend != "cuda":
         raise Error("%s: a torch tensor on %s cannot be used with the %s "
                     "backend (it takes %s)" %
-                    (what, kind, device.backend,
-                     "CUDA tensors" if device.backend == "cuda" else
-                     "nvfp4.DeviceArray"))
+                    (what, kind, device.backend, _takes(device)))
     dtype = _TORCH_DTYPES.get(str(x.dtype))
     if dtype is None:
         raise Error("%s: unsupported torch dtype %s" % (what, x.dtype))
@@ -300,9 +305,7 @@ def _tensor(x, what, device):
         if device.backend != "cuda" or kind != _DL_CUDA:
             raise Error("%s: a DLPack tensor on device type %d cannot be "
                         "used with the %s backend (it takes %s)" %
-                        (what, kind, device.backend,
-                         "CUDA tensors" if device.backend == "cuda" else
-                         "nvfp4.DeviceArray"))
+                        (what, kind, device.backend, _takes(device)))
         keep = (x, capsule)
     elif hasattr(x, "__cuda_array_interface__"):
         cai = x.__cuda_array_interface__
@@ -336,6 +339,16 @@ def _tensor(x, what, device):
                 ctypes.cast(strides_arr, ctypes.POINTER(ctypes.c_int64))
                 if strides_arr is not None else None)
     return t, (keep, shape_arr, strides_arr)
+
+
+def _tensors(values, kind, infos, device, keep):
+    """The nvfp4_tensor array of arguments `values` (inputs or outputs,
+    `kind`, described by `infos`); what must stay alive goes to `keep`."""
+    arr = (_Tensor * max(len(values), 1))()
+    for i, (v, info) in enumerate(zip(values, infos)):
+        arr[i], k = _tensor(v, "%s %d (%s)" % (kind, i, info.name), device)
+        keep.append(k)
+    return arr
 
 
 class Kernel:
@@ -409,17 +422,8 @@ class Kernel:
                                     ", ".join(o.name for o in self.outputs),
                                     len(inputs), len(outs)))
         keep = []
-
-        def convert(values, kind, infos):
-            arr = (_Tensor * max(len(values), 1))()
-            for i, (v, info) in enumerate(zip(values, infos)):
-                arr[i], k = _tensor(v, "%s %d (%s)" % (kind, i, info.name),
-                                    device)
-                keep.append(k)
-            return arr
-
-        ins = convert(inputs, "input", self.inputs)
-        outs_arr = convert(outs, "output", self.outputs)
+        ins = _tensors(inputs, "input", self.inputs, device, keep)
+        outs_arr = _tensors(outs, "output", self.outputs, device, keep)
         ws, ws_bytes = None, 0
         if workspace is not None:
             if not isinstance(workspace, DeviceArray):
