@@ -89,14 +89,22 @@ def fill_lengths(n, bound, seed):
     return out
 
 
-def balanced_plan(tiles, overhead, parts):
+MIN_PIECE_KEYS = 256                     # plan::kDefaultMinPieceKeys
+
+
+def min_piece_slots(granule, min_piece_keys=MIN_PIECE_KEYS):
+    """plan::minPieceSlots."""
+    return max(1, -(-min_piece_keys // granule))
+
+
+def balanced_plan(tiles, overhead, parts, min_slots=1):
     """plan::balancedPlan: per partition the (unit, t0, t1) pieces."""
     overhead = min(overhead, -(-sum(tiles) // parts) // 8)
     x, total = [], 0
     for t in tiles:
         x.append(total)
         total += max(1, overhead + t)
-    S = max(1, -(-total // parts))
+    S = max(1, min_slots, -(-total // parts))
     plan = []
     for p in range(parts):
         a, e = p * S, min((p + 1) * S, total)
@@ -121,7 +129,7 @@ def model(lens, sms):
     granule = BLOCK if prefer_fine(sum(tiles), sum(blocks), parts) \
         else KV_TILE
     plan = balanced_plan(blocks if granule == BLOCK else tiles,
-                         overhead(granule), parts)
+                         overhead(granule), parts, min_piece_slots(granule))
 
     def chunks(u, b0, b1):
         lo, hi = b0 * granule, min(lens[u], b1 * granule)

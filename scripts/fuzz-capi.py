@@ -31,8 +31,11 @@ alone, so a seed and a count always give the same jobs. Kinds:
   launch   nvfp4_launch of the GQA kernel with a mutated tensor list:
            counts, dtypes, ranks (up to 2^20), shapes, strides, null and
            wild data pointers, workspace sizes, a stream; when every check
-           passes the kernel runs on the emulator over one buffer (wild
-           pointers then fault inside the emulator, an error, not a crash);
+           passes the kernel runs on the emulator, each tensor in its own
+           128 KiB of one buffer and the workspace in another (tensors
+           that overlap each other or the workspace make the kernel race
+           with itself, which the emulator reports; wild pointers fault
+           inside the emulator: errors, not crashes);
   query    nvfp4_kernel_tensor with random (is_output, index), the dtype
            names, null handles;
   artifact nvfp4_kernel_load of the GQA kernel's artifact (made once by
@@ -95,7 +98,11 @@ def worker():
     P = ctypes.c_void_p
     dev = nvfp4.Device("emulator")
     gqa = nvfp4.compile(GQA)
-    buf = dev.empty((1 << 20,), "u8")
+    # Tensor i of the inputs at slot i, of the outputs at slot 8 + i (a
+    # mutated list holds at most 8): 128 KiB each, the GQA's largest.
+    slot = 1 << 17
+    buf = dev.empty((16 * slot,), "u8")
+    workspace = dev.empty((1 << 20,), "u8")
     for line in sys.stdin:
         job = json.loads(line)
         kind = job["kind"]
@@ -111,7 +118,7 @@ def worker():
                 k.ptx
                 del k
         elif kind == "launch":
-            def tensors(specs):
+            def tensors(specs, first):
                 arr = (nvfp4._Tensor * max(len(specs), 1))()
                 keep = []
                 for i, s in enumerate(specs):
@@ -122,7 +129,8 @@ def worker():
                         strides = (ctypes.c_int64 * max(len(s["strides"]),
                                                         1))(*s["strides"])
                     keep += [shape, strides]
-                    data = {"buffer": buf.ptr, "null": None,
+                    data = {"buffer": buf.ptr + (first + i) * slot,
+                            "null": None,
                             "wild": s.get("wild", 1 << 36)}[s["data"]]
                     arr[i] = nvfp4._Tensor(
                         data, s["dtype"], s["rank"],
@@ -131,9 +139,9 @@ def worker():
                         ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
                         if strides is not None else None)
                 return arr, keep
-            ins, k1 = tensors(job["inputs"])
-            outs, k2 = tensors(job["outputs"])
-            ws = {"none": None, "buffer": buf.ptr}[job["workspace"]]
+            ins, k1 = tensors(job["inputs"], 0)
+            outs, k2 = tensors(job["outputs"], 8)
+            ws = {"none": None, "buffer": workspace.ptr}[job["workspace"]]
             status = lib.nvfp4_launch(
                 gqa._handle if job["kernel"] else None, dev._handle,
                 ins if job["inputs_ptr"] else None, job["num_inputs"],

@@ -41,14 +41,15 @@ def sm_fill(s, lens=None, sms=132):
     64 query heads) in 64-key blocks or whole KV tiles (128 keys up to D
     and Dv 128, else 64; plan::preferFineGranule picks), a piece's work
     the tiles it touches, the overhead AttentionSchedule's for the
-    granule; `lens` the sequences' lengths (default all KV). The formulas
+    granule, no CTA's share below 256 keys (plan::minPieceSlots); `lens`
+    the sequences' lengths (default all KV). The formulas
     the kernel computes (plan::balancedPlan; its Python copy in
     bench/split_kv.py)."""
     import os
     import sys
     sys.path.insert(0, os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))))
-    from split_kv import balanced_plan, prefer_fine
+    from split_kv import balanced_plan, min_piece_slots, prefer_fine
     d = s["d"]
     dv = s.get("dv", d)
     mla = "dv" in s                         # V is a slice of K
@@ -70,7 +71,8 @@ def sm_fill(s, lens=None, sms=132):
     if tile > block and not prefer_fine(sum(units(tile)), sum(units(block)),
                                         sms):
         block = tile
-    plan = balanced_plan(units(block), overhead(block), sms)
+    plan = balanced_plan(units(block), overhead(block), sms,
+                         min_piece_slots(block))
     work = [sum(-(-t1 * block // tile) - t0 * block // tile
                 for _, t0, t1 in pieces if t1 > t0) for pieces in plan]
     busiest = max(work)

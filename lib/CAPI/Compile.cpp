@@ -82,12 +82,12 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
       cubin = v == "1";
       continue;
     }
-    if (name != "num-sms" && name != "chip" && name != "features" &&
-        name != "cta-group" && name != "opt-level")
+    if (name != "num-sms" && name != "min-piece-keys" && name != "chip" &&
+        name != "features" && name != "cta-group" && name != "opt-level")
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                   "options: unknown option '" + name +
-                      "' (expected num-sms, chip, features, cta-group, "
-                      "opt-level, cubin or function)");
+                      "' (expected num-sms, min-piece-keys, chip, features, "
+                      "cta-group, opt-level, cubin or function)");
     passOptions += item + " ";
   }
   std::string errors;
@@ -100,6 +100,9 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
   if (pipeline.numSms < 1)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: num-sms must be at least 1");
+  if (pipeline.minPieceKeys < 0)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                "options: min-piece-keys must be at least 0");
   return NVFP4_OK;
 }
 
@@ -215,6 +218,7 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     SM100ToCubinOptions lower;
     lower.stopAfter = "attention";
     lower.numSms = pipeline.numSms;
+    lower.minPieceKeys = pipeline.minPieceKeys;
     lower.ctaGroup = pipeline.ctaGroup;
     lower.chip = pipeline.chip;
     lower.features = pipeline.features;

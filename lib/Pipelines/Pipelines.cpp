@@ -113,6 +113,7 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   //    such ops).
   NVFP4LowerAttentionOptions attention;
   attention.numSms = opts.numSms;
+  attention.minPieceKeys = opts.minPieceKeys;
   attention.chip = opts.chip;
   pm.addPass(createNVFP4LowerAttention(attention));
   pm.addPass(createNVFP4LowerAttentionMerge());
@@ -236,6 +237,7 @@ void nvfp4::copyDeviceOptions(const NVFP4ToLLVMOptions &from,
   to.optLevel = from.optLevel;
   to.format = from.format;
   to.numSms = from.numSms;
+  to.minPieceKeys = from.minPieceKeys;
   to.ctaGroup = from.ctaGroup;
   to.ptxasOptions = from.ptxasOptions;
 }

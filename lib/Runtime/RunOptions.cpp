@@ -504,12 +504,31 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
     if (startsWith(name, "--") == false)
       return makeError("unknown option '", a, "' (see --help)");
     std::string option = name.substr(2);
-    static const std::set<std::string> withValue = {
-        "backend", "kernel",   "grid", "block", "cluster",
-        "smem",    "arg",      "buf",  "device", "k",
-        "size",    "seed",     "emit-ptx", "rel-l2-tol",
-        "max-warp-instructions", "num-sms", "chip", "cta-group", "set-input", "cta-stats",
-        "schedule-seed", "schedules", "replace-ptx", "mma-numerics"};
+    static const std::set<std::string> withValue = {"backend",
+                                                    "kernel",
+                                                    "grid",
+                                                    "block",
+                                                    "cluster",
+                                                    "smem",
+                                                    "arg",
+                                                    "buf",
+                                                    "device",
+                                                    "k",
+                                                    "size",
+                                                    "seed",
+                                                    "emit-ptx",
+                                                    "rel-l2-tol",
+                                                    "max-warp-instructions",
+                                                    "num-sms",
+                                                    "min-piece-keys",
+                                                    "chip",
+                                                    "cta-group",
+                                                    "set-input",
+                                                    "cta-stats",
+                                                    "schedule-seed",
+                                                    "schedules",
+                                                    "replace-ptx",
+                                                    "mma-numerics"};
     if (option == "dry-run") {
       if (hasValue)
         return makeError("--dry-run takes no value");
@@ -598,6 +617,12 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
           options.numSms > 100000)
         return makeError("--num-sms=", value,
                          ": expected an SM count in [1, 100000]");
+    } else if (option == "min-piece-keys") {
+      uint64_t keys = 0;
+      if (!parseU64(value, keys) || keys > (1u << 30))
+        return makeError("--min-piece-keys=", value,
+                         ": expected a key count in [0, 2^30]");
+      options.minPieceKeys = keys;
     } else if (option == "chip") {
       if (value != "sm_100a" && value != "sm_90a")
         return makeError("--chip=", value,
@@ -703,10 +728,10 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
                        "from the kernel's nvfp4.harness attribute");
     return options;
   }
-  for (const char *o : {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms",
-                        "chip", "cta-group",
-                        "set-input", "no-input-checks", "cta-stats",
-                        "schedules", "replace-ptx"})
+  for (const char *o :
+       {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms", "min-piece-keys",
+        "chip", "cta-group", "set-input", "no-input-checks", "cta-stats",
+        "schedules", "replace-ptx"})
     if (given.count(o))
       return makeError("--", o, " is for MLIR input only (", options.input,
                        " is not a .mlir file)");
@@ -853,6 +878,9 @@ names the reference, the launch and each argument; docs/Runtime.md):
   --num-sms=N               nvfp4.attention: the SM count the balanced
                             split-KV plan spreads the work over (default 148,
                             a B200; nvfp4-lower-attention's num-sms)
+  --min-piece-keys=N        nvfp4.attention: the fewest keys the balanced
+                            plan gives a CTA (default 256; 0: every CTA
+                            takes a share; nvfp4-lower-attention's option)
   --chip=CHIP               the chip the kernels are built for: sm_100a
                             (default: tcgen05) or sm_90a (Hopper: wgmma;
                             nvfp4.attention only, docs/Hopper.md)

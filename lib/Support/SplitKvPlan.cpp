@@ -69,8 +69,13 @@ bool nvfp4::plan::preferFineGranule(int64_t coarseTotal, int64_t fineTotal,
   return 16 * fineTotal * cc >= 16 * coarseTotal * cf + P * cf * cc;
 }
 
+int64_t nvfp4::plan::minPieceSlots(int64_t minPieceKeys, int64_t granuleKeys) {
+  return std::max<int64_t>(1, ceilDiv(minPieceKeys, granuleKeys));
+}
+
 BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
-                                       int64_t overhead, int64_t partitions) {
+                                       int64_t overhead, int64_t partitions,
+                                       int64_t minSlots) {
   BalancedPlan plan;
   int64_t allTiles = 0;
   for (int64_t t : tiles)
@@ -81,7 +86,8 @@ BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
     x[u] = plan.total;
     plan.total += unitSlots(tiles[u], plan.overhead);
   }
-  plan.perPartition = std::max<int64_t>(1, ceilDiv(plan.total, partitions));
+  plan.perPartition =
+      std::max<int64_t>({1, minSlots, ceilDiv(plan.total, partitions)});
   plan.parts.assign(size_t(partitions), Partition());
   const int64_t S = plan.perPartition;
   for (int64_t p = 0; p < partitions; ++p) {

@@ -194,6 +194,8 @@ static int errors(void) {
   EXPECT(nvfp4_compile("func.func @f(", 0, NULL, &k), NVFP4_ERROR_COMPILE);
   EXPECT(nvfp4_compile(kGqa, 0, "num-sms=0", &k),
          NVFP4_ERROR_INVALID_ARGUMENT);
+  EXPECT(nvfp4_compile(kGqa, 0, "min-piece-keys=-1", &k),
+         NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "colour=blue", &k),
          NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "function=nope", &k),

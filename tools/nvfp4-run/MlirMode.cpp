@@ -106,6 +106,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
     nvfp4::NVFP4LowerAttentionOptions lowerOptions;
     if (options.numSms)
       lowerOptions.numSms = int64_t(options.numSms);
+    if (options.minPieceKeys)
+      lowerOptions.minPieceKeys = int64_t(*options.minPieceKeys);
     lowerOptions.chip = options.chip;
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());

@@ -115,6 +115,34 @@ TEST(SplitKvPlanTest, MorePartitionsThanSlots) {
     EXPECT_TRUE(plan.parts[p].empty()) << p;
 }
 
+TEST(SplitKvPlanTest, ShortestPiece) {
+  // A GQA decode at B = 1, KV 1K: 8 units of 16 blocks over 132
+  // partitions. Without a minimum each partition takes 1 block (128
+  // pieces); with 4-block pieces 32 partitions take 4 blocks each, every
+  // unit in 4 pieces, and the other 100 are empty.
+  std::vector<int64_t> tiles(8, 16);
+  BalancedPlan loose = balancedPlan(tiles, 1, 132);
+  EXPECT_EQ(loose.perPartition, 1);
+  BalancedPlan plan = balancedPlan(tiles, 1, 132, minPieceSlots(256, 64));
+  EXPECT_EQ(plan.perPartition, 4);
+  std::vector<int64_t> per = tilesPerPartition(plan, tiles);
+  for (int p = 0; p < 132; ++p)
+    EXPECT_EQ(per[size_t(p)], p < 32 ? 4 : 0) << p;
+  for (int64_t u = 0; u < 8; ++u)
+    EXPECT_EQ(piecesOf(plan, tiles, u), 4) << u;
+  // More work than the minimum: the plan is the one without it.
+  std::vector<int64_t> many(8, 1024);
+  EXPECT_EQ(balancedPlan(many, 1, 132, 4).perPartition,
+            balancedPlan(many, 1, 132).perPartition);
+}
+
+TEST(SplitKvPlanTest, MinPieceSlots) {
+  EXPECT_EQ(minPieceSlots(256, 64), 4);
+  EXPECT_EQ(minPieceSlots(256, 128), 2);
+  EXPECT_EQ(minPieceSlots(100, 64), 2);
+  EXPECT_EQ(minPieceSlots(0, 64), 1);
+}
+
 TEST(SplitKvPlanTest, PropertiesOnRandomProblems) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 400; ++trial) {
@@ -124,7 +152,9 @@ TEST(SplitKvPlanTest, PropertiesOnRandomProblems) {
       t = rng() % 4 == 0 ? 0 : int64_t(rng() % 70);
     int64_t overhead = int64_t(rng() % 5);
     int64_t partitions = 1 + int64_t(rng() % 160);
-    BalancedPlan plan = balancedPlan(tiles, overhead, partitions);
+    int64_t minSlots = rng() % 2 ? 1 : 1 + int64_t(rng() % 8);
+    BalancedPlan plan = balancedPlan(tiles, overhead, partitions, minSlots);
+    EXPECT_GE(plan.perPartition, minSlots);
     std::vector<int64_t> owner;
     std::vector<std::vector<int>> seen(units);
     for (size_t u = 0; u < units; ++u)

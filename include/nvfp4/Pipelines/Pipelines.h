@@ -8,10 +8,11 @@
 #ifndef NVFP4_PIPELINES_PIPELINES_H
 #define NVFP4_PIPELINES_PIPELINES_H
 
-#include "mlir/Pass/PassOptions.h"
-#include "mlir/Pass/Pass.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+#include "nvfp4/Support/SplitKvPlan.h"
 
 #include <string>
 
@@ -60,6 +61,12 @@ struct SM100ToCubinOptions
                      "spreads the work over (nvfp4-lower-attention's "
                      "num-sms; 148 is a B200)"),
       llvm::cl::init(148)};
+  PassOptions::Option<int64_t> minPieceKeys{
+      *this, "min-piece-keys",
+      llvm::cl::desc("Fewest keys the balanced split-KV plan gives a CTA "
+                     "(nvfp4-lower-attention's min-piece-keys; 0: every "
+                     "CTA takes a share)"),
+      llvm::cl::init(nvfp4::plan::kDefaultMinPieceKeys)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses single CTAs or CTA "
@@ -125,6 +132,11 @@ struct NVFP4ToLLVMOptions
       llvm::cl::desc("SMs of the target device (nvfp4-lower-attention's "
                      "num-sms; 148 is a B200)"),
       llvm::cl::init(148)};
+  PassOptions::Option<int64_t> minPieceKeys{
+      *this, "min-piece-keys",
+      llvm::cl::desc("Fewest keys the balanced split-KV plan gives a CTA "
+                     "(nvfp4-lower-attention's min-piece-keys)"),
+      llvm::cl::init(nvfp4::plan::kDefaultMinPieceKeys)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses by shape, 1 or 2 "
@@ -136,7 +148,8 @@ struct NVFP4ToLLVMOptions
 };
 
 /// Sets the device options of nvfp4-sm100-to-cubin (chip, features,
-/// opt-level, format, num-sms, cta-group, ptxas-opts) from `from`.
+/// opt-level, format, num-sms, min-piece-keys, cta-group, ptxas-opts) from
+/// `from`.
 void copyDeviceOptions(const NVFP4ToLLVMOptions &from,
                        SM100ToCubinOptions &to);
 

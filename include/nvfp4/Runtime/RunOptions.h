@@ -128,6 +128,9 @@ struct RunOptions {
   /// MLIR-input mode: the SM count nvfp4-lower-attention plans split-KV
   /// for (its num-sms option; 0: the pass's default, 148).
   uint64_t numSms = 0;
+  /// nvfp4.attention: the balanced plan's fewest keys a CTA (unset: the
+  /// pass's default).
+  std::optional<uint64_t> minPieceKeys;
   /// --cta-group=N: nvfp4-lower-scaled-matmul's cta-group (0: by shape).
   uint64_t ctaGroup = 0;
   /// MLIR input: the chip the kernels are built for (nvfp4-sm100-to-cubin's

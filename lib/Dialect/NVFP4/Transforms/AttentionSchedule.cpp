@@ -76,7 +76,7 @@ FailureOr<AttentionChip> nvfp4::parseAttentionChip(StringRef chip,
 
 FailureOr<AttentionSchedule>
 nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
-                               AttentionChip chip) {
+                               AttentionChip chip, int64_t minPieceKeys) {
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
   auto v = cast<RankedTensorType>(op.getV().getType());
@@ -405,6 +405,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
 
   // The work split (docs/AttentionLowering.md, "Work split").
   s.numSms = numSms;
+  s.minPieceKeys = minPieceKeys;
   s.units = p.batch * p.headsKv * s.rowBlocks;
   // A piece costs its blocks plus the Q it loads and the partial result it
   // writes; in blocks of K/V bytes, rounded, at least 1 (DeepSeek-V4: 128
@@ -461,8 +462,8 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
           plan::preferFineGranule(sum(coarse), sum(fine), s.partitions);
       s.staticPlanKeys = useFine ? s.planKeys : s.kvTile;
       s.staticPlan = plan::balancedPlan(
-          useFine ? fine : coarse,
-          useFine ? s.overheadBlocks : s.overheadTiles, s.partitions);
+          useFine ? fine : coarse, useFine ? s.overheadBlocks : s.overheadTiles,
+          s.partitions, plan::minPieceSlots(s.minPieceKeys, s.staticPlanKeys));
     }
   }
   if (s.partitions * s.dvSplit > INT32_MAX)

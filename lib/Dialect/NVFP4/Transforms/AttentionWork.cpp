@@ -310,7 +310,11 @@ void WorkPlan::computePartition() {
                        ir.select(noOverhead, E0, ir.idx(0)));
   Value x0 = ir.add(ir.add(before, ir.mul(begin, o)),
                     ir.select(noOverhead, emptyBefore, ir.idx(0)));
-  Value S = ir.maxs(ir.idx(1), ir.ceilDivu(total, ir.idx(s.partitions)));
+  // plan::minPieceSlots in the chosen granule: no share below it.
+  Value minSlots =
+      ir.select(fine, ir.idx(plan::minPieceSlots(s.minPieceKeys, s.planKeys)),
+                ir.idx(plan::minPieceSlots(s.minPieceKeys, s.kvTile)));
+  Value S = ir.maxs(minSlots, ir.ceilDivu(total, ir.idx(s.partitions)));
   Value A = ir.mul(p, S);
   Value E = ir.mins(ir.add(A, S), total);
   // Which of this thread's units the partition processes (it owns one of

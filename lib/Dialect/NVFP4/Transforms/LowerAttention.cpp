@@ -1647,6 +1647,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
     if (s.staticPlan)
       attrs.push_back(named("static_plan_keys", s.staticPlanKeys));
     attrs.push_back(named("num_sms", s.numSms));
+    attrs.push_back(named("min_piece_keys", s.minPieceKeys));
     attrs.push_back(b.getNamedAttr(
         "plan", b.getStringAttr(s.staticPlan ? "static" : "device")));
   }
@@ -1663,6 +1664,12 @@ struct NVFP4LowerAttentionPass
       return;
     if (failed(checkNumSms(module, "nvfp4-lower-attention", numSms)))
       return signalPassFailure();
+    if (minPieceKeys < 0) {
+      module.emitError("nvfp4-lower-attention: min-piece-keys must be at "
+                       "least 0, got ")
+          << int64_t(minPieceKeys);
+      return signalPassFailure();
+    }
     std::string chipError;
     FailureOr<AttentionChip> target = parseAttentionChip(chip, chipError);
     if (failed(target)) {
@@ -1673,7 +1680,7 @@ struct NVFP4LowerAttentionPass
     for (Operation *generic : ops) {
       auto op = cast<AttentionOp>(generic);
       FailureOr<AttentionSchedule> s =
-          chooseAttentionSchedule(op, numSms, *target);
+          chooseAttentionSchedule(op, numSms, *target, minPieceKeys);
       if (failed(s))
         return signalPassFailure();
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());

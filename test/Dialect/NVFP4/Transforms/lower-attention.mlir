@@ -144,7 +144,7 @@ func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>
 // CHECK-SAME: cluster = array<i32: 2, 1, 1>
 // CHECK-SAME: dynamic_smem = 230400
 // CHECK-SAME: grid = array<i32: 148, 1, 1>
-// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, mmas_per_tile = 24 : i64, num_sms = 148 : i64, other_regs = 160 : i64, overhead_blocks = 6 : i64, overhead_tiles = 3 : i64, partitions = 74 : i64, plan = "device", plan_keys = 64 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 2 : i64}
+// CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, dv_split = 2 : i64, exchange_s = 1 : i64, group = 128 : i64, kv_tile = 128 : i64, max_regs = 232 : i64, min_piece_keys = 256 : i64, mmas_per_tile = 24 : i64, num_sms = 148 : i64, other_regs = 160 : i64, overhead_blocks = 6 : i64, overhead_tiles = 3 : i64, partitions = 74 : i64, plan = "device", plan_keys = 64 : i64, queries_per_cta = 1 : i64, row_blocks = 1 : i64, s_buffers = 2 : i64, smem_bytes = 230400 : i64, softmax_regs = 232 : i64, split = "balanced", stages = 2 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 4 : i64, x_rounds = 2 : i64}
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.fence.mbarrier.init

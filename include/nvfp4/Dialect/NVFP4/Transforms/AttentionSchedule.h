@@ -253,6 +253,10 @@ struct AttentionSchedule {
   int64_t overheadBlocks = 1;
   /// The SM count the plan is for.
   int64_t numSms = 148;
+  /// Balanced: the fewest keys a partition's share holds, in either
+  /// granule (plan::minPieceSlots; nvfp4-lower-attention's
+  /// min-piece-keys).
+  int64_t minPieceKeys = plan::kDefaultMinPieceKeys;
   /// Balanced without kv_lens: the plan, computed at compile time
   /// (lengths are static); otherwise the kernel computes it from kv_lens.
   std::optional<plan::BalancedPlan> staticPlan;
@@ -305,10 +309,12 @@ struct AttentionSchedule {
 };
 
 /// Chooses the schedule for `op` on a device with `numSms` SMs, or reports
-/// at the op why no schedule supports it (and fails).
+/// at the op why no schedule supports it (and fails). `minPieceKeys`: the
+/// balanced plan's shortest share (AttentionSchedule::minPieceKeys).
 mlir::FailureOr<AttentionSchedule>
 chooseAttentionSchedule(AttentionOp op, int64_t numSms,
-                        AttentionChip chip = AttentionChip::SM100);
+                        AttentionChip chip = AttentionChip::SM100,
+                        int64_t minPieceKeys = plan::kDefaultMinPieceKeys);
 
 } // namespace nvfp4
 

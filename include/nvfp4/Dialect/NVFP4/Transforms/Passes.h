@@ -12,9 +12,10 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Pass/Pass.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 #include "nvfp4/Dialect/SM100/IR/SM100Dialect.h"
+#include "nvfp4/Support/SplitKvPlan.h"
 
 namespace nvfp4 {
 #define GEN_PASS_DECL

@@ -42,6 +42,13 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_100a\"",
            "Target chip: sm_100a (and newer) builds the tcgen05 kernel, "
            "sm_90a the Hopper kernel (wgmma, docs/Hopper.md)">,
+    Option<"minPieceKeys", "min-piece-keys", "int64_t",
+           /*default=*/"::nvfp4::plan::kDefaultMinPieceKeys",
+           "The balanced split-KV plan gives no CTA fewer keys than this "
+           "(in whole 64-key blocks or KV tiles), leaving CTAs idle rather "
+           "than paying a piece's fixed cost for a few keys; 0 spreads "
+           "the keys over every CTA (docs/Hopper.md, \"The shortest "
+           "piece\")">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Attention kernels built">,
