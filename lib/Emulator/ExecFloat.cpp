@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExecHelpers.h"
+#include "Sfu.h"
 
 using namespace nvfp4::emu;
 using ptx::Type;
@@ -231,8 +232,22 @@ bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
         NVFP4_FOR_LANES(mask, d[l] = out(fp::sqrtF32(in(a, l), r)));
       }
       return true;
-    case XOp::FRsqrt:
     case XOp::FEx2:
+      if (h200Ex2_) {
+        // The H200's tables (Sfu.h); without .ftz a result below 2^-126
+        // stays the nearest float (that path is not measured).
+        NVFP4_FOR_LANES(mask, {
+          uint32_t x = in(a, l);
+          uint32_t r = ex2ApproxFtzH200(x);
+          if (!ftz && (r & 0x7f800000) == 0 && (x & 0x7fffffff) != 0 &&
+              (x >> 31))
+            r = f32Bits(approxF32(I.op, f32Of(x)));
+          d[l] = out(r);
+        });
+        return true;
+      }
+      [[fallthrough]];
+    case XOp::FRsqrt:
     case XOp::FLg2:
     case XOp::FSin:
     case XOp::FCos:

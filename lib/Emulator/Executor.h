@@ -336,6 +336,8 @@ private:
                bool write, const char *what, bool async = true);
   /// Schedule exploration (LaunchConfig::scheduleSeed): on when seeded.
   bool explore_ = false;
+  /// ex2.approx.f32 as the H200 computes it (LaunchConfig::approxNumerics).
+  bool h200Ex2_ = false;
   uint64_t rng_ = 0;
   /// The next number of the schedule's generator (SplitMix64).
   uint64_t nextRandom();

@@ -184,6 +184,7 @@ EmulatorDevice::launch(FunctionHandle function, const LaunchConfig &config,
   cfg.scheduleSeed = options_.scheduleSeed;
   cfg.sanitize = options_.sanitize;
   cfg.mmaNumerics = options_.mmaNumerics;
+  cfg.approxNumerics = options_.approxNumerics;
 
   launched_ = false;
   auto start = std::chrono::steady_clock::now();

@@ -528,7 +528,8 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
                                                     "schedule-seed",
                                                     "schedules",
                                                     "replace-ptx",
-                                                    "mma-numerics"};
+                                                    "mma-numerics",
+                                                    "approx-numerics"};
     if (option == "dry-run") {
       if (hasValue)
         return makeError("--dry-run takes no value");
@@ -663,6 +664,16 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
           options.schedules > 100000)
         return makeError("--schedules=", value,
                          ": expected a count in [1, 100000]");
+    } else if (option == "approx-numerics") {
+      if (value == "auto")
+        options.approxNumerics = emu::ApproxNumerics::Auto;
+      else if (value == "exact")
+        options.approxNumerics = emu::ApproxNumerics::Exact;
+      else if (value == "hardware")
+        options.approxNumerics = emu::ApproxNumerics::Hardware;
+      else
+        return makeError("--approx-numerics=", value,
+                         ": expected auto, exact or hardware");
     } else if (option == "mma-numerics") {
       if (value == "auto")
         options.mmaNumerics = emu::MmaNumerics::Auto;
@@ -834,6 +845,11 @@ options:
                             "MMA accumulation"): auto (default: wgmma as
                             the H200 measures, tcgen05.mma exact), exact,
                             hardware (tcgen05.mma under the assumed model)
+  --approx-numerics=MODE    emulator: how ex2.approx.f32 rounds
+                            (docs/Emulator.md, "ex2.approx as the H200"):
+                            auto (default: as the H200 measures in sm_90a
+                            modules, the nearest float elsewhere), exact,
+                            hardware (the H200's in every module)
   --schedule-seed=N         emulator: explore the schedule seeded by N
                             (shuffled warp order, TMA copies completing out
                             of issue order or as late as possible, MMAs at

@@ -247,6 +247,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
     eo.scheduleSeed = firstSeed;
     eo.sanitize = options.sanitize;
     eo.mmaNumerics = options.mmaNumerics;
+    eo.approxNumerics = options.approxNumerics;
     auto emulator = std::make_unique<rt::EmulatorDevice>(eo);
     if (ctaStats.is_open()) {
       rt::EmulatorDevice *e = emulator.get();
@@ -289,6 +290,7 @@ int run::runMlirMode(const rt::RunOptions &options) {
     eo.scheduleSeed = firstSeed + i;
     eo.sanitize = options.sanitize;
     eo.mmaNumerics = options.mmaNumerics;
+    eo.approxNumerics = options.approxNumerics;
     rt::EmulatorDevice emulator(eo);
     std::cout << "nvfp4-run: schedule seed " << eo.scheduleSeed << "\n";
     auto pass = rt::runHarness(spec, *image, emulator, run, std::cout);

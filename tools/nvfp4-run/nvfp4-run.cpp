@@ -51,6 +51,7 @@ int runExternalKernel(const RunOptions &options) {
   emulatorOptions.scheduleSeed = options.scheduleSeed;
   emulatorOptions.sanitize = options.sanitize;
   emulatorOptions.mmaNumerics = options.mmaNumerics;
+  emulatorOptions.approxNumerics = options.approxNumerics;
   auto device = options.backend == BackendKind::Emulator
                     ? createEmulatorDevice(deviceOptions, emulatorOptions)
                     : createDevice(options.backend, deviceOptions);

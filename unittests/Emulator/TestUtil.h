@@ -85,13 +85,15 @@ inline std::string bodyKernel(const std::string &body,
          body + "\n  st.global.b64 [%rd0], %rd20;\n  ret;\n}\n";
 }
 
-/// Runs `body` (see the file comment) with one thread per entry of `in`.
-/// On failure returns an empty vector and sets *err.
-inline std::vector<uint64_t> runBody(const std::string &body,
-                                     const std::vector<Lane> &in,
-                                     std::string *err = nullptr) {
+/// Runs `body` (see the file comment) with one thread per entry of `in`,
+/// in a module for `target`. On failure returns an empty vector and sets
+/// *err.
+inline std::vector<uint64_t>
+runBody(const std::string &body, const std::vector<Lane> &in,
+        std::string *err = nullptr, const std::string &target = "sm_100a",
+        ApproxNumerics approx = ApproxNumerics::Auto) {
   Machine m;
-  std::string text = bodyKernel(body);
+  std::string text = bodyKernel(body, target);
   auto mod = m.loadPTX(text, "body.ptx");
   if (!mod) {
     if (err)
@@ -120,6 +122,7 @@ inline std::vector<uint64_t> runBody(const std::string &body,
   LaunchConfig cfg;
   cfg.block = Dim3(static_cast<uint32_t>(n));
   cfg.params = *pb.take();
+  cfg.approxNumerics = approx;
   if (Error e = m.launch(**k, cfg)) {
     if (err)
       *err = e.message();

@@ -174,6 +174,19 @@ enum class MmaNumerics {
   Hardware,
 };
 
+/// How the approximate special functions round (docs/Emulator.md,
+/// "ex2.approx as the H200").
+enum class ApproxNumerics {
+  /// ex2.approx(.ftz).f32 as the H200 measures in modules for sm_90 and
+  /// sm_90a, the float nearest the exact result elsewhere (no other chip
+  /// has been measured).
+  Auto,
+  /// Every approximate function: the float nearest the exact result.
+  Exact,
+  /// ex2.approx(.ftz).f32 as the H200 measures, whatever the target.
+  Hardware,
+};
+
 struct LaunchConfig {
   Dim3 grid;
   Dim3 block;
@@ -215,6 +228,8 @@ struct LaunchConfig {
   bool sanitize = true;
   /// How MMAs round (MmaNumerics).
   MmaNumerics mmaNumerics = MmaNumerics::Auto;
+  /// How ex2.approx rounds (ApproxNumerics).
+  ApproxNumerics approxNumerics = ApproxNumerics::Auto;
 };
 
 /// Where and why execution stopped with an error.

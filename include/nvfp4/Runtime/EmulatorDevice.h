@@ -38,6 +38,8 @@ struct EmulatorOptions {
   bool sanitize = true;
   /// emu::LaunchConfig::mmaNumerics of every launch.
   emu::MmaNumerics mmaNumerics = emu::MmaNumerics::Auto;
+  /// emu::LaunchConfig::approxNumerics of every launch.
+  emu::ApproxNumerics approxNumerics = emu::ApproxNumerics::Auto;
 };
 
 class EmulatorDevice final : public Device {

@@ -1,0 +1,13 @@
+# The H200's ex2.approx tables (docs/Emulator.md, "ex2.approx as the H200"):
+# unpacked at configure time into this build directory and embedded by
+# Ex2Tables.cpp. Included by lib/Emulator/CMakeLists.txt and by the
+# standalone runtime build, scripts/device/CMakeLists.txt.
+set(NVFP4_EX2_ARCHIVE "${CMAKE_CURRENT_LIST_DIR}/data/ex2_h200.tar.xz")
+set(NVFP4_EX2_DIR "${CMAKE_CURRENT_BINARY_DIR}/ex2")
+file(ARCHIVE_EXTRACT INPUT "${NVFP4_EX2_ARCHIVE}" DESTINATION "${NVFP4_EX2_DIR}")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  "${NVFP4_EX2_ARCHIVE}")
+set_source_files_properties("${CMAKE_CURRENT_LIST_DIR}/Ex2Tables.cpp"
+  PROPERTIES
+  COMPILE_DEFINITIONS "NVFP4_EX2_DIR=\"${NVFP4_EX2_DIR}\""
+  OBJECT_DEPENDS "${NVFP4_EX2_DIR}/ex2_pos.bin;${NVFP4_EX2_DIR}/ex2_neg.bin")

@@ -1,0 +1,33 @@
+//===- Sfu.h - special-function results as the H200 computes them -*- C++
+//-*-===//
+//
+// ex2.approx.ftz.f32 as measured on an H200 (scripts/device/ex2_lg2_probe.sh;
+// docs/Emulator.md, "ex2.approx as the H200"): 2^x is 2^i times a table entry
+// for the first 23 fraction bits of |x|, one table for x >= 0 and one for
+// x < 0, each the float nearest exp2 plus a difference of -2 .. +1 ulp that
+// the H200 measured entry by entry (lib/Emulator/data/ex2_h200.tar.xz).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NVFP4_LIB_EMULATOR_SFU_H
+#define NVFP4_LIB_EMULATOR_SFU_H
+
+#include <cstdint>
+
+namespace nvfp4::emu {
+
+/// ex2.approx.ftz.f32 of the f32 bits `x`, as the H200 computes it: NaN
+/// gives 0x7fffffff, -inf +0, +inf and x >= 128 +inf, a subnormal or zero
+/// x 1; otherwise, with |x| truncated to 23 fraction bits in fixed point
+/// (|x| = i + m 2^-23), 2^i T+[m] for x >= 0 and 2^-i T-[m] for x < 0, a
+/// result below 2^-126 flushed to +0.
+uint32_t ex2ApproxFtzH200(uint32_t x);
+
+/// The difference (hardware minus the float nearest exp2, in ulps) of the
+/// table entry m (0 <= m < 2^23) of x = m 2^-23 (negative: of x = -m
+/// 2^-23).
+int ex2TableDiff(bool negative, uint32_t m);
+
+} // namespace nvfp4::emu
+
+#endif // NVFP4_LIB_EMULATOR_SFU_H
