@@ -42,6 +42,20 @@ bool startsWith(const std::string &s, const std::string &prefix) {
 }
 
 /// Decimal or 0x-hexadecimal, no sign, no overflow.
+/// An emulator numerics mode (emu::MmaNumerics, emu::ApproxNumerics):
+/// auto, exact or hardware; false for anything else.
+template <typename Mode> bool parseNumerics(const std::string &s, Mode &mode) {
+  if (s == "auto")
+    mode = Mode::Auto;
+  else if (s == "exact")
+    mode = Mode::Exact;
+  else if (s == "hardware")
+    mode = Mode::Hardware;
+  else
+    return false;
+  return true;
+}
+
 bool parseU64(const std::string &s, uint64_t &value) {
   if (s.empty())
     return false;
@@ -664,25 +678,12 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
           options.schedules > 100000)
         return makeError("--schedules=", value,
                          ": expected a count in [1, 100000]");
-    } else if (option == "approx-numerics") {
-      if (value == "auto")
-        options.approxNumerics = emu::ApproxNumerics::Auto;
-      else if (value == "exact")
-        options.approxNumerics = emu::ApproxNumerics::Exact;
-      else if (value == "hardware")
-        options.approxNumerics = emu::ApproxNumerics::Hardware;
-      else
-        return makeError("--approx-numerics=", value,
-                         ": expected auto, exact or hardware");
-    } else if (option == "mma-numerics") {
-      if (value == "auto")
-        options.mmaNumerics = emu::MmaNumerics::Auto;
-      else if (value == "exact")
-        options.mmaNumerics = emu::MmaNumerics::Exact;
-      else if (value == "hardware")
-        options.mmaNumerics = emu::MmaNumerics::Hardware;
-      else
-        return makeError("--mma-numerics=", value,
+    } else if (option == "approx-numerics" || option == "mma-numerics") {
+      bool known = option == "mma-numerics"
+                       ? parseNumerics(value, options.mmaNumerics)
+                       : parseNumerics(value, options.approxNumerics);
+      if (!known)
+        return makeError("--", option, "=", value,
                          ": expected auto, exact or hardware");
     } else if (option == "replace-ptx") {
       if (value.empty())
