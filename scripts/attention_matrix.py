@@ -398,6 +398,8 @@ def run_case(c, args, tmp):
     sms = args.num_sms or c.get("sms")
     if sms:
         cmd.append("--num-sms=%d" % sms)
+    if args.poly_exp2 is not None:
+        cmd.append("--poly-exp2=%d" % args.poly_exp2)
     if args.schedules:
         # Explored schedules (nvfp4-run --schedules): every one must pass.
         cmd.append("--schedules=%d" % args.schedules)
@@ -488,6 +490,9 @@ def main():
     ap.add_argument("--num-sms", type=int,
                     help="nvfp4-run --num-sms: the SM count the balanced "
                     "split-KV plan is for")
+    ap.add_argument("--poly-exp2", type=int,
+                    help="nvfp4-run --poly-exp2 (sm_90a): of every 8 of P's "
+                    "exponentials, how many on the FMA pipe")
     ap.add_argument("--print", metavar="NAME",
                     help="print the MLIR of one case and exit")
     args = ap.parse_args()

@@ -16,8 +16,10 @@
 # NUM_SMS=N in the environment plans for N SMs instead of the H200's 132
 # (the balanced plan's partition count; for plan experiments with
 # bench/hopper/ab.py); MIN_PIECE_KEYS=N sets the plan's shortest share
-# (nvfp4-lower-attention's min-piece-keys, default 256; 0: every CTA takes
-# one). ONLY=SUBSTRING compiles only the shapes whose names hold it.
+# (nvfp4-lower-attention's min-piece-keys, default 256; 0: no floor);
+# POLY_EXP2=N computes N of every 8 of P's exponentials on the FMA pipe
+# (nvfp4-lower-attention's poly-exp2; default -1: the pass's rule).
+# ONLY=SUBSTRING compiles only the shapes whose names hold it.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -36,7 +38,7 @@ rm -f "$OUT"/*.nvfp4
 NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
   PYTHONPATH="$ROOT/python:$ROOT/scripts:$ROOT/bench/hopper" \
   python3 - "$OUT" "$KIND" "${NUM_SMS:-132}" "${ONLY:-}" \
-  "${MIN_PIECE_KEYS:-256}" <<'PY'
+  "${MIN_PIECE_KEYS:-256}" "${POLY_EXP2:--1}" <<'PY'
 import sys
 import attention_matrix as am
 import nvfp4
@@ -44,6 +46,7 @@ from shapes import MLA_PAGE, MLA_SHAPES, SHAPES
 
 out, kind, only = sys.argv[1], sys.argv[2], sys.argv[4]
 sms, min_piece_keys = int(sys.argv[3]), int(sys.argv[5])
+poly_exp2 = int(sys.argv[6])
 cases = []
 if kind == "mla":
     for s in MLA_SHAPES:
@@ -58,7 +61,8 @@ else:
 cases = [c for c in cases if only in c["name"]]
 for c in cases:
     k = nvfp4.compile(am.op_text(c), chip="sm_90a", features="+ptx80",
-                      num_sms=sms, min_piece_keys=min_piece_keys, cubin=1)
+                      num_sms=sms, min_piece_keys=min_piece_keys,
+                      poly_exp2=poly_exp2, cubin=1)
     k.save("%s/%s.nvfp4" % (out, c["name"]))
 print("gen_ours.sh: wrote %d kernels to %s" % (len(cases), out))
 PY

@@ -33,7 +33,7 @@ for hq in (128, 64):
                                "dv": 512})
 
 
-def sm_fill(s, lens=None, sms=132):
+def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     """SM fill of the sm_90a kernel's balanced plan on decode shape `s` (an
     MLA shape of MLA_SHAPES, V = K's first `dv` columns, or a GQA one of
     SHAPES, V of its own): the KV tiles the busiest of `sms` CTAs
@@ -41,7 +41,9 @@ def sm_fill(s, lens=None, sms=132):
     64 query heads) in 64-key blocks or whole KV tiles (128 keys up to D
     and Dv 128, else 64; plan::preferFineGranule picks), a piece's work
     the tiles it touches, the overhead AttentionSchedule's for the
-    granule, no CTA's share below 256 keys (plan::minPieceSlots); `lens`
+    granule, no CTA's share below `min_piece_keys` keys (plan::minPieceSlots,
+    the kernels' default 256: bench/hopper/gen_ours.sh's MIN_PIECE_KEYS
+    builds others); `lens`
     the sequences' lengths (default all KV). The formulas
     the kernel computes (plan::balancedPlan; its Python copy in
     bench/split_kv.py)."""
@@ -72,7 +74,7 @@ def sm_fill(s, lens=None, sms=132):
                                         sms):
         block = tile
     plan = balanced_plan(units(block), overhead(block), sms,
-                         min_piece_slots(block))
+                         min_piece_slots(block, min_piece_keys))
     work = [sum(-(-t1 * block // tile) - t0 * block // tile
                 for _, t0, t1 in pieces if t1 > t0) for pieces in plan]
     busiest = max(work)

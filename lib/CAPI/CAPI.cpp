@@ -208,6 +208,61 @@ nvfp4_status checkTensor(const nvfp4_tensor &t, const TensorSlot &want,
   return NVFP4_OK;
 }
 
+/// No output shares a byte with another tensor or the workspace, nor the
+/// workspace with an input: the kernels read their inputs while they write
+/// the outputs and the workspace, so on a GPU an overlap is a race with a
+/// silent wrong answer. Inputs may share memory (K and V one tensor). The
+/// one exception is an output that starts as an input (outs(%init)) passed
+/// as that same buffer: updated in place.
+nvfp4_status checkOverlaps(const nvfp4_kernel &k, const nvfp4_tensor *inputs,
+                           const nvfp4_tensor *outputs, const void *workspace) {
+  struct Range {
+    uint64_t lo, hi;
+    std::string what;
+    int64_t input = -1;    ///< the input's index, or -1
+    int64_t startsAs = -1; ///< an output: the input it starts as, or -1
+  };
+  std::vector<Range> ranges;
+  auto add = [&](const void *data, uint64_t bytes, std::string what) {
+    uint64_t lo = uint64_t(uintptr_t(data));
+    ranges.push_back({lo, lo + bytes, std::move(what)});
+  };
+  for (size_t i = 0; i < k.inputs.size(); ++i) {
+    add(inputs[i].data, k.inputs[i].bytes(),
+        "input " + std::to_string(i) + " (" + k.inputs[i].name + ")");
+    ranges.back().input = int64_t(i);
+  }
+  for (size_t o = 0; o < k.outputs.size(); ++o) {
+    add(outputs[o].data, k.outputs[o].bytes(),
+        "output " + std::to_string(o) + " (" + k.outputs[o].name + ")");
+    auto it = k.inputOf.find(k.outputs[o].name);
+    if (it != k.inputOf.end())
+      ranges.back().startsAs = int64_t(it->second);
+  }
+  if (workspace)
+    add(workspace, k.workspaceBytes, "the workspace");
+  for (size_t a = 0; a < ranges.size(); ++a) {
+    const Range &w = ranges[a];
+    if (w.input >= 0)
+      continue; // only what is written can clash
+    for (size_t b = 0; b < ranges.size(); ++b) {
+      const Range &r = ranges[b];
+      bool written = r.input < 0;
+      if (a == b || (written && b < a) || w.lo >= r.hi || r.lo >= w.hi ||
+          w.hi == w.lo || r.hi == r.lo)
+        continue;
+      if (r.input >= 0 && r.input == w.startsAs && r.lo == w.lo)
+        continue; // updated in place
+      return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                  w.what + ": overlaps " + r.what +
+                      "; an output or the workspace must not share memory "
+                      "with another tensor (only an output that starts as "
+                      "an input may be that same buffer)");
+    }
+  }
+  return NVFP4_OK;
+}
+
 /// A report into the caller's buffer, NUL-terminated, truncated to fit.
 void copyReport(const std::string &text, char *report, size_t size) {
   if (!report || !size)
@@ -545,6 +600,8 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
                     std::to_string(k->workspaceBytes) +
                     " bytes): the call cannot free its own before the "
                     "kernels run");
+  if (nvfp4_status s = checkOverlaps(*k, inputs, outputs, workspace))
+    return s;
   // An output that starts as an input (the grouped matmul's outs(%init):
   // the rows outside its groups) gets the input's bytes first, unless it
   // is the same buffer.

@@ -83,11 +83,12 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
       continue;
     }
     if (name != "num-sms" && name != "min-piece-keys" && name != "chip" &&
-        name != "features" && name != "cta-group" && name != "opt-level")
+        name != "features" && name != "cta-group" && name != "opt-level" &&
+        name != "poly-exp2")
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                   "options: unknown option '" + name +
-                      "' (expected num-sms, min-piece-keys, chip, features, "
-                      "cta-group, opt-level, cubin or function)");
+                      "' (expected num-sms, min-piece-keys, poly-exp2, chip, "
+                      "features, cta-group, opt-level, cubin or function)");
     passOptions += item + " ";
   }
   std::string errors;
@@ -100,9 +101,13 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
   if (pipeline.numSms < 1)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: num-sms must be at least 1");
-  if (pipeline.minPieceKeys < 0)
+  if (pipeline.minPieceKeys < 0 ||
+      pipeline.minPieceKeys > nvfp4::plan::kMaxMinPieceKeys)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "options: min-piece-keys must be at least 0");
+                "options: min-piece-keys must be in [0, 2^30]");
+  if (pipeline.polyExp2 < -1 || pipeline.polyExp2 > 8)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                "options: poly-exp2 must be in [0, 8] or -1");
   return NVFP4_OK;
 }
 
@@ -219,6 +224,7 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     lower.stopAfter = "attention";
     lower.numSms = pipeline.numSms;
     lower.minPieceKeys = pipeline.minPieceKeys;
+    lower.polyExp2 = pipeline.polyExp2;
     lower.ctaGroup = pipeline.ctaGroup;
     lower.chip = pipeline.chip;
     lower.features = pipeline.features;

@@ -10,4 +10,6 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
 set_source_files_properties("${CMAKE_CURRENT_LIST_DIR}/Ex2Tables.cpp"
   PROPERTIES
   COMPILE_DEFINITIONS "NVFP4_EX2_DIR=\"${NVFP4_EX2_DIR}\""
-  OBJECT_DEPENDS "${NVFP4_EX2_DIR}/ex2_pos.bin;${NVFP4_EX2_DIR}/ex2_neg.bin")
+  OBJECT_DEPENDS "${NVFP4_EX2_ARCHIVE}")
+# (On the archive, not the unpacked files: they keep the archive's
+# timestamps, so a new archive would not make them newer than the object.)

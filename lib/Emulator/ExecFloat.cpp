@@ -238,11 +238,11 @@ bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
         // stays the nearest float (that path is not measured).
         NVFP4_FOR_LANES(mask, {
           uint32_t x = in(a, l);
-          uint32_t r = ex2ApproxFtzH200(x);
-          if (!ftz && (r & 0x7f800000) == 0 && (x & 0x7fffffff) != 0 &&
+          uint32_t e = ex2ApproxFtzH200(x);
+          if (!ftz && (e & 0x7f800000) == 0 && (x & 0x7fffffff) != 0 &&
               (x >> 31))
-            r = f32Bits(approxF32(I.op, f32Of(x)));
-          d[l] = out(r);
+            e = f32Bits(approxF32(I.op, f32Of(x)));
+          d[l] = out(e);
         });
         return true;
       }

@@ -1,5 +1,4 @@
-//===- Sfu.h - special-function results as the H200 computes them -*- C++
-//-*-===//
+//===- Sfu.h - ex2.approx as the H200 computes it ---------------*- C++ -*-===//
 //
 // ex2.approx.ftz.f32 as measured on an H200 (scripts/device/ex2_lg2_probe.sh;
 // docs/Emulator.md, "ex2.approx as the H200"): 2^x is 2^i times a table entry

@@ -114,6 +114,7 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   NVFP4LowerAttentionOptions attention;
   attention.numSms = opts.numSms;
   attention.minPieceKeys = opts.minPieceKeys;
+  attention.polyExp2 = opts.polyExp2;
   attention.chip = opts.chip;
   pm.addPass(createNVFP4LowerAttention(attention));
   pm.addPass(createNVFP4LowerAttentionMerge());
@@ -238,6 +239,7 @@ void nvfp4::copyDeviceOptions(const NVFP4ToLLVMOptions &from,
   to.format = from.format;
   to.numSms = from.numSms;
   to.minPieceKeys = from.minPieceKeys;
+  to.polyExp2 = from.polyExp2;
   to.ctaGroup = from.ctaGroup;
   to.ptxasOptions = from.ptxasOptions;
 }

@@ -1,6 +1,7 @@
 //===- RunOptions.cpp - nvfp4-run's command line --------------------------===//
 
 #include "nvfp4/Runtime/RunOptions.h"
+#include "nvfp4/Support/SplitKvPlan.h"
 
 #include <cctype>
 #include <cerrno>
@@ -41,7 +42,6 @@ bool startsWith(const std::string &s, const std::string &prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-/// Decimal or 0x-hexadecimal, no sign, no overflow.
 /// An emulator numerics mode (emu::MmaNumerics, emu::ApproxNumerics):
 /// auto, exact or hardware; false for anything else.
 template <typename Mode> bool parseNumerics(const std::string &s, Mode &mode) {
@@ -56,6 +56,7 @@ template <typename Mode> bool parseNumerics(const std::string &s, Mode &mode) {
   return true;
 }
 
+/// Decimal or 0x-hexadecimal, no sign, no overflow.
 bool parseU64(const std::string &s, uint64_t &value) {
   if (s.empty())
     return false;
@@ -535,6 +536,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
                                                     "max-warp-instructions",
                                                     "num-sms",
                                                     "min-piece-keys",
+                                                    "poly-exp2",
                                                     "chip",
                                                     "cta-group",
                                                     "set-input",
@@ -634,10 +636,17 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
                          ": expected an SM count in [1, 100000]");
     } else if (option == "min-piece-keys") {
       uint64_t keys = 0;
-      if (!parseU64(value, keys) || keys > (1u << 30))
+      if (!parseU64(value, keys) ||
+          keys > uint64_t(nvfp4::plan::kMaxMinPieceKeys))
         return makeError("--min-piece-keys=", value,
                          ": expected a key count in [0, 2^30]");
       options.minPieceKeys = keys;
+    } else if (option == "poly-exp2") {
+      uint64_t n = 0;
+      if (!parseU64(value, n) || n > 8)
+        return makeError("--poly-exp2=", value,
+                         ": expected a count of 8 exponentials in [0, 8]");
+      options.polyExp2 = n;
     } else if (option == "chip") {
       if (value != "sm_100a" && value != "sm_90a")
         return makeError("--chip=", value,
@@ -742,8 +751,8 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
   }
   for (const char *o :
        {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms", "min-piece-keys",
-        "chip", "cta-group", "set-input", "no-input-checks", "cta-stats",
-        "schedules", "replace-ptx"})
+        "poly-exp2", "chip", "cta-group", "set-input", "no-input-checks",
+        "cta-stats", "schedules", "replace-ptx"})
     if (given.count(o))
       return makeError("--", o, " is for MLIR input only (", options.input,
                        " is not a .mlir file)");
@@ -895,9 +904,14 @@ names the reference, the launch and each argument; docs/Runtime.md):
   --num-sms=N               nvfp4.attention: the SM count the balanced
                             split-KV plan spreads the work over (default 148,
                             a B200; nvfp4-lower-attention's num-sms)
-  --min-piece-keys=N        nvfp4.attention: the fewest keys the balanced
-                            plan gives a CTA (default 256; 0: every CTA
-                            takes a share; nvfp4-lower-attention's option)
+  --min-piece-keys=N        nvfp4.attention: the smallest share in keys
+                            the balanced plan gives a CTA (default 256; 0:
+                            no floor; at most 2^30; nvfp4-lower-attention's
+                            option)
+  --poly-exp2=N             nvfp4.attention on sm_90a: of every 8
+                            exponentials of P, N by a cubic on the FMA pipe
+                            rather than the SFU (0-8; default: the pass's
+                            rule; nvfp4-lower-attention's option)
   --chip=CHIP               the chip the kernels are built for: sm_100a
                             (default: tcgen05) or sm_90a (Hopper: wgmma;
                             nvfp4.attention only, docs/Hopper.md)

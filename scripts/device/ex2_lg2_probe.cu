@@ -22,23 +22,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-__global__ void ex2All(const float *in, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(in[i]));
-    out[i] = r;
-  }
-}
-
-__global__ void lg2All(const float *in, float *out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    float r;
-    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(in[i]));
-    out[i] = r;
-  }
-}
+#include "sfu_kernels.cuh"
 
 static uint32_t bits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 static int64_t ulps(float a, float b) { // signed distance in ordered ulps

@@ -196,6 +196,8 @@ static int errors(void) {
          NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "min-piece-keys=-1", &k),
          NVFP4_ERROR_INVALID_ARGUMENT);
+  EXPECT(nvfp4_compile(kGqa, 0, "poly-exp2=9", &k),
+         NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "colour=blue", &k),
          NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "function=nope", &k),
@@ -250,6 +252,9 @@ static int errors(void) {
   EXPECT(nvfp4_launch(NULL, d, in, 5, out, 2, NULL, 0, NULL),
          NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_launch(k, d, in, 5, out, 2, p, 16, NULL),
+         NVFP4_ERROR_INVALID_ARGUMENT);
+  /* Every tensor at p: the outputs overlap the inputs. */
+  EXPECT(nvfp4_launch(k, d, in, 5, out, 2, NULL, 0, NULL),
          NVFP4_ERROR_INVALID_ARGUMENT);
   nvfp4_tensor_info info;
   EXPECT(nvfp4_kernel_tensor(k, 1, 2, &info), NVFP4_ERROR_INVALID_ARGUMENT);

@@ -108,6 +108,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
       lowerOptions.numSms = int64_t(options.numSms);
     if (options.minPieceKeys)
       lowerOptions.minPieceKeys = int64_t(*options.minPieceKeys);
+    if (options.polyExp2)
+      lowerOptions.polyExp2 = int64_t(*options.polyExp2);
     lowerOptions.chip = options.chip;
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());

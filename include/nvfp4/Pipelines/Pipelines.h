@@ -63,10 +63,16 @@ struct SM100ToCubinOptions
       llvm::cl::init(148)};
   PassOptions::Option<int64_t> minPieceKeys{
       *this, "min-piece-keys",
-      llvm::cl::desc("Fewest keys the balanced split-KV plan gives a CTA "
-                     "(nvfp4-lower-attention's min-piece-keys; 0: every "
-                     "CTA takes a share)"),
+      llvm::cl::desc("Smallest share in keys the balanced split-KV plan "
+                     "gives a CTA (nvfp4-lower-attention's min-piece-keys; "
+                     "0: no floor)"),
       llvm::cl::init(nvfp4::plan::kDefaultMinPieceKeys)};
+  PassOptions::Option<int64_t> polyExp2{
+      *this, "poly-exp2",
+      llvm::cl::desc("sm_90a: of every 8 exponentials of P, how many on the "
+                     "FMA pipe (nvfp4-lower-attention's poly-exp2; -1: the "
+                     "default rule)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses single CTAs or CTA "
@@ -134,9 +140,14 @@ struct NVFP4ToLLVMOptions
       llvm::cl::init(148)};
   PassOptions::Option<int64_t> minPieceKeys{
       *this, "min-piece-keys",
-      llvm::cl::desc("Fewest keys the balanced split-KV plan gives a CTA "
-                     "(nvfp4-lower-attention's min-piece-keys)"),
+      llvm::cl::desc("Smallest share in keys the balanced split-KV plan "
+                     "gives a CTA (nvfp4-lower-attention's min-piece-keys)"),
       llvm::cl::init(nvfp4::plan::kDefaultMinPieceKeys)};
+  PassOptions::Option<int64_t> polyExp2{
+      *this, "poly-exp2",
+      llvm::cl::desc("sm_90a: of every 8 exponentials of P, how many on the "
+                     "FMA pipe (nvfp4-lower-attention's poly-exp2)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses by shape, 1 or 2 "
@@ -148,7 +159,8 @@ struct NVFP4ToLLVMOptions
 };
 
 /// Sets the device options of nvfp4-sm100-to-cubin (chip, features,
-/// opt-level, format, num-sms, min-piece-keys, cta-group, ptxas-opts) from
+/// opt-level, format, num-sms, min-piece-keys, poly-exp2, cta-group,
+/// ptxas-opts) from
 /// `from`.
 void copyDeviceOptions(const NVFP4ToLLVMOptions &from,
                        SM100ToCubinOptions &to);

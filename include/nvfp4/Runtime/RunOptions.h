@@ -133,6 +133,9 @@ struct RunOptions {
   /// nvfp4.attention: the balanced plan's fewest keys a CTA (unset: the
   /// pass's default).
   std::optional<uint64_t> minPieceKeys;
+  /// nvfp4.attention on sm_90a: exponentials of every 8 on the FMA pipe
+  /// (unset: the pass's rule).
+  std::optional<uint64_t> polyExp2;
   /// --cta-group=N: nvfp4-lower-scaled-matmul's cta-group (0: by shape).
   uint64_t ctaGroup = 0;
   /// MLIR input: the chip the kernels are built for (nvfp4-sm100-to-cubin's

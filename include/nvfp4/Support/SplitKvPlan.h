@@ -60,9 +60,11 @@ struct Partition {
 /// its tiles) followed by one slot per tile (at least one slot: an empty
 /// unit with o = 0 takes one), units one after the other; partition p
 /// takes the slots [p S, (p + 1) S) with S = max(ceil(total / partitions),
-/// minSlots), so that no piece is shorter than minSlots tiles when there
-/// are few tiles for many partitions (the partitions past the last slot
-/// are empty; minPieceSlots below). A
+/// minSlots): when there are few tiles for many partitions, each takes
+/// minSlots slots (the last one the rest, the partitions past the last
+/// slot nothing; minPieceSlots below), so that pieces are not cut into
+/// single tiles (a unit's head or tail in a partition may still be
+/// shorter). A
 /// partition processes a unit when it owns one of the unit's tile slots,
 /// or, for a unit without tiles, the unit's first slot (so that somebody
 /// writes its empty result). Every tile goes to exactly one partition, and
@@ -89,15 +91,18 @@ int64_t unitSlots(int64_t tiles, int64_t overhead);
 BalancedPlan balancedPlan(const std::vector<int64_t> &tiles, int64_t overhead,
                           int64_t partitions, int64_t minSlots = 1);
 
-/// The smallest share of a partition, in granules of `granuleKeys` keys:
-/// ceil(minPieceKeys / granuleKeys), at least 1. A piece pays a fixed
+/// The smallest share S of a partition, in granules of `granuleKeys` keys:
+/// ceil(minPieceKeys / granuleKeys), at least 1 (minPieceKeys in [0,
+/// kMaxMinPieceKeys]). A piece pays a fixed
 /// cost (Q's load, its partial result's write and the combine's read of
 /// it) that a piece of a few keys does not amortize (docs/Hopper.md,
 /// "The shortest piece").
 int64_t minPieceSlots(int64_t minPieceKeys, int64_t granuleKeys);
 
-/// The default of nvfp4-lower-attention's min-piece-keys.
+/// The default of nvfp4-lower-attention's min-piece-keys, and its largest
+/// value (2^30: the plan's slot counts stay in i32).
 constexpr int64_t kDefaultMinPieceKeys = 256;
+constexpr int64_t kMaxMinPieceKeys = int64_t(1) << 30;
 
 /// The local tile range [t0, t1) of unit `u` in partition `p` of `plan`
 /// ({0, 0} when p does not process u).

@@ -529,10 +529,13 @@ void Consumer::build() {
             Value e[2];
             for (int j = 0; j < 2; ++j) {
               Value xi = x[2 * q + j];
-              e[j] = ir.ex2(prescale
-                                ? Value(arith::AddFOp::create(b, xi, negM[h]))
-                                : Value(math::FmaOp::create(b, xi, k.scaleLog2,
-                                                            negM[h])));
+              Value arg =
+                  prescale
+                      ? Value(arith::AddFOp::create(b, xi, negM[h]))
+                      : Value(math::FmaOp::create(b, xi, k.scaleLog2, negM[h]));
+              // polyExp2 of every 8 on the FMA pipe (the first of each 8).
+              e[j] =
+                  (2 * q + j) % 8 < s.polyExp2 ? ir.ex2Poly(arg) : ir.ex2(arg);
               r.sum[h] = arith::AddFOp::create(b, r.sum[h], e[j]);
             }
             Value two = vector::FromElementsOp::create(b, pairF,

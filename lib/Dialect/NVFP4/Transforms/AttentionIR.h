@@ -17,6 +17,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "nvfp4/Support/Ex2Poly.h"
 
 #include <limits>
 
@@ -104,6 +105,10 @@ public:
     return inlinePtx(code, b.getF32Type(), x)[0];
   }
   Value ex2(Value x) { return ptxF32("ex2.approx.ftz.f32 $0, $1;", x); }
+  /// 2^x for x <= 0 on the FMA and integer pipes instead of the SFU
+  /// (nvfp4/Support/Ex2Poly.h; docs/Hopper.md, "Exponentials on the FMA
+  /// pipe"): within 8.6e-5 relative, +0 for x <= -127 and -inf.
+  Value ex2Poly(Value x) { return ptxF32(nvfp4::kEx2PolyPtx, x); }
   /// `v` (an index) through an opaque move: LLVM cannot hoist what is
   /// computed from it out of the loop it is in. The kernels' shared-memory
   /// descriptors (D / 16 per operand) would otherwise all be hoisted and

@@ -76,7 +76,8 @@ FailureOr<AttentionChip> nvfp4::parseAttentionChip(StringRef chip,
 
 FailureOr<AttentionSchedule>
 nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
-                               AttentionChip chip, int64_t minPieceKeys) {
+                               AttentionChip chip, int64_t minPieceKeys,
+                               int64_t polyExp2) {
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
   auto v = cast<RankedTensorType>(op.getV().getType());
@@ -379,6 +380,9 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     // loader, 216 / 72 in D 256's consumers; docs/Hopper.md).
     s.overlapSoftmax = p.headDimV <= 128;
     s.pingPong = s.consumers == 2 && s.dvGroups == 1;
+    // Exponentials on the FMA pipe: by default none (measured choice in
+    // docs/Hopper.md, "Exponentials on the FMA pipe").
+    s.polyExp2 = polyExp2 == AttentionSchedule::kPolyExp2Auto ? 0 : polyExp2;
     s.maxRegs = s.consumers == 2 ? 168 : 240;
     s.softmaxRegs = s.consumers == 2 ? 224 : 240;
     s.otherRegs = s.consumers == 2 ? 56 : 240;

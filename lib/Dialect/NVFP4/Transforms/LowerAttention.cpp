@@ -1633,6 +1633,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
     attrs.push_back(named("consumers", s.consumers));
     attrs.push_back(named("overlap_softmax", s.overlapSoftmax ? 1 : 0));
     attrs.push_back(named("ping_pong", s.pingPong ? 1 : 0));
+    attrs.push_back(named("poly_exp2", s.polyExp2));
     attrs.push_back(named("dv_groups", s.dvGroups));
     if (s.dvGroups > 1)
       attrs.push_back(named("dv_group_regs", s.dvGroupRegs));
@@ -1664,10 +1665,17 @@ struct NVFP4LowerAttentionPass
       return;
     if (failed(checkNumSms(module, "nvfp4-lower-attention", numSms)))
       return signalPassFailure();
-    if (minPieceKeys < 0) {
-      module.emitError("nvfp4-lower-attention: min-piece-keys must be at "
-                       "least 0, got ")
+    if (minPieceKeys < 0 || minPieceKeys > plan::kMaxMinPieceKeys) {
+      module.emitError("nvfp4-lower-attention: min-piece-keys must be in "
+                       "[0, 2^30], got ")
           << int64_t(minPieceKeys);
+      return signalPassFailure();
+    }
+    if (polyExp2 < AttentionSchedule::kPolyExp2Auto ||
+        polyExp2 > AttentionSchedule::kPolyExp2Max) {
+      module.emitError("nvfp4-lower-attention: poly-exp2 must be in [0, 8] "
+                       "or -1 (the default rule), got ")
+          << int64_t(polyExp2);
       return signalPassFailure();
     }
     std::string chipError;
@@ -1680,7 +1688,7 @@ struct NVFP4LowerAttentionPass
     for (Operation *generic : ops) {
       auto op = cast<AttentionOp>(generic);
       FailureOr<AttentionSchedule> s =
-          chooseAttentionSchedule(op, numSms, *target, minPieceKeys);
+          chooseAttentionSchedule(op, numSms, *target, minPieceKeys, polyExp2);
       if (failed(s))
         return signalPassFailure();
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());

@@ -2,6 +2,7 @@
 // RUN: not nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90" 2>&1 | FileCheck %s --check-prefix=SM90
 // RUN: not nvfp4-opt %s --nvfp4-lower-attention="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: nvfp4-opt %s --nvfp4-sm100-to-cubin="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
+// RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a poly-exp2=2" | FileCheck %s --check-prefix=POLY
 
 // The sm_90a kernel of a GQA decode (8 query heads per KV head: one
 // consumer warpgroup), of a prefill (128 rows: two) and of an MLA decode
@@ -77,7 +78,7 @@ func.func @gqa_decode(%q: tensor<2x1x8x128xbf16>, %k: tensor<2x400x1x128xbf16>,
 // CHECK-LABEL: gpu.module @prefill_attention
 // CHECK: gpu.func @prefill_attention(
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64{{.*}}overlap_softmax = 0 : i64, partitions = {{[0-9]+}} : i64, ping_pong = 1 : i64
+// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64{{.*}}overlap_softmax = 0 : i64, partitions = {{[0-9]+}} : i64, ping_pong = 1 : i64{{.*}}poly_exp2 = 0 : i64
 // CHECK-SAME: nvvm.maxnreg = 168
 // CHECK: sm100.warp_roles 12 {
 // CHECK: sm100.role "consumer" warps[0, 8) regs 224 {
@@ -190,3 +191,12 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 {{(\\09)?}}208;
 // PTX-DAG: bar.arrive 1, 256;
 // PTX-DAG: bar.sync 1, 256;
+
+// poly-exp2=2: of every 8 exponentials of P, 2 by the cubic on the FMA pipe
+// (nvfp4/Support/Ex2Poly.h), the rest by the SFU (docs/Hopper.md,
+// "Exponentials on the FMA pipe"). By default none.
+// CHECK-NOT: add.rm.f32
+// POLY-LABEL: gpu.module @prefill_attention
+// POLY: ping_pong = 1 : i64{{.*}}poly_exp2 = 2 : i64
+// POLY-DAG: add.rm.f32 t, x, 0f4B400000;
+// POLY-DAG: ex2.approx.ftz.f32

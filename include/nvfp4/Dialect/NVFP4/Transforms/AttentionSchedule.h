@@ -122,6 +122,16 @@ struct AttentionSchedule {
   /// issue their wgmma (named barriers), so that one's softmax runs while
   /// the other's GEMMs hold the tensor cores (FlashAttention-3's ping-pong).
   bool pingPong = false;
+  /// sm_90a: of every 8 exponentials of P, how many are computed on the
+  /// FMA and integer pipes (AttentionIR::ex2Poly) rather than by the SFU's
+  /// ex2.approx: the SFU does 16 a clock an SM, the FMA pipe 128, so with
+  /// head dim 64 (as many exponentials as MMA clocks) moving a share off
+  /// the SFU shortens the softmax (docs/Hopper.md, "Exponentials on the FMA
+  /// pipe"). 0: all on the SFU.
+  int64_t polyExp2 = 0;
+  /// The largest polyExp2, and the option's "choose" value.
+  static constexpr int64_t kPolyExp2Max = 8;
+  static constexpr int64_t kPolyExp2Auto = -1;
   /// sm_90a: rows of the wgmma M a consumer warpgroup owns.
   static constexpr int64_t kWarpgroupRows = 64;
 
@@ -310,11 +320,14 @@ struct AttentionSchedule {
 
 /// Chooses the schedule for `op` on a device with `numSms` SMs, or reports
 /// at the op why no schedule supports it (and fails). `minPieceKeys`: the
-/// balanced plan's shortest share (AttentionSchedule::minPieceKeys).
+/// balanced plan's shortest share (AttentionSchedule::minPieceKeys);
+/// `polyExp2`: AttentionSchedule::polyExp2 on sm_90a, or kPolyExp2Auto for
+/// the default rule.
 mlir::FailureOr<AttentionSchedule>
 chooseAttentionSchedule(AttentionOp op, int64_t numSms,
                         AttentionChip chip = AttentionChip::SM100,
-                        int64_t minPieceKeys = plan::kDefaultMinPieceKeys);
+                        int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
+                        int64_t polyExp2 = AttentionSchedule::kPolyExp2Auto);
 
 } // namespace nvfp4
 

@@ -44,11 +44,16 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
            "sm_90a the Hopper kernel (wgmma, docs/Hopper.md)">,
     Option<"minPieceKeys", "min-piece-keys", "int64_t",
            /*default=*/"::nvfp4::plan::kDefaultMinPieceKeys",
-           "The balanced split-KV plan gives no CTA fewer keys than this "
-           "(in whole 64-key blocks or KV tiles), leaving CTAs idle rather "
-           "than paying a piece's fixed cost for a few keys; 0 spreads "
-           "the keys over every CTA (docs/Hopper.md, \"The shortest "
-           "piece\")">,
+           "The smallest share, in keys (rounded up to whole 64-key blocks "
+           "or KV tiles), the balanced split-KV plan gives a CTA: CTAs "
+           "past the work stay idle rather than pay a piece's fixed cost "
+           "for a few keys; 0: no floor; at most 2^30 "
+           "(docs/AttentionLowering.md, \"The shortest piece\")">,
+    Option<"polyExp2", "poly-exp2", "int64_t", /*default=*/"-1",
+           "sm_90a: of every 8 exponentials of P, how many are computed by "
+           "a cubic on the FMA pipe instead of the SFU's ex2.approx (0-8); "
+           "-1: the default rule (docs/Hopper.md, \"Exponentials on the FMA "
+           "pipe\")">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Attention kernels built">,
