@@ -201,7 +201,8 @@ OPTIONS = ["num-sms=148", "num-sms=0", "num-sms=-3", "num-sms=99999999999",
            "features=+ptx80", "features=+ptx99", "features=ptx", "opt-level=7",
            "cta-group=2", "cta-group=5", "function=gqa", "function=",
            "function=merge", "bogus", "=1", "num-sms=abc", "min-piece-keys=0",
-           "min-piece-keys=-1", "min-piece-keys=99999999999999"]
+           "min-piece-keys=-1", "min-piece-keys=99999999999999",
+           "poly-exp2=4", "poly-exp2=-1", "poly-exp2=9", "poly-exp2=x"]
 
 
 def seeds():

@@ -14,6 +14,7 @@
 #include "nvfp4/Dialect/NVFP4/Transforms/HarnessAttr.h"
 #include "nvfp4/InitAll.h"
 #include "nvfp4/Pipelines/Pipelines.h"
+#include "nvfp4/Support/Ex2Poly.h"
 #include "nvfp4/Support/InputNesting.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -105,7 +106,8 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
       pipeline.minPieceKeys > nvfp4::plan::kMaxMinPieceKeys)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: min-piece-keys must be in [0, 2^30]");
-  if (pipeline.polyExp2 < -1 || pipeline.polyExp2 > 8)
+  if (pipeline.polyExp2 < nvfp4::kPolyExp2Auto ||
+      pipeline.polyExp2 > nvfp4::kPolyExp2Max)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: poly-exp2 must be in [0, 8] or -1");
   return NVFP4_OK;

@@ -1,6 +1,7 @@
 //===- RunOptions.cpp - nvfp4-run's command line --------------------------===//
 
 #include "nvfp4/Runtime/RunOptions.h"
+#include "nvfp4/Support/Ex2Poly.h"
 #include "nvfp4/Support/SplitKvPlan.h"
 
 #include <cctype>
@@ -643,7 +644,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       options.minPieceKeys = keys;
     } else if (option == "poly-exp2") {
       uint64_t n = 0;
-      if (!parseU64(value, n) || n > 8)
+      if (!parseU64(value, n) || n > uint64_t(nvfp4::kPolyExp2Max))
         return makeError("--poly-exp2=", value,
                          ": expected a count of 8 exponentials in [0, 8]");
       options.polyExp2 = n;

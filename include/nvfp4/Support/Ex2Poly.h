@@ -23,6 +23,8 @@
 #ifndef NVFP4_SUPPORT_EX2POLY_H
 #define NVFP4_SUPPORT_EX2POLY_H
 
+#include <cstdint>
+
 namespace nvfp4 {
 
 inline constexpr const char *kEx2PolyPtx =
@@ -37,6 +39,12 @@ inline constexpr const char *kEx2PolyPtx =
     "shl.b32 e, t, 23; "
     "add.s32 e, p, e; "
     "mov.b32 $0, e; }";
+
+/// poly-exp2's range (nvfp4-lower-attention, the pipelines, the C API,
+/// nvfp4-run): 0 to kPolyExp2Max of every 8 of P's exponentials, or
+/// kPolyExp2Auto for the default rule.
+inline constexpr int64_t kPolyExp2Max = 8;
+inline constexpr int64_t kPolyExp2Auto = -1;
 
 /// The largest relative error of kEx2PolyPtx against 2^x for x in
 /// [-126, 0] (checked on 2^14 points of (-1, 0] and integer shifts by

@@ -382,7 +382,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     s.pingPong = s.consumers == 2 && s.dvGroups == 1;
     // Exponentials on the FMA pipe: by default none (measured choice in
     // docs/Hopper.md, "Exponentials on the FMA pipe").
-    s.polyExp2 = polyExp2 == AttentionSchedule::kPolyExp2Auto ? 0 : polyExp2;
+    s.polyExp2 = polyExp2 == kPolyExp2Auto ? 0 : polyExp2;
     s.maxRegs = s.consumers == 2 ? 168 : 240;
     s.softmaxRegs = s.consumers == 2 ? 224 : 240;
     s.otherRegs = s.consumers == 2 ? 56 : 240;

@@ -1671,8 +1671,7 @@ struct NVFP4LowerAttentionPass
           << int64_t(minPieceKeys);
       return signalPassFailure();
     }
-    if (polyExp2 < AttentionSchedule::kPolyExp2Auto ||
-        polyExp2 > AttentionSchedule::kPolyExp2Max) {
+    if (polyExp2 < kPolyExp2Auto || polyExp2 > kPolyExp2Max) {
       module.emitError("nvfp4-lower-attention: poly-exp2 must be in [0, 8] "
                        "or -1 (the default rule), got ")
           << int64_t(polyExp2);

@@ -10,6 +10,7 @@
 #ifndef NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
 #define NVFP4_DIALECT_NVFP4_TRANSFORMS_ATTENTIONSCHEDULE_H
 
+#include "nvfp4/Support/Ex2Poly.h"
 #include "nvfp4/Support/KvCacheFormat.h"
 #include "nvfp4/Support/SplitKvPlan.h"
 
@@ -123,15 +124,12 @@ struct AttentionSchedule {
   /// the other's GEMMs hold the tensor cores (FlashAttention-3's ping-pong).
   bool pingPong = false;
   /// sm_90a: of every 8 exponentials of P, how many are computed on the
-  /// FMA and integer pipes (AttentionIR::ex2Poly) rather than by the SFU's
+  /// FMA and integer pipes (nvfp4/Support/Ex2Poly.h) rather than by the SFU's
   /// ex2.approx: the SFU does 16 a clock an SM, the FMA pipe 128, so with
   /// head dim 64 (as many exponentials as MMA clocks) moving a share off
   /// the SFU shortens the softmax (docs/Hopper.md, "Exponentials on the FMA
   /// pipe"). 0: all on the SFU.
   int64_t polyExp2 = 0;
-  /// The largest polyExp2, and the option's "choose" value.
-  static constexpr int64_t kPolyExp2Max = 8;
-  static constexpr int64_t kPolyExp2Auto = -1;
   /// sm_90a: rows of the wgmma M a consumer warpgroup owns.
   static constexpr int64_t kWarpgroupRows = 64;
 
@@ -321,13 +319,13 @@ struct AttentionSchedule {
 /// Chooses the schedule for `op` on a device with `numSms` SMs, or reports
 /// at the op why no schedule supports it (and fails). `minPieceKeys`: the
 /// balanced plan's shortest share (AttentionSchedule::minPieceKeys);
-/// `polyExp2`: AttentionSchedule::polyExp2 on sm_90a, or kPolyExp2Auto for
-/// the default rule.
+/// `polyExp2`: AttentionSchedule::polyExp2 on sm_90a, or kPolyExp2Auto
+/// (nvfp4/Support/Ex2Poly.h) for the default rule.
 mlir::FailureOr<AttentionSchedule>
 chooseAttentionSchedule(AttentionOp op, int64_t numSms,
                         AttentionChip chip = AttentionChip::SM100,
                         int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
-                        int64_t polyExp2 = AttentionSchedule::kPolyExp2Auto);
+                        int64_t polyExp2 = kPolyExp2Auto);
 
 } // namespace nvfp4
 
