@@ -4,8 +4,10 @@
 Each case is one `nvfp4.attention` op in a function of its own; nvfp4-run
 lowers it (nvfp4-lower-attention), compiles the kernel, runs it on the
 emulator with seeded inputs and checks O and the LSE against the float64
-reference (docs/Attention.md thresholds). With --ptxas each kernel is also
-assembled for sm_100a and must have zero spills and no stack frame.
+reference (docs/Attention.md thresholds). With --ptxas the PTX nvfp4-run
+compiled and ran (its --emit-ptx, every option included) is also assembled
+for the chip and must have zero spills and no stack frame; --nvfp4-opt
+reads the schedule attributes into --table's columns.
 
   scripts/attention_matrix.py --set=ci --nvfp4-run=build/bin/nvfp4-run \
       [--nvfp4-opt=build/bin/nvfp4-opt --ptxas=/usr/local/cuda/bin/ptxas] \
@@ -451,6 +453,7 @@ def run_case(c, args, tmp):
                 verdict += " | ptxas serializes wgmma"
             verdict += " | ptxas %d kernels, %d regs, %d bytes spilled, %d " \
                 "stack" % (len(regs), info["regs"], st + ld, stack)
+    if args.table and args.nvfp4_opt:
         sched = subprocess.run([args.nvfp4_opt, path,
                                 "--nvfp4-lower-attention=chip=" + args.chip],
                                capture_output=True, text=True).stdout
