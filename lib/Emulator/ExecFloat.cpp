@@ -247,8 +247,20 @@ bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
         return true;
       }
       [[fallthrough]];
-    case XOp::FRsqrt:
     case XOp::FLg2:
+      if (I.op == XOp::FLg2 && h200Ex2_) {
+        // sm_90's lg2 (Sfu.h); a subnormal x without .ftz is not measured:
+        // the nearest float.
+        NVFP4_FOR_LANES(mask, {
+          uint32_t x = in(a, l);
+          d[l] = out(!ftz && (x & 0x7f800000) == 0 && (x & 0x7fffff) != 0
+                         ? f32Bits(approxF32(I.op, f32Of(x)))
+                         : lg2ApproxFtzSm90(x));
+        });
+        return true;
+      }
+      [[fallthrough]];
+    case XOp::FRsqrt:
     case XOp::FSin:
     case XOp::FCos:
     case XOp::FTanh:

@@ -11,6 +11,11 @@ __attribute__((
     visibility("hidden"))) extern const unsigned char nvfp4_emu_ex2_pos[];
 __attribute__((
     visibility("hidden"))) extern const unsigned char nvfp4_emu_ex2_neg[];
+// lg2's mantissa table: int32 below m = 2^17, int8 above.
+__attribute__((
+    visibility("hidden"))) extern const unsigned char nvfp4_emu_lg2_lo[];
+__attribute__((
+    visibility("hidden"))) extern const unsigned char nvfp4_emu_lg2_hi[];
 }
 
 namespace {
@@ -24,6 +29,15 @@ uint32_t bitsOf(float f) {
 /// The float nearest exp2(x) as the probe computed it (in double, then
 /// rounded), as bits.
 uint32_t nearestExp2(double x) { return bitsOf(float(std::exp2(x))); }
+
+/// Signed ordered ulps of a float (its bits for x >= 0, minus the
+/// magnitude's bits below), as the lg2 probe counts them.
+int64_t ordered(uint32_t u) {
+  return u & 0x80000000u ? -int64_t(u & 0x7fffffffu) : int64_t(u);
+}
+uint32_t fromOrdered(int64_t o) {
+  return o < 0 ? uint32_t(-o) | 0x80000000u : uint32_t(o);
+}
 
 } // namespace
 
@@ -64,4 +78,43 @@ uint32_t nvfp4::emu::ex2ApproxFtzH200(uint32_t x) {
   if (e <= 0)
     return 0;
   return (t & 0x807fffff) | uint32_t(e << 23);
+}
+
+int nvfp4::emu::lg2TableDiff(uint32_t m) {
+  if (m < (1u << 17)) {
+    int32_t d;
+    std::memcpy(&d, nvfp4_emu_lg2_lo + 4 * m, 4);
+    return d;
+  }
+  return int(int8_t(nvfp4_emu_lg2_hi[m]));
+}
+
+uint32_t nvfp4::emu::lg2ApproxFtzSm90(uint32_t x) {
+  const uint32_t exponent = (x >> 23) & 0xff;
+  if ((x & 0x7fffffff) > 0x7f800000) // NaN
+    return 0x7fffffff;
+  if (exponent == 0) // +-0 and subnormals (flushed)
+    return 0xff800000;
+  if (x >> 31)
+    return 0x7fffffff;
+  if (exponent == 0xff)
+    return 0x7f800000;
+  const uint32_t m = x & 0x7fffff;
+  // F[m]: the float nearest log2(1 + m 2^-23), as the probe computed it,
+  // plus the measured difference.
+  const double mant = 1.0 + std::ldexp(double(m), -23);
+  const uint32_t f =
+      fromOrdered(ordered(bitsOf(float(std::log2(mant)))) + lg2TableDiff(m));
+  const int e = int(exponent) - 127;
+  if (e == 0)
+    return f;
+  float ff;
+  std::memcpy(&ff, &f, 4);
+  // e + F exactly (F's bits span at most 2^-1 .. 2^-47 and |e| <= 126:
+  // within double's 53), then toward zero.
+  const double sum = double(e) + double(ff);
+  float r = float(sum);
+  if (std::fabs(double(r)) > std::fabs(sum))
+    r = std::nextafter(r, 0.0f);
+  return bitsOf(r);
 }

@@ -27,6 +27,20 @@ uint32_t ex2ApproxFtzH200(uint32_t x);
 /// 2^-23).
 int ex2TableDiff(bool negative, uint32_t m);
 
+/// lg2.approx.ftz.f32 of the f32 bits `x` as sm_90 computes it (measured on
+/// an H100 80GB HBM3; docs/Emulator.md, "lg2.approx as measured"): NaN and
+/// x < 0 give 0x7fffffff, +-0 and subnormals (flushed) -inf, +inf +inf;
+/// otherwise, for x = 2^e (1 + m 2^-23), e + F[m] rounded toward zero, F
+/// the measured lg2 of the mantissa (a multiple of 2^-36). Equal to the
+/// hardware for every x >= 1 (e >= 0, checked over whole binades); for x <
+/// 1 the hardware's F has bits below the float's that the table lacks, and
+/// 27-99% of results match (docs/Emulator.md).
+uint32_t lg2ApproxFtzSm90(uint32_t x);
+
+/// The difference (hardware minus the float nearest log2, in ulps) of
+/// lg2(1 + m 2^-23), 0 <= m < 2^23.
+int lg2TableDiff(uint32_t m);
+
 } // namespace nvfp4::emu
 
 #endif // NVFP4_LIB_EMULATOR_SFU_H
