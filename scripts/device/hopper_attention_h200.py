@@ -5,9 +5,10 @@ For each kernel artifact (scripts/device/gen_hopper_attention.sh):
 1. check(): random inputs (seeds 1 and 2), the GPU's outputs against
    float64 (PASS/FAIL: a pass condition);
 2. the same inputs (seed 1) through the GPU and the emulator, outputs
-   poisoned first: how many elements differ and by how many units in the
-   last place (recorded: the emulator computes ex2.approx / lg2.approx
-   exactly rounded, the H200 does not; docs/Hopper.md, increment 3).
+   poisoned first: how many elements differ, by how many units in the
+   last place (ordered: +0 and -0 are 0 apart) and the first four
+   differences' bits (recorded; the emulator models ex2.approx and
+   lg2.approx as sm_90 computes them: docs/Emulator.md).
 
 Usage: python3 hopper_attention_h200.py ARTIFACT...   Exit status 0 when
 every float64 check passed.
@@ -21,15 +22,24 @@ WIDTH = {"bf16": 2, "f16": 2, "f32": 4}
 
 
 def ulp_diff(a, b, dtype):
-    """(differing elements, elements, max ulp) between two outputs' bytes."""
+    """(differing elements, elements, max ulp, the first four differences
+    as "index gpu-bits/emulator-bits") between two outputs' bytes."""
     w = WIDTH.get(dtype)
     if not w:
         d = sum(x != y for x, y in zip(a, b))
-        return d, len(a), None
-    fmt = "<%d%s" % (len(a) // w, "h" if w == 2 else "i")
+        return d, len(a), None, []
+    fmt = "<%d%s" % (len(a) // w, "H" if w == 2 else "I")
     x, y = struct.unpack(fmt, a), struct.unpack(fmt, b)
-    diffs = [abs(p - q) for p, q in zip(x, y) if p != q]
-    return len(diffs), len(x), max(diffs) if diffs else 0
+    sign = 1 << (8 * w - 1)
+
+    def ordered(v):  # signed ordered units, so that +0 and -0 are 0 apart
+        return -(v & (sign - 1)) if v & sign else v
+    diffs = [(i, p, q) for i, (p, q) in enumerate(zip(x, y)) if p != q]
+    worst = max((abs(ordered(p) - ordered(q)) for _, p, q in diffs),
+                default=0)
+    shown = ["%d %0*x/%0*x" % (i, 2 * w, p, 2 * w, q) for i, p, q in
+             diffs[:4]]
+    return len(diffs), len(x), worst, shown
 
 
 def main(paths):
@@ -60,11 +70,12 @@ def main(paths):
             outs[tag] = [a.to_bytes() for a in o]
         same = True
         for o, g, e in zip(k.outputs, outs["gpu"], outs["emulator"]):
-            d, n, u = ulp_diff(g, e, o.dtype)
+            d, n, u, shown = ulp_diff(g, e, o.dtype)
             same &= d == 0
-            print("  %s gpu vs emulator %s: %d of %d elements differ%s" % (
+            print("  %s gpu vs emulator %s: %d of %d elements differ%s%s" % (
                 name, o.name, d, n, "" if u is None else
-                ", at most %d ulp" % u), flush=True)
+                ", at most %d ulp" % u,
+                " (" + ", ".join(shown) + ")" if shown else ""), flush=True)
         exact += same
     print("%d kernels: %d float64 failures; %d of them bit for bit equal to "
           "the emulator" % (len(paths), failures, exact))
