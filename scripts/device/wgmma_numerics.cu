@@ -122,7 +122,9 @@ int main(int argc, char **argv) {
   }
   std::string outdir = argv[1];
   unsigned scale = argc > 2 ? unsigned(std::atoi(argv[2])) : 1;
-  for (const Set &st : probeSets(scale)) {
+  // WGMMA_TINY=1: the subnormal-range set instead (wgmma_numerics_gen.h).
+  const bool tiny = std::getenv("WGMMA_TINY") != nullptr;
+  for (const Set &st : tiny ? tinySets() : probeSets(scale)) {
     auto ha = bytesOf(st.a, elemBytes(st.format));
     auto hb = bytesOf(st.b, elemBytes(st.format));
     uint8_t *a, *b;

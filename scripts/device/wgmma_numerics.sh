@@ -9,6 +9,8 @@
 #   2. the differential corpus's full-mantissa wgmma cases (*_rand), through
 #      differential.sh --only=_rand: h200/<case>.d.bin.
 # docs/Emulator.md ("MMA accumulation") says how the files are used.
+# (The probe alone with WGMMA_TINY=1 runs one set of subnormal-range sums
+# instead: docs/Emulator.md, "lg2.approx as measured".)
 #
 # Usage: scripts/device/wgmma_numerics.sh [SCALE] [OUTDIR]
 #   SCALE multiplies the random sets' CTAs (default 8; the committed files

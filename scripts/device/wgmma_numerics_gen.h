@@ -236,6 +236,17 @@ inline std::vector<Set> probeSets(unsigned scale = 1) {
   return out;
 }
 
+// Results in the f32 subnormal range (WGMMA_TINY=1 wgmma_numerics): bf16
+// operands with exponents in [-75, -62], so that products and sums lie
+// around 2^-150 .. 2^-124, and C = +0: whether the tensor core keeps a
+// subnormal result and which sign a result that rounds to zero takes.
+inline std::vector<Set> tinySets() {
+  Set st = randomSet("bf16_tiny", Format::BF16, 16, 1, -75, -62, 0, 1, 4242);
+  for (uint32_t &c : st.c)
+    c = 0;
+  return {st};
+}
+
 } // namespace wgmma_numerics
 
 #endif
