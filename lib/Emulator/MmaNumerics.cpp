@@ -102,8 +102,15 @@ double accumulate(const Model &m, double c, const double *a, const double *b,
     for (unsigned i = 0; i < nt; ++i)
       if (terms[i] != 0)
         see(texp[i]);
-    if (!any)
-      continue; // every term zero: C unchanged
+    if (!any) {
+      // Every term zero: C, but a zero C becomes +0, the sign of an exact
+      // zero sum (each term's exact sum starts at +0; the H100 gives +0
+      // for -0 plus zero products: the fp8 attention kernels' O,
+      // docs/Emulator.md "MMA accumulation").
+      if (c == 0)
+        c = 0.0;
+      continue;
+    }
     const int q = emax - m.fracBits; // the unit of the cut
     auto cut = [&](double t) {
       double u = std::ldexp(t, -q);

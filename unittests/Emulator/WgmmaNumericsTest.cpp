@@ -156,3 +156,24 @@ TEST(WgmmaNumerics, ModelParameters) {
 }
 
 } // namespace
+
+// A sum whose every term is zero keeps C, but a zero C becomes +0, the
+// sign of an exact zero sum: the H100 gives +0 for a -0 O plus zero
+// products (the fp8 attention kernels, docs/Emulator.md "MMA
+// accumulation"), whatever the products' signs.
+TEST(WgmmaNumerics, ZeroTermsAndSignedZeroC) {
+  using nvfp4::emu::numerics::accumulate;
+  auto m = nvfp4::emu::numerics::hopperModel(16);
+  double a[16], b[16];
+  for (int k = 0; k < 16; ++k) {
+    a[k] = 0.0;
+    b[k] = k % 2 ? -1.5 : 2.0; // products -0 and +0
+  }
+  EXPECT_FALSE(std::signbit(accumulate(m, -0.0, a, b, 16)));
+  for (int k = 0; k < 16; ++k)
+    b[k] = -1.5; // every product -0
+  EXPECT_FALSE(std::signbit(accumulate(m, -0.0, a, b, 16)));
+  // A nonzero C is kept as it is.
+  EXPECT_EQ(accumulate(m, 0.75, a, b, 16), 0.75);
+  EXPECT_EQ(accumulate(m, -0.75, a, b, 16), -0.75);
+}
