@@ -233,7 +233,7 @@ bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
       }
       return true;
     case XOp::FEx2:
-      if (h200Ex2_) {
+      if (sm90Approx_) {
         // The H200's tables (Sfu.h); without .ftz a result below 2^-126
         // stays the nearest float (that path is not measured).
         NVFP4_FOR_LANES(mask, {
@@ -248,7 +248,8 @@ bool Executor::execFloat(Warp &w, const XInst &I, uint32_t mask) {
       }
       [[fallthrough]];
     case XOp::FLg2:
-      if (I.op == XOp::FLg2 && h200Ex2_) {
+      // (ex2 falls through here only without sm90Approx_.)
+      if (sm90Approx_) {
         // sm_90's lg2 (Sfu.h); a subnormal x without .ftz is not measured:
         // the nearest float.
         NVFP4_FOR_LANES(mask, {

@@ -31,10 +31,10 @@ Executor::Executor(Machine::GlobalMemory &mem, const Kernel &kernel,
     : mem_(mem), kernel_(kernel), prog_(*kernel.program_), cfg_(config),
       fault_(fault), stats_(stats) {
   explore_ = config.scheduleSeed != 0;
-  h200Ex2_ = config.approxNumerics == ApproxNumerics::Hardware;
+  sm90Approx_ = config.approxNumerics == ApproxNumerics::Hardware;
   if (config.approxNumerics == ApproxNumerics::Auto && prog_.module)
     for (const std::string &t : prog_.module->targets)
-      h200Ex2_ |= t == "sm_90" || t == "sm_90a";
+      sm90Approx_ |= t == "sm_90" || t == "sm_90a";
   rng_ = config.scheduleSeed;
 }
 

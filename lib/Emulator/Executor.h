@@ -336,8 +336,9 @@ private:
                bool write, const char *what, bool async = true);
   /// Schedule exploration (LaunchConfig::scheduleSeed): on when seeded.
   bool explore_ = false;
-  /// ex2.approx.f32 as the H200 computes it (LaunchConfig::approxNumerics).
-  bool h200Ex2_ = false;
+  /// ex2.approx.f32 and lg2.approx.f32 as sm_90 computes them (Sfu.h;
+  /// LaunchConfig::approxNumerics).
+  bool sm90Approx_ = false;
   uint64_t rng_ = 0;
   /// The next number of the schedule's generator (SplitMix64).
   uint64_t nextRandom();

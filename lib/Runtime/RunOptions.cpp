@@ -856,11 +856,12 @@ options:
                             "MMA accumulation"): auto (default: wgmma as
                             the H200 measures, tcgen05.mma exact), exact,
                             hardware (tcgen05.mma under the assumed model)
-  --approx-numerics=MODE    emulator: how ex2.approx.f32 rounds
-                            (docs/Emulator.md, "ex2.approx as the H200"):
-                            auto (default: as the H200 measures in sm_90a
-                            modules, the nearest float elsewhere), exact,
-                            hardware (the H200's in every module)
+  --approx-numerics=MODE    emulator: how ex2.approx.f32 and lg2.approx.f32
+                            round (docs/Emulator.md, "ex2.approx as the
+                            H200", "lg2.approx as measured"): auto
+                            (default: as sm_90 measures in sm_90a modules,
+                            the nearest float elsewhere), exact, hardware
+                            (sm_90's in every module)
   --schedule-seed=N         emulator: explore the schedule seeded by N
                             (shuffled warp order, TMA copies completing out
                             of issue order or as late as possible, MMAs at

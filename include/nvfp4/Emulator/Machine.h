@@ -175,15 +175,15 @@ enum class MmaNumerics {
 };
 
 /// How the approximate special functions round (docs/Emulator.md,
-/// "ex2.approx as the H200").
+/// "ex2.approx as the H200", "lg2.approx as measured").
 enum class ApproxNumerics {
-  /// ex2.approx(.ftz).f32 as the H200 measures in modules for sm_90 and
-  /// sm_90a, the float nearest the exact result elsewhere (no other chip
-  /// has been measured).
+  /// ex2.approx(.ftz).f32 and lg2.approx(.ftz).f32 as sm_90 measures in
+  /// modules for sm_90 and sm_90a, the float nearest the exact result
+  /// elsewhere (no other chip has been measured).
   Auto,
   /// Every approximate function: the float nearest the exact result.
   Exact,
-  /// ex2.approx(.ftz).f32 as the H200 measures, whatever the target.
+  /// ex2.approx and lg2.approx as sm_90 measures, whatever the target.
   Hardware,
 };
 
@@ -228,7 +228,7 @@ struct LaunchConfig {
   bool sanitize = true;
   /// How MMAs round (MmaNumerics).
   MmaNumerics mmaNumerics = MmaNumerics::Auto;
-  /// How ex2.approx rounds (ApproxNumerics).
+  /// How ex2.approx and lg2.approx round (ApproxNumerics).
   ApproxNumerics approxNumerics = ApproxNumerics::Auto;
 };
 

@@ -121,7 +121,8 @@ struct RunOptions {
   bool sanitize = true;
   /// Emulator: how MMAs round (--mma-numerics=auto|exact|hardware).
   emu::MmaNumerics mmaNumerics = emu::MmaNumerics::Auto;
-  /// Emulator: how ex2.approx rounds (--approx-numerics=auto|exact|hardware).
+  /// Emulator: how ex2.approx and lg2.approx round
+  /// (--approx-numerics=auto|exact|hardware).
   emu::ApproxNumerics approxNumerics = emu::ApproxNumerics::Auto;
   /// MLIR-input mode: run this PTX file instead of the compiled one (the
   /// harness still comes from the MLIR), e.g. a mutated copy of the PTX
