@@ -13,10 +13,9 @@ the H200").
 
   scripts/pack-ex2-tables.py DIR [OUT.tar.xz]
 """
-import io
 import os
 import sys
-import tarfile
+from sfu_table_archive import write_archive
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,16 +37,12 @@ def main(argv):
     src = argv[0]
     dst = argv[1] if len(argv) > 1 else os.path.join(
         ROOT, "lib", "Emulator", "data", "ex2_h200.tar.xz")
-    with tarfile.open(dst, "w:xz", preset=9) as tar:
-        for name, probe in (("ex2_pos.bin", "ex2_grid_diff.bin"),
-                            ("ex2_neg.bin", "ex2_neg_grid_diff.bin")):
-            with open(os.path.join(src, probe), "rb") as f:
-                data = pack(f.read())
-            info = tarfile.TarInfo(name)
-            info.size, info.mtime, info.mode = len(data), 0, 0o644
-            info.uname = info.gname = ""
-            tar.addfile(info, io.BytesIO(data))
-    print("pack-ex2-tables: wrote %s (%d bytes)" % (dst, os.path.getsize(dst)))
+    members = []
+    for name, probe in (("ex2_pos.bin", "ex2_grid_diff.bin"),
+                        ("ex2_neg.bin", "ex2_neg_grid_diff.bin")):
+        with open(os.path.join(src, probe), "rb") as f:
+            members.append((name, pack(f.read())))
+    write_archive(dst, members, "pack-ex2-tables")
 
 
 if __name__ == "__main__":

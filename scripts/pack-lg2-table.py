@@ -14,11 +14,10 @@ measured").
 
   scripts/pack-lg2-table.py DIR [OUT.tar.xz]
 """
-import io
 import os
 import struct
 import sys
-import tarfile
+from sfu_table_archive import write_archive
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N = 1 << 23
@@ -48,13 +47,8 @@ def main(argv):
         ROOT, "lib", "Emulator", "data", "lg2_sm90.tar.xz")
     with open(os.path.join(src, "lg2_e0.bin"), "rb") as f:
         lo, hi = pack(f.read())
-    with tarfile.open(dst, "w:xz", preset=9) as tar:
-        for name, data in (("lg2_lo.bin", lo), ("lg2_hi.bin", hi)):
-            info = tarfile.TarInfo(name)
-            info.size, info.mtime, info.mode = len(data), 0, 0o644
-            info.uname = info.gname = ""
-            tar.addfile(info, io.BytesIO(data))
-    print("pack-lg2-table: wrote %s (%d bytes)" % (dst, os.path.getsize(dst)))
+    write_archive(dst, [("lg2_lo.bin", lo), ("lg2_hi.bin", hi)],
+                  "pack-lg2-table")
 
 
 if __name__ == "__main__":

@@ -30,15 +30,6 @@ uint32_t bitsOf(float f) {
 /// rounded), as bits.
 uint32_t nearestExp2(double x) { return bitsOf(float(std::exp2(x))); }
 
-/// Signed ordered ulps of a float (its bits for x >= 0, minus the
-/// magnitude's bits below), as the lg2 probe counts them.
-int64_t ordered(uint32_t u) {
-  return u & 0x80000000u ? -int64_t(u & 0x7fffffffu) : int64_t(u);
-}
-uint32_t fromOrdered(int64_t o) {
-  return o < 0 ? uint32_t(-o) | 0x80000000u : uint32_t(o);
-}
-
 } // namespace
 
 int nvfp4::emu::ex2TableDiff(bool negative, uint32_t m) {
@@ -103,8 +94,8 @@ uint32_t nvfp4::emu::lg2ApproxFtzSm90(uint32_t x) {
   // F[m]: the float nearest log2(1 + m 2^-23), as the probe computed it,
   // plus the measured difference.
   const double mant = 1.0 + std::ldexp(double(m), -23);
-  const uint32_t f =
-      fromOrdered(ordered(bitsOf(float(std::log2(mant)))) + lg2TableDiff(m));
+  const uint32_t f = fromOrderedUlps(
+      orderedUlps(bitsOf(float(std::log2(mant)))) + lg2TableDiff(m));
   const int e = int(exponent) - 127;
   if (e == 0)
     return f;

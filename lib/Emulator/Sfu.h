@@ -27,6 +27,16 @@ uint32_t ex2ApproxFtzH200(uint32_t x);
 /// 2^-23).
 int ex2TableDiff(bool negative, uint32_t m);
 
+/// The f32 bits `u` in signed ordered ulps (the bits for x >= 0, minus
+/// the magnitude's bits below; +0 and -0 are both 0), the unit in which
+/// the probes record their differences; and back.
+inline int64_t orderedUlps(uint32_t u) {
+  return u & 0x80000000u ? -int64_t(u & 0x7fffffffu) : int64_t(u);
+}
+inline uint32_t fromOrderedUlps(int64_t o) {
+  return o < 0 ? uint32_t(-o) | 0x80000000u : uint32_t(o);
+}
+
 /// lg2.approx.ftz.f32 of the f32 bits `x` as sm_90 computes it (measured on
 /// an H100 80GB HBM3; docs/Emulator.md, "lg2.approx as measured"): NaN and
 /// x < 0 give 0x7fffffff, +-0 and subnormals (flushed) -inf, +inf +inf;

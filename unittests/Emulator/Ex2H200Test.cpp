@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../lib/Emulator/Sfu.h"
+#include "SfuProbeCounts.h"
 #include "TestUtil.h"
 
 #include "gtest/gtest.h"
@@ -23,44 +23,6 @@ using namespace nvfp4::emu;
 using namespace nvfp4::emu::test;
 
 namespace {
-
-uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-/// The probe's signed distance in ordered ulps.
-int64_t ulps(uint32_t a, uint32_t b) {
-  auto ord = [](uint32_t u) -> int64_t {
-    return u & 0x80000000u ? -int64_t(u & 0x7fffffff) : int64_t(u);
-  };
-  return ord(a) - ord(b);
-}
-
-/// The probe's Stats: how many results are RN, one ulp above, one below,
-/// further.
-struct Counts {
-  long long rn = 0, up = 0, down = 0, far = 0;
-  void add(int64_t d) {
-    if (d == 0)
-      ++rn;
-    else if (d == 1)
-      ++up;
-    else if (d == -1)
-      ++down;
-    else
-      ++far;
-  }
-  bool operator==(const Counts &o) const {
-    return rn == o.rn && up == o.up && down == o.down && far == o.far;
-  }
-};
-
-std::ostream &operator<<(std::ostream &os, const Counts &c) {
-  return os << "RN " << c.rn << ", +1 " << c.up << ", -1 " << c.down
-            << ", further " << c.far;
-}
 
 uint32_t model(float x) { return ex2ApproxFtzH200(bitsOf(x)); }
 uint32_t nearest(float x) { return bitsOf(float(std::exp2(double(x)))); }
