@@ -173,33 +173,41 @@ std::string metadataJson(const nvfp4_kernel &k) {
   return os.str();
 }
 
+/// `kind` ("input" / "output") `index` of the kernel, slot `want`. Every
+/// launch checks each tensor, so the messages are formatted only on failure
+/// (a launch's host time is docs/Hopper.md's "Host time of one call").
 nvfp4_status checkTensor(const nvfp4_tensor &t, const TensorSlot &want,
-                         const std::string &what) {
-  std::string prefix = what + " (" + want.name + "): ";
-  std::string expected = std::string(kDtypeNames[want.dtype]) + " " +
-                         shapeStr(want.shape);
+                         const char *kind, size_t index) {
+  auto prefix = [&] {
+    return std::string(kind) + " " + std::to_string(index) + " (" + want.name +
+           "): ";
+  };
   if (!t.data)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT, prefix + "data is null");
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT, prefix() + "data is null");
   if (t.dtype < 0 || t.dtype > NVFP4_I8)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                prefix + "unknown dtype " + std::to_string(t.dtype));
+                prefix() + "unknown dtype " + std::to_string(t.dtype));
   if (t.rank < 0 || t.rank > 64 || (t.rank > 0 && !t.shape))
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT, prefix() + "bad rank " +
+                                                  std::to_string(t.rank) +
+                                                  " or null shape");
+  const int64_t *shape = t.shape;
+  if (t.dtype != want.dtype || size_t(t.rank) != want.shape.size() ||
+      !std::equal(shape, shape + t.rank, want.shape.begin()))
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                prefix + "bad rank " + std::to_string(t.rank) +
-                    " or null shape");
-  std::vector<int64_t> shape(t.shape, t.shape + t.rank);
-  if (t.dtype != want.dtype || shape != want.shape)
-    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                prefix + "expected " + expected + ", got " +
-                    kDtypeNames[t.dtype] + " " + shapeStr(shape));
+                prefix() + "expected " + kDtypeNames[want.dtype] + " " +
+                    shapeStr(want.shape) + ", got " + kDtypeNames[t.dtype] +
+                    " " +
+                    shapeStr(std::vector<int64_t>(shape, shape + t.rank)));
   if (t.strides) {
     int64_t stride = 1;
     for (int32_t d = t.rank - 1; d >= 0; --d) {
       if (shape[d] != 1 && t.strides[d] != stride) {
         std::vector<int64_t> strides(t.strides, t.strides + t.rank);
         return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                    prefix + "expected a contiguous row-major tensor, got "
-                             "strides " +
+                    prefix() +
+                        "expected a contiguous row-major tensor, got "
+                        "strides " +
                         shapeStr(strides));
       }
       stride *= shape[d];
@@ -218,29 +226,37 @@ nvfp4_status checkOverlaps(const nvfp4_kernel &k, const nvfp4_tensor *inputs,
                            const nvfp4_tensor *outputs, const void *workspace) {
   struct Range {
     uint64_t lo, hi;
-    std::string what;
     int64_t input = -1;    ///< the input's index, or -1
+    int64_t output = -1;   ///< the output's index, or -1 (the workspace)
     int64_t startsAs = -1; ///< an output: the input it starts as, or -1
   };
   std::vector<Range> ranges;
-  auto add = [&](const void *data, uint64_t bytes, std::string what) {
+  ranges.reserve(k.inputs.size() + k.outputs.size() + 1);
+  auto add = [&](const void *data, uint64_t bytes) -> Range & {
     uint64_t lo = uint64_t(uintptr_t(data));
-    ranges.push_back({lo, lo + bytes, std::move(what)});
+    return ranges.emplace_back(Range{lo, lo + bytes});
   };
-  for (size_t i = 0; i < k.inputs.size(); ++i) {
-    add(inputs[i].data, k.inputs[i].bytes(),
-        "input " + std::to_string(i) + " (" + k.inputs[i].name + ")");
-    ranges.back().input = int64_t(i);
-  }
+  // The message's name of a range (formatted only for a message).
+  auto what = [&](const Range &r) {
+    if (r.input >= 0)
+      return "input " + std::to_string(r.input) + " (" +
+             k.inputs[r.input].name + ")";
+    if (r.output >= 0)
+      return "output " + std::to_string(r.output) + " (" +
+             k.outputs[r.output].name + ")";
+    return std::string("the workspace");
+  };
+  for (size_t i = 0; i < k.inputs.size(); ++i)
+    add(inputs[i].data, k.inputs[i].bytes()).input = int64_t(i);
   for (size_t o = 0; o < k.outputs.size(); ++o) {
-    add(outputs[o].data, k.outputs[o].bytes(),
-        "output " + std::to_string(o) + " (" + k.outputs[o].name + ")");
+    Range &r = add(outputs[o].data, k.outputs[o].bytes());
+    r.output = int64_t(o);
     auto it = k.inputOf.find(k.outputs[o].name);
     if (it != k.inputOf.end())
-      ranges.back().startsAs = int64_t(it->second);
+      r.startsAs = int64_t(it->second);
   }
   if (workspace)
-    add(workspace, k.workspaceBytes, "the workspace");
+    add(workspace, k.workspaceBytes);
   for (size_t a = 0; a < ranges.size(); ++a) {
     const Range &w = ranges[a];
     if (w.input >= 0)
@@ -254,7 +270,7 @@ nvfp4_status checkOverlaps(const nvfp4_kernel &k, const nvfp4_tensor *inputs,
       if (r.input >= 0 && r.input == w.startsAs && r.lo == w.lo)
         continue; // updated in place
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  w.what + ": overlaps " + r.what +
+                  what(w) + ": overlaps " + what(r) +
                       "; an output or the workspace must not share memory "
                       "with another tensor (only an output that starts as "
                       "an input may be that same buffer)");
@@ -576,12 +592,10 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
                                    !outputs))
     return s;
   for (size_t i = 0; i < numInputs; ++i)
-    if (nvfp4_status s = checkTensor(inputs[i], k->inputs[i],
-                                     "input " + std::to_string(i)))
+    if (nvfp4_status s = checkTensor(inputs[i], k->inputs[i], "input", i))
       return s;
   for (size_t i = 0; i < numOutputs; ++i)
-    if (nvfp4_status s = checkTensor(outputs[i], k->outputs[i],
-                                     "output " + std::to_string(i)))
+    if (nvfp4_status s = checkTensor(outputs[i], k->outputs[i], "output", i))
       return s;
   if (workspace && workspaceBytes < k->workspaceBytes)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,

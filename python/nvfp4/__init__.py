@@ -274,19 +274,24 @@ _TORCH_DTYPES = {"torch.float32": "f32", "torch.bfloat16": "bf16",
                  "torch.uint8": "u8", "torch.int8": "i8"}
 
 
+_TORCH_DTYPE_OF = {}  # torch.dtype object -> ours (filled on first use)
+
+
 def _from_torch(x, what, device):
     """A torch.Tensor's fields without DLPack: (data, dtype, shape, strides
     in elements). A DLPack capsule costs about 12 us a tensor on an H200's
     host (docs/Hopper.md, a call's host time); these attribute reads a few."""
-    kind = x.device.type
-    if kind != "cuda" or device.backend != "cuda":
+    if not x.is_cuda or device.backend != "cuda":
         raise Error("%s: a torch tensor on %s cannot be used with the %s "
                     "backend (it takes %s)" %
-                    (what, kind, device.backend, _takes(device)))
-    dtype = _TORCH_DTYPES.get(str(x.dtype))
+                    (what, x.device.type, device.backend, _takes(device)))
+    dtype = _TORCH_DTYPE_OF.get(x.dtype)
     if dtype is None:
-        raise Error("%s: unsupported torch dtype %s" % (what, x.dtype))
-    return x.data_ptr(), dtype, tuple(x.shape), tuple(x.stride())
+        dtype = _TORCH_DTYPES.get(str(x.dtype))
+        if dtype is None:
+            raise Error("%s: unsupported torch dtype %s" % (what, x.dtype))
+        _TORCH_DTYPE_OF[x.dtype] = dtype
+    return x.data_ptr(), dtype, x.shape, x.stride()
 
 
 def _tensor(x, what, device):
@@ -331,14 +336,31 @@ def _tensor(x, what, device):
                     "__cuda_array_interface__, or an nvfp4.DeviceArray, got "
                     "%s" % (what, type(x).__name__))
     rank = len(shape)
-    shape_arr = (ctypes.c_int64 * max(rank, 1))(*shape)
-    strides_arr = ((ctypes.c_int64 * max(rank, 1))(*strides)
-                   if strides is not None else None)
-    t = _Tensor(data or None, DTYPES.index(dtype), rank,
-                ctypes.cast(shape_arr, ctypes.POINTER(ctypes.c_int64)),
-                ctypes.cast(strides_arr, ctypes.POINTER(ctypes.c_int64))
-                if strides_arr is not None else None)
+    array = _I64_ARRAYS[rank] if rank < len(_I64_ARRAYS) else \
+        ctypes.c_int64 * max(rank, 1)
+    # An array assigned to a POINTER(c_int64) field points at it (no
+    # ctypes.cast: a microsecond each on a slow host).
+    shape_arr = array(*shape)
+    strides_arr = array(*strides) if strides is not None else None
+    t = _Tensor(data or None, _DTYPE_INDEX[dtype], rank, shape_arr,
+                strides_arr)
     return t, (keep, shape_arr, strides_arr)
+
+
+_I64_ARRAYS = [ctypes.c_int64 * max(r, 1) for r in range(9)]
+_DTYPE_INDEX = {d: i for i, d in enumerate(DTYPES)}
+
+
+class _What:
+    """An argument's name for messages ("input 0 (q)"), formatted only when
+    a message is (a call that succeeds formats none)."""
+    __slots__ = ("kind", "i", "name")
+
+    def __init__(self, kind, i, name):
+        self.kind, self.i, self.name = kind, i, name
+
+    def __str__(self):
+        return "%s %d (%s)" % (self.kind, self.i, self.name)
 
 
 def _tensors(values, kind, infos, device, keep):
@@ -346,7 +368,7 @@ def _tensors(values, kind, infos, device, keep):
     `kind`, described by `infos`); what must stay alive goes to `keep`."""
     arr = (_Tensor * max(len(values), 1))()
     for i, (v, info) in enumerate(zip(values, infos)):
-        arr[i], k = _tensor(v, "%s %d (%s)" % (kind, i, info.name), device)
+        arr[i], k = _tensor(v, _What(kind, i, info.name), device)
         keep.append(k)
     return arr
 

@@ -36,6 +36,7 @@ class Tensor:
     def __init__(self, array, dtype, shape, device="cuda"):
         self.array, self.dtype, self.shape = array, dtype, shape
         self.device = Dev(device)
+        self.is_cuda = device == "cuda"
 
     def data_ptr(self):
         return self.array.ptr
