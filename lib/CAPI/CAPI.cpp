@@ -173,15 +173,17 @@ std::string metadataJson(const nvfp4_kernel &k) {
   return os.str();
 }
 
+/// How a message names a kernel's argument: "input 2 (v)".
+std::string argName(const char *kind, size_t index, const std::string &name) {
+  return std::string(kind) + " " + std::to_string(index) + " (" + name + ")";
+}
+
 /// `kind` ("input" / "output") `index` of the kernel, slot `want`. Every
 /// launch checks each tensor, so the messages are formatted only on failure
 /// (a launch's host time is docs/Hopper.md's "Host time of one call").
 nvfp4_status checkTensor(const nvfp4_tensor &t, const TensorSlot &want,
                          const char *kind, size_t index) {
-  auto prefix = [&] {
-    return std::string(kind) + " " + std::to_string(index) + " (" + want.name +
-           "): ";
-  };
+  auto prefix = [&] { return argName(kind, index, want.name) + ": "; };
   if (!t.data)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT, prefix() + "data is null");
   if (t.dtype < 0 || t.dtype > NVFP4_I8)
@@ -239,11 +241,9 @@ nvfp4_status checkOverlaps(const nvfp4_kernel &k, const nvfp4_tensor *inputs,
   // The message's name of a range (formatted only for a message).
   auto what = [&](const Range &r) {
     if (r.input >= 0)
-      return "input " + std::to_string(r.input) + " (" +
-             k.inputs[r.input].name + ")";
+      return argName("input", r.input, k.inputs[r.input].name);
     if (r.output >= 0)
-      return "output " + std::to_string(r.output) + " (" +
-             k.outputs[r.output].name + ")";
+      return argName("output", r.output, k.outputs[r.output].name);
     return std::string("the workspace");
   };
   for (size_t i = 0; i < k.inputs.size(); ++i)
@@ -314,8 +314,7 @@ nvfp4_status checkHostData(const void *const *data, size_t n,
   for (size_t i = 0; i < n; ++i)
     if (!data[i])
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  std::string(what) + " " + std::to_string(i) + " (" +
-                      slots[i].name + "): data is null");
+                  argName(what, i, slots[i].name) + ": data is null");
   return NVFP4_OK;
 }
 
@@ -404,9 +403,9 @@ nvfp4_status capi::finishKernel(std::unique_ptr<nvfp4_kernel> k,
           rt::tensorElements(t, k->sizes) * rt::elemBytes(t.type) !=
               k->inputs[input].bytes())
         return reject(NVFP4_ERROR_UNSUPPORTED,
-                      "tensor '" + name + "' is input " +
-                          std::to_string(input) + " (" +
-                          k->inputs[input].name + "), which holds " +
+                      "tensor '" + name + "' is " +
+                          argName("input", input, k->inputs[input].name) +
+                          ", which holds " +
                           std::to_string(k->inputs[input].bytes()) +
                           " bytes, not the tensor's " +
                           std::to_string(rt::tensorElements(t, k->sizes) *
@@ -625,18 +624,17 @@ nvfp4_status nvfp4_launch(nvfp4_kernel *k, nvfp4_device *d,
       continue;
     if (stream)
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                  "output " + std::to_string(o) + " (" + k->outputs[o].name +
-                      "): starts as input " + std::to_string(it->second) +
+                  argName("output", o, k->outputs[o].name) +
+                      ": starts as input " + std::to_string(it->second) +
                       "; on a stream pass the same buffer as both (the call "
                       "cannot order a copy on the stream)");
     uint64_t bytes = k->outputs[o].bytes();
     uint64_t from = uint64_t(uintptr_t(inputs[it->second].data));
     uint64_t to = uint64_t(uintptr_t(outputs[o].data));
     if (rt::Error e = rt::copyOnDevice(*d->device, to, from, bytes))
-      return fail(NVFP4_ERROR_DEVICE, "output " + std::to_string(o) + " (" +
-                                          k->outputs[o].name +
-                                          "): copying its initial value: " +
-                                          e.message());
+      return fail(NVFP4_ERROR_DEVICE,
+                  argName("output", o, k->outputs[o].name) +
+                      ": copying its initial value: " + e.message());
   }
   uint64_t scratch = uint64_t(uintptr_t(workspace));
   bool ownScratch = false;
@@ -704,8 +702,8 @@ nvfp4_status nvfp4_make_inputs(const nvfp4_kernel *k, uint64_t seed,
         const std::vector<uint8_t> &bytes = (*made)[t];
         if (bytes.size() != slot.bytes())
           return fail(NVFP4_ERROR_UNSUPPORTED,
-                      "input " + std::to_string(i) + " (" + slot.name +
-                          "): the reference makes " +
+                      argName("input", i, slot.name) +
+                          ": the reference makes " +
                           std::to_string(bytes.size()) + " bytes, not " +
                           std::to_string(slot.bytes()));
         std::memcpy(inputs[i], bytes.data(), bytes.size());
