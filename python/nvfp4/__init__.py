@@ -498,8 +498,8 @@ class Kernel:
                 n = info.nbytes
                 b = bytes(v)
                 if len(b) != n:
-                    raise Error("%s %d (%s): expected %d bytes, got %d" %
-                                (kind[:-1], i, info.name, n, len(b)))
+                    raise Error("%s: expected %d bytes, got %d" %
+                                (_What(kind[:-1], i, info.name), n, len(b)))
                 bufs.append(ctypes.create_string_buffer(b, len(b)))
             arr = (ctypes.c_void_p * max(len(bufs), 1))(
                 *[ctypes.cast(b, ctypes.c_void_p) for b in bufs])
