@@ -21,9 +21,7 @@ from sfu_table_archive import write_archive
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 N = 1 << 23
-
-
-LO = 1 << 17
+LO = 1 << 17  # entries below this are int32, the others int8
 
 
 def pack(raw):
