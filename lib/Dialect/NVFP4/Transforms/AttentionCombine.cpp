@@ -30,11 +30,10 @@ using namespace nvfp4;
 using namespace nvfp4::attn;
 
 namespace {
-constexpr int64_t kCombineWarps = 4;
-constexpr int64_t kRowsPerWarp = 4;
-constexpr int64_t kRowsPerCta = kCombineWarps * kRowsPerWarp;
-/// Columns of Dv one combine CTA merges (Dv = 64: all 64).
-constexpr int64_t kSliceColumns = 128;
+constexpr int64_t kCombineThreads = 128;
+constexpr int32_t kCombineRegs = 64;
+/// The most rows one combine CTA merges (one after another).
+constexpr int64_t kMaxRowsPerCta = 16;
 
 /// Stores the two columns `v` (vector<2xf32>) at `col` of row (batch,
 /// query, head) of an NVFP4 O: a block of 16 columns is 8 consecutive
@@ -143,8 +142,12 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   b.setInsertionPointToEnd(module.getBody());
   auto func = gpu::GPUFuncOp::create(b, name, b.getFunctionType(args, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  const int64_t threads = kCombineWarps * 32;
-  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(kCombineThreads), 1, 1}));
+  // With only .maxntid 128 ptxas aims at 16 CTAs an SM (32 registers) and
+  // spilled (h_paged64_d256_window); 64 registers still let 8 CTAs an SM
+  // share one.
+  func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(kCombineRegs));
   b.setInsertionPointToStart(&func.getBody().front());
   Value outO = func.getArgument(0), outLse = func.getArgument(1);
   Value outSf = p.nvfp4Out ? func.getArgument(2) : Value();
@@ -154,18 +157,33 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   Value records = func.getArgument(outputs + 2);
   Value sink = p.hasSink ? func.getArgument(outputs + 3) : Value();
 
-  // CTAs per unit: row chunks x column slices of Dv (128 columns each), so
-  // that a single long sequence's merge still spreads over many SMs.
-  const int64_t chunks = (s.usedRows() + kRowsPerCta - 1) / kRowsPerCta;
-  const int64_t slices = std::max<int64_t>(1, p.headDimV / kSliceColumns);
-  const int64_t sliceColumns = p.headDimV / slices;
+  // A CTA merges one row at a time, all its threads on that row: the
+  // pieces' LSEs spread over the threads (then a CTA reduction), and the
+  // O sum over `groups` groups of threads, each group a float4 of columns
+  // a thread and every groups-th piece (then a sum of the groups through
+  // shared memory, in group order). Rows: per CTA `rowsPerCta` of one
+  // unit, few enough that the grid fills the SMs several times over.
+  const int64_t sliceColumns = p.headDimV % 128 == 0 ? 128 : 64;
+  const int64_t slices = p.headDimV / sliceColumns;
+  const int64_t quads = sliceColumns / 4;
+  const int64_t groups = kCombineThreads / quads;
+  const int64_t rowsPerCta = std::clamp<int64_t>(
+      s.units * s.usedRows() * slices / (8 * s.numSms), 1, kMaxRowsPerCta);
+  const int64_t rowGroups = (s.usedRows() + rowsPerCta - 1) / rowsPerCta;
+  constexpr int64_t warps = kCombineThreads / 32;
+  Value red = func.addWorkgroupAttribution(
+      ir.smemMemref({groups * sliceColumns}, f32), b.getLoc());
+  Value scratch =
+      func.addWorkgroupAttribution(ir.smemMemref({2 * warps}, f32), b.getLoc());
+
   Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value warp = ir.divu(tid, ir.idx(32));
   Value lane = ir.remu(tid, ir.idx(32));
-  Value u = ir.divu(bx, ir.idx(chunks * slices));
-  Value chunk = ir.remu(ir.divu(bx, ir.idx(slices)), ir.idx(chunks));
+  Value u = ir.divu(bx, ir.idx(rowGroups * slices));
+  Value rg = ir.remu(ir.divu(bx, ir.idx(slices)), ir.idx(rowGroups));
   Value slice = ir.remu(bx, ir.idx(slices));
+  Value colBase = ir.mul(slice, ir.idx(sliceColumns));
   Value rowBlock = ir.remu(u, ir.idx(s.rowBlocks));
   Value bh = ir.divu(u, ir.idx(s.rowBlocks));
   Value kvHead = ir.remu(bh, ir.idx(p.headsKv));
@@ -183,59 +201,141 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                       : ir.add(p0, k);
     return ir.select(ir.eq(k, ir.idx(0)), firstSlot, later);
   };
+  // v reduced over the CTA by `op` (a tree of shuffles, then the warps in
+  // order through scratch words [at, at + warps)); every thread gets it.
+  auto ctaReduce = [&](Value v, int64_t at, auto op) {
+    for (int32_t off = 16; off >= 1; off /= 2)
+      v = op(v, gpu::ShuffleOp::create(b, v, off, int32_t(32),
+                                       gpu::ShuffleMode::XOR)
+                    .getShuffleResult());
+    ir.ifThen(ir.eq(lane, ir.idx(0)), [&] {
+      memref::StoreOp::create(b, v, scratch,
+                              ValueRange{ir.add(warp, ir.idx(at))});
+    });
+    gpu::BarrierOp::create(b);
+    Value r = memref::LoadOp::create(b, scratch, ValueRange{ir.idx(at)});
+    for (int64_t w = 1; w < warps; ++w)
+      r = op(r, memref::LoadOp::create(b, scratch, ValueRange{ir.idx(at + w)}));
+    return r;
+  };
+  auto maxOp = [&](Value x, Value y) -> Value {
+    return arith::MaximumFOp::create(b, x, y);
+  };
+  auto addOp = [&](Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, x, y);
+  };
+  Value ninf = ir.negInf(), zero = ir.f32(0.0);
   ir.ifThen(ir.cmp(arith::CmpIPredicate::sgt, pieces, ir.idx(1)), [&] {
-    ir.forLoop(ir.idx(0), ir.idx(kRowsPerWarp), ir.idx(1), [&](Value j) {
-      Value r = ir.add(ir.mul(chunk, ir.idx(kRowsPerCta)),
-                       ir.add(ir.mul(warp, ir.idx(kRowsPerWarp)), j));
+    ir.forLoop(ir.idx(0), ir.idx(rowsPerCta), ir.idx(1), [&](Value j) {
+      Value r = ir.add(ir.mul(rg, ir.idx(rowsPerCta)), j);
       Value query = ir.add(firstQuery, ir.divu(r, ir.idx(s.headsPerCta)));
       Value head = ir.add(firstHead, ir.remu(r, ir.idx(s.headsPerCta)));
+      // The same for every thread of the CTA: its barriers are uniform.
       Value valid =
           ir.andi(ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
                   ir.cmp(arith::CmpIPredicate::ult, query, ir.idx(p.seqQ)));
       ir.ifThen(valid, [&] {
-        Value sinkL;
-        if (sink)
-          sinkL = arith::MulFOp::create(
-              b, memref::LoadOp::create(b, sink, ValueRange{head}),
-              ir.f32(1.4426950408889634));
-        // An NVFP4 O: the quantizer's per-tensor constants once per row.
-        std::optional<BlockQuantizer> quant;
-        if (p.nvfp4Out)
-          quant.emplace(ir, QuantRecipe::fast, NanPolicy::propagate,
-                        memref::LoadOp::create(b, outScale,
-                                               ValueRange{ir.idx(0)}));
-        RowMerge m;
-        m.lane = lane;
-        m.columns = sliceColumns;
-        m.colBase = ir.mul(slice, ir.idx(sliceColumns));
-        m.writesLse = ir.eq(slice, ir.idx(0));
-        m.width = 2;
-        m.parts = pieces;
-        m.sinkL = sinkL;
-        m.lse2 = [&](Value k) -> Value {
+        auto lse2 = [&](Value k) -> Value {
           return memref::LoadOp::create(b, partialLse,
                                         ValueRange{slotOf(k), r});
         };
-        m.load = [&](Value k, Value col) -> Value {
-          return vector::LoadOp::create(b, VectorType::get({2}, f32), partialO,
-                                        ValueRange{slotOf(k), r, col});
-        };
-        m.storeLse = [&](Value lse) {
+        // m = max(max_k lse_k, s); exponents against 0 when every part is
+        // empty and there is no sink (no -inf - -inf).
+        Value mx =
+            ir.forLoop(tid, pieces, ir.idx(kCombineThreads), ValueRange{ninf},
+                       [&](Value k, ValueRange acc) -> SmallVector<Value> {
+                         return {maxOp(acc[0], lse2(k))};
+                       })[0];
+        mx = ctaReduce(mx, 0, maxOp);
+        Value sinkL;
+        if (sink) {
+          sinkL = arith::MulFOp::create(
+              b, memref::LoadOp::create(b, sink, ValueRange{head}),
+              ir.f32(1.4426950408889634));
+          mx = maxOp(mx, sinkL);
+        }
+        Value mS = ir.select(
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mx, ninf), zero,
+            mx);
+        Value z = ir.forLoop(
+            tid, pieces, ir.idx(kCombineThreads), ValueRange{zero},
+            [&](Value k, ValueRange acc) -> SmallVector<Value> {
+              return {
+                  addOp(acc[0], ir.ex2(arith::SubFOp::create(b, lse2(k), mS)))};
+            })[0];
+        z = ctaReduce(z, warps, addOp);
+        if (sinkL)
+          z = addOp(z, ir.ex2(arith::SubFOp::create(b, sinkL, mS)));
+        Value lse =
+            arith::MulFOp::create(b, arith::AddFOp::create(b, mS, ir.lg2(z)),
+                                  ir.f32(0.69314718055994530942));
+        Value positive =
+            arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
+        Value inv =
+            ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), z), zero);
+        ir.ifThen(ir.andi(ir.eq(tid, ir.idx(0)), ir.eq(slice, ir.idx(0))), [&] {
           memref::StoreOp::create(b, lse, outLse,
                                   ValueRange{batch, head, query});
-        };
-        m.storeO = [&](Value col, Value v) {
-          if (p.nvfp4Out) {
-            storeNvfp4Pair(ir, p, *quant, lane, col, v, outO, outSf, batch,
-                           query, head);
-            return;
+        });
+        // O: thread (group g, quad q) sums columns 4 q .. 4 q + 3 of the
+        // slice over pieces g, g + groups, ...
+        auto v4 = VectorType::get({4}, f32);
+        Value g = ir.divu(tid, ir.idx(quads));
+        Value q4 = ir.mul(ir.remu(tid, ir.idx(quads)), ir.idx(4));
+        Value zero4 = arith::ConstantOp::create(
+            b, DenseElementsAttr::get(v4, FloatAttr::get(f32, 0.0)));
+        Value acc = ir.forLoop(
+            g, pieces, ir.idx(groups), ValueRange{zero4},
+            [&](Value k, ValueRange a) -> SmallVector<Value> {
+              Value w = arith::MulFOp::create(
+                  b, ir.ex2(arith::SubFOp::create(b, lse2(k), mS)), inv);
+              Value o = vector::LoadOp::create(
+                  b, v4, partialO,
+                  ValueRange{slotOf(k), r, ir.add(colBase, q4)},
+                  /*nontemporal=*/false, llvm::Align(16));
+              return {vector::FMAOp::create(
+                  b, o, vector::BroadcastOp::create(b, v4, w), a[0])};
+            })[0];
+        vector::StoreOp::create(
+            b, acc, red,
+            ValueRange{ir.add(ir.mul(g, ir.idx(sliceColumns)), q4)});
+        gpu::BarrierOp::create(b);
+        // Warp 0 adds the groups' sums in order and stores the row: lane
+        // holds column pairs 2 lane + 64 c (8 lanes a 16-column block, as
+        // the NVFP4 store needs).
+        ir.ifThen(ir.eq(warp, ir.idx(0)), [&] {
+          std::optional<BlockQuantizer> quant;
+          if (p.nvfp4Out)
+            quant.emplace(
+                ir, QuantRecipe::fast, NanPolicy::propagate,
+                memref::LoadOp::create(b, outScale, ValueRange{ir.idx(0)}));
+          auto v2 = VectorType::get({2}, f32);
+          for (int64_t c = 0; c < sliceColumns / 64; ++c) {
+            Value col = ir.add(ir.mul(lane, ir.idx(2)), ir.idx(64 * c));
+            Value sum = vector::LoadOp::create(b, v2, red, ValueRange{col});
+            for (int64_t gg = 1; gg < groups; ++gg)
+              sum = arith::AddFOp::create(
+                  b, sum,
+                  vector::LoadOp::create(
+                      b, v2, red,
+                      ValueRange{ir.add(col, ir.idx(gg * sliceColumns))}));
+            Value at = ir.add(colBase, col);
+            if (p.nvfp4Out)
+              storeNvfp4Pair(ir, p, *quant, lane, at, sum, outO, outSf, batch,
+                             query, head);
+            else
+              vector::StoreOp::create(
+                  b,
+                  arith::TruncFOp::create(b, VectorType::get({2}, p.outElement),
+                                          sum),
+                  outO, ValueRange{batch, query, head, at});
           }
-          vector::StoreOp::create(
-              b,
-              arith::TruncFOp::create(b, VectorType::get({2}, p.outElement), v),
-              outO, ValueRange{batch, query, head, col});
-        };
-        emitRowMerge(ir, m);
+        });
+        // The next row reuses red and the scratch words without a barrier
+        // of its own: its first reduction's barrier comes after warp 0's
+        // reads here and before any write of red, and each group of
+        // scratch words is written again only two barriers after its reads
+        // (deleting such a barrier passed the emulator's race checks).
       });
     });
   });
@@ -250,9 +350,10 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
     hargs.push_back(harnessBuffer(b, "sink"));
   return b.getDictionaryAttr(
       {b.getNamedAttr("kernel", b.getStringAttr(name)),
-       b.getNamedAttr("grid", b.getDenseI32ArrayAttr(
-                                  {int32_t(s.units * chunks * slices), 1, 1})),
+       b.getNamedAttr("grid",
+                      b.getDenseI32ArrayAttr(
+                          {int32_t(s.units * rowGroups * slices), 1, 1})),
        b.getNamedAttr("block",
-                      b.getDenseI32ArrayAttr({int32_t(threads), 1, 1})),
+                      b.getDenseI32ArrayAttr({int32_t(kCombineThreads), 1, 1})),
        b.getNamedAttr("args", b.getArrayAttr(hargs))});
 }
