@@ -147,12 +147,17 @@ def model(lens, sms):
             npieces[u] += 1
     tma = sum(Q_BYTES for pieces in plan for _, t0, t1 in pieces if t1 > t0)
     tma += sum(CHUNK * c for c in per_cta[::2]) * ROW_BYTES
-    # The combine kernel: every CTA (16 rows) reads its unit's record (three
-    # words, once per warp of four); a split unit's rows read the sink and,
-    # per piece, its LSE three times (max, sum, weight) and its O row.
-    ctas = -(-HQ // 16) * (DV // 128)    # 16 rows x 128 columns a CTA
+    # The combine kernel (AttentionCombine.cpp): CTAs of R rows x 128
+    # columns, R = clamp(units x rows x slices / (8 sms), 1, 16); every CTA
+    # reads its unit's record (three words, once per warp of four); per
+    # (row, slice) of a split unit each warp reads the sink, and per piece
+    # the row's LSE is read three times (max, sum, weight: the lanes of one
+    # group read one word) and its 128 columns of O once.
+    slices = DV // 128
+    rows_per_cta = min(16, max(1, len(lens) * HQ * slices // (8 * sms)))
+    ctas = -(-HQ // rows_per_cta) * slices
     combine = len(lens) * ctas * 4 * 3 * 4
-    combine += sum(HQ * (DV // 128) * (4 + n * (3 * 4 + 128 * 4))
+    combine += sum(HQ * slices * (4 * 4 + n * (3 * 4 + 128 * 4))
                    for n in npieces if n > 1)
     return per_cta, tma, combine
 
