@@ -1,9 +1,9 @@
 //===- AttentionCombine.cpp - merge an attention's partial results --------===//
 //
 // The second kernel of a split-KV attention (docs/AttentionLowering.md,
-// "Combine"). One CTA of four warps per (unit, 16 rows, 128 columns of
-// Dv); a unit that the main kernel processed whole (its record says one
-// piece) is skipped. For
+// "Combine"). A CTA of four warps merges a few rows of one unit (128 or 64
+// columns of Dv), one row at a time with all its threads; a unit that the
+// main kernel processed whole (its record says one piece) is skipped. For
 // each row, with the n partial results (o_k, lse_k) (base 2, no sink) and
 // the sink s (base 2) when there is one:
 //
@@ -11,9 +11,9 @@
 //   O = sum_k 2^(lse_k - m) / Z * o_k,  LSE = (m + log2 Z) ln 2
 //
 // (docs/Attention.md, "Merging partial results"); a row whose parts are all
-// empty and has no sink gets O = 0 and LSE = -inf. Lanes split Dv in pairs
-// of columns; the sum runs over the pieces in order, so the result does not
-// depend on which CTA finished first.
+// empty and has no sink gets O = 0 and LSE = -inf. Every sum has a fixed
+// order (each thread's pieces in order, then the threads or groups in
+// order), so the result does not depend on which CTA finished first.
 //
 //===----------------------------------------------------------------------===//
 
