@@ -11,7 +11,11 @@ MLA_SHAPES whose artifact a folder holds: 30 calls on one stream, KV
 rotated among copies beyond the L2 (ab.py's inputs); per call the
 attention kernel's time, the combine's, the gap from the end of the
 first to the start of the second, and the span from the start of the
-first to the end of the last; medians. Writes b1.md and b1.json.
+first to the end of the last; medians. Then (b1.json's "gaps") the gaps
+between two torch kernels, between a torch kernel and our call, and
+between our call and a torch kernel (the folders' gqa_b1_kv65536), to
+tell a gap of our second launch from one of any launch (not yet run: no
+device since it was written). Writes b1.md and b1.json.
 """
 import os
 import statistics
@@ -28,31 +32,56 @@ from shapes import MLA_SHAPES, SHAPES  # noqa: E402
 from timing import write_report  # noqa: E402
 
 
-def breakdown(run, calls=30):
-    """Per call: the (start_us, end_us, name) of each GPU activity the
-    profiler records (kernels, and memsets or copies if the call makes
-    any), grouped by call: a call starts at the attention kernel (its name
-    ends in "_attention") and holds what follows until the next one."""
+def activities(step, reps=30, sync_each=False):
+    """(start_us, end_us, name) of every GPU activity the profiler records
+    (kernels, and memsets or copies if a call makes any) over `reps` calls
+    of `step` after 3 warm-up calls, in start order; with `sync_each` the
+    GPU is drained after each call."""
     from torch.profiler import ProfilerActivity, profile
     for _ in range(3):
-        run()
+        step()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA], acc_events=True) as prof:
-        for _ in range(calls):
-            run()
+        for _ in range(reps):
+            step()
+            if sync_each:
+                torch.cuda.synchronize()
         torch.cuda.synchronize()
-    ks = sorted((e.time_range.start, e.time_range.end, e.name)
-                for e in prof.events()
-                if e.device_type == torch.autograd.DeviceType.CUDA)
+    return sorted((e.time_range.start, e.time_range.end, e.name)
+                  for e in prof.events()
+                  if e.device_type == torch.autograd.DeviceType.CUDA)
+
+
+def our_call(nvfp4, cuda, s, path):
+    """A function launching the artifact at `path` on shape `s`'s inputs
+    (ab.py's: decode KV rotated among copies beyond the L2) on torch's
+    stream, each call on the next copy."""
+    kern = nvfp4.load(path)
+    sets, o, lse, args, _ = inputs(s, kern)
+    ws = cuda.empty((max(kern.workspace_bytes, 1),), "u8")
+    stream = torch.cuda.current_stream()
+    turn = [0]
+
+    def run():
+        kern(*args(kern, sets[turn[0] % len(sets)]), out=(o, lse),
+             device=cuda, workspace=ws, stream=stream)
+        turn[0] += 1
+    return run
+
+
+def breakdown(run, calls=30):
+    """Per call the activities it makes: a call starts at the attention
+    kernel (its name ends in "_attention") and holds what follows until
+    the next one."""
     groups = []
-    for k in ks:
+    for k in activities(run, calls):
         if k[2].endswith("_attention"):
             groups.append([])
         if groups:
             groups[-1].append(k)
     if len(groups) != calls:
-        raise RuntimeError("%d attention kernels for %d calls: %s" % (
-            len(groups), calls, sorted(set(k[2] for k in ks))))
+        raise RuntimeError("%d attention kernels for %d calls" %
+                           (len(groups), calls))
     return groups
 
 
@@ -62,41 +91,21 @@ def gaps(nvfp4, cuda, folders):
     launch: two torch kernels; torch then our call; our call then torch.
     Median over 30 repetitions of (start of next - end of previous) for
     each adjacent pair, by names."""
-    from torch.profiler import ProfilerActivity, profile
     x = torch.zeros(1024, device="cuda")
-    out = {}
-    path = None
-    for f in folders:
-        p = os.path.join(f, "gqa_b1_kv65536.nvfp4")
-        if os.path.exists(p):
-            path = p
     seqs = {"torch,torch": [lambda: x.add_(1), lambda: x.mul_(1)]}
-    if path:
-        kern = nvfp4.load(path)
+    paths = [os.path.join(f, "gqa_b1_kv65536.nvfp4") for f in folders]
+    paths = [p for p in paths if os.path.exists(p)]
+    if paths:
         s = [t for t in SHAPES if t["name"] == "gqa_b1_kv65536"][0]
-        sets, o, lse, args, check = inputs(s, kern)
-        ws = cuda.empty((max(kern.workspace_bytes, 1),), "u8")
-        stream = torch.cuda.current_stream()
-
-        def ours():
-            kern(*args(kern, sets[0]), out=(o, lse), device=cuda,
-                 workspace=ws, stream=stream)
+        ours = our_call(nvfp4, cuda, s, paths[-1])
         seqs["torch,ours"] = [lambda: x.add_(1), ours]
         seqs["ours,torch"] = [ours, lambda: x.add_(1)]
+    out = {}
     for name, fns in seqs.items():
-        for _ in range(3):
+        def step(fns=fns):
             for f in fns:
                 f()
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CUDA],
-                     acc_events=True) as prof:
-            for _ in range(30):
-                for f in fns:
-                    f()
-                torch.cuda.synchronize()
-        ks = sorted((e.time_range.start, e.time_range.end, e.name)
-                    for e in prof.events()
-                    if e.device_type == torch.autograd.DeviceType.CUDA)
+        ks = activities(step, sync_each=True)
         pairs = {}
         for a, b in zip(ks, ks[1:]):
             pairs.setdefault("%s -> %s" % (a[2][:40], b[2][:40]),
@@ -121,40 +130,27 @@ def main(argv):
         paths = [p for p in paths if os.path.exists(p)]
         if not paths:
             continue
-        kern = nvfp4.load(paths[0])
-        sets, o, lse, args, check = inputs(s, kern)
-        ws = cuda.empty((max(kern.workspace_bytes, 1),), "u8")
-        stream = torch.cuda.current_stream()
-        turn = [0]
-
-        def run():
-            kern(*args(kern, sets[turn[0] % len(sets)]), out=(o, lse),
-                 device=cuda, workspace=ws, stream=stream)
-            turn[0] += 1
-        groups = breakdown(run)
+        groups = breakdown(our_call(nvfp4, cuda, s, paths[0]))
         names = [k[2] for k in groups[0]]
-        # What precedes the attention kernel in a call (a memset of the
-        # workspace, say) lands in the previous group: report each name.
-        row = {"shape": s["name"], "names": names}
-        for i, n in enumerate(names):
-            row["%s_us" % n] = statistics.median(
-                g[i][1] - g[i][0] for g in groups if len(g) > i)
-        comb = [i for i, n in enumerate(names) if n.endswith("_combine")]
-        if comb:
-            c = comb[0]
-            row["gap_us"] = statistics.median(
-                g[c][0] - g[0][1] for g in groups if len(g) > c)
-            row["span_us"] = statistics.median(
-                g[c][1] - g[0][0] for g in groups if len(g) > c)
+
+        def median(f):
+            return statistics.median(f(g) for g in groups)
+        row = {"shape": s["name"], "names": names,
+               "attention_us": median(lambda g: g[0][1] - g[0][0]),
+               "combine_us": None}
+        def comb(g):
+            return next(k for k in g if k[2].endswith("_combine"))
+        if any(n.endswith("_combine") for n in names):
+            row["combine_us"] = median(lambda g: comb(g)[1] - comb(g)[0])
+            row["gap_us"] = median(lambda g: comb(g)[0] - g[0][1])
+            row["span_us"] = median(lambda g: comb(g)[1] - g[0][0])
         else:
-            row["span_us"] = row["%s_us" % names[0]]
-        row["attention_us"] = row["%s_us" % names[0]]
-        row["combine_us"] = row["%s_us" % names[comb[0]]] if comb else None
-        row["others"] = [n for i, n in enumerate(names)
-                         if i != 0 and i not in comb[:1]]
+            row["span_us"] = row["attention_us"]
+        # What the first call made besides the two kernels (a copy of a
+        # tensor map the first time a tensor is seen, say).
+        row["others"] = [n for n in names[1:] if not n.endswith("_combine")]
         result["rows"].append(row)
         print(row, flush=True)
-        del o, lse, sets
         torch.cuda.empty_cache()
     result["gaps"] = gaps(nvfp4, cuda, folders)
     lines = ["%s; medians of 30 calls, CUPTI (torch.profiler)" %

@@ -63,6 +63,29 @@ void storeNvfp4Pair(IR &ir, const AttentionProblemShape &p,
         ValueRange{oScaleOffset(ir, p, batch, query, head, col)});
   });
 }
+
+/// The exponent base of a merge from the max `mx` of its parts' LSEs (and
+/// the sink): mx, or 0 when every part is empty and there is no sink (no
+/// -inf - -inf).
+Value mergeBase(IR &ir, Value mx) {
+  return ir.select(
+      arith::CmpFOp::create(ir.b, arith::CmpFPredicate::OEQ, mx, ir.negInf()),
+      ir.f32(0.0), mx);
+}
+
+/// The merged row's natural-log LSE, (base + log2 z) ln 2, and the scale
+/// 1 / z of its parts' weights (0 when z is 0: every part empty, no sink).
+std::pair<Value, Value> mergeLseAndScale(IR &ir, Value base, Value z) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Value lse =
+      arith::MulFOp::create(b, arith::AddFOp::create(b, base, ir.lg2(z)),
+                            ir.f32(0.69314718055994530942));
+  Value positive =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, ir.f32(0.0));
+  Value inv = ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), z),
+                        ir.f32(0.0));
+  return {lse, inv};
+}
 } // namespace
 
 void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
@@ -77,8 +100,7 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
                  [&](Value k, ValueRange acc) -> SmallVector<Value> {
                    return {arith::MaximumFOp::create(b, acc[0], m.lse2(k))};
                  })[0];
-  Value mS = ir.select(
-      arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mx, ninf), zero, mx);
+  Value mS = mergeBase(ir, mx);
   Value z0 = m.sinkL ? ir.ex2(arith::SubFOp::create(b, m.sinkL, mS)) : zero;
   Value z = ir.forLoop(ir.idx(0), m.parts, ir.idx(1), ValueRange{z0},
                        [&](Value k, ValueRange acc) -> SmallVector<Value> {
@@ -86,11 +108,7 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
                              ir.ex2(arith::SubFOp::create(b, m.lse2(k), mS));
                          return {arith::AddFOp::create(b, acc[0], e)};
                        })[0];
-  Value lse = arith::MulFOp::create(b, arith::AddFOp::create(b, mS, ir.lg2(z)),
-                                    ir.f32(0.69314718055994530942));
-  Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
-  Value inv =
-      ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), z), zero);
+  auto [lse, inv] = mergeLseAndScale(ir, mS, z);
   Value lane0 = ir.eq(m.lane, ir.idx(0));
   ir.ifThen(m.writesLse ? ir.andi(lane0, m.writesLse) : lane0,
             [&] { m.storeLse(lse); });
@@ -201,23 +219,6 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                       : ir.add(p0, k);
     return ir.select(ir.eq(k, ir.idx(0)), firstSlot, later);
   };
-  // v reduced over the CTA by `op` (a tree of shuffles, then the warps in
-  // order through scratch words [at, at + warps)); every thread gets it.
-  auto ctaReduce = [&](Value v, int64_t at, auto op) {
-    for (int32_t off = 16; off >= 1; off /= 2)
-      v = op(v, gpu::ShuffleOp::create(b, v, off, int32_t(32),
-                                       gpu::ShuffleMode::XOR)
-                    .getShuffleResult());
-    ir.ifThen(ir.eq(lane, ir.idx(0)), [&] {
-      memref::StoreOp::create(b, v, scratch,
-                              ValueRange{ir.add(warp, ir.idx(at))});
-    });
-    gpu::BarrierOp::create(b);
-    Value r = memref::LoadOp::create(b, scratch, ValueRange{ir.idx(at)});
-    for (int64_t w = 1; w < warps; ++w)
-      r = op(r, memref::LoadOp::create(b, scratch, ValueRange{ir.idx(at + w)}));
-    return r;
-  };
   auto maxOp = [&](Value x, Value y) -> Value {
     return arith::MaximumFOp::create(b, x, y);
   };
@@ -246,7 +247,7 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                        [&](Value k, ValueRange acc) -> SmallVector<Value> {
                          return {maxOp(acc[0], lse2(k))};
                        })[0];
-        mx = ctaReduce(mx, 0, maxOp);
+        mx = ir.ctaReduce(mx, scratch, 0, kCombineThreads, maxOp);
         Value sinkL;
         if (sink) {
           sinkL = arith::MulFOp::create(
@@ -254,25 +255,17 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
               ir.f32(1.4426950408889634));
           mx = maxOp(mx, sinkL);
         }
-        Value mS = ir.select(
-            arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mx, ninf), zero,
-            mx);
+        Value mS = mergeBase(ir, mx);
         Value z = ir.forLoop(
             tid, pieces, ir.idx(kCombineThreads), ValueRange{zero},
             [&](Value k, ValueRange acc) -> SmallVector<Value> {
               return {
                   addOp(acc[0], ir.ex2(arith::SubFOp::create(b, lse2(k), mS)))};
             })[0];
-        z = ctaReduce(z, warps, addOp);
+        z = ir.ctaReduce(z, scratch, warps, kCombineThreads, addOp);
         if (sinkL)
           z = addOp(z, ir.ex2(arith::SubFOp::create(b, sinkL, mS)));
-        Value lse =
-            arith::MulFOp::create(b, arith::AddFOp::create(b, mS, ir.lg2(z)),
-                                  ir.f32(0.69314718055994530942));
-        Value positive =
-            arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, z, zero);
-        Value inv =
-            ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), z), zero);
+        auto [lse, inv] = mergeLseAndScale(ir, mS, z);
         ir.ifThen(ir.andi(ir.eq(tid, ir.idx(0)), ir.eq(slice, ir.idx(0))), [&] {
           memref::StoreOp::create(b, lse, outLse,
                                   ValueRange{batch, head, query});
@@ -333,9 +326,10 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
         });
         // The next row reuses red and the scratch words without a barrier
         // of its own: its first reduction's barrier comes after warp 0's
-        // reads here and before any write of red, and each group of
+        // reads here and before any write of red, and each half of the
         // scratch words is written again only two barriers after its reads
-        // (deleting such a barrier passed the emulator's race checks).
+        // (a barrier here was tried: deleting it was never noticed by the
+        // emulator's race checks).
       });
     });
   });

@@ -88,6 +88,32 @@ public:
     return mlir::arith::TruncIOp::create(b, b.getI1Type(), a);
   }
 
+  /// `v` (f32) reduced over a CTA of `threads` by `op`: a tree of xor
+  /// shuffles in each warp, then lane 0 of warp w stores to smem[at + w]
+  /// and, after a barrier, every thread combines the words in warp order
+  /// (a fixed order: the result does not depend on timing). The caller
+  /// must not write smem[at, at + threads / 32) again before every thread
+  /// has passed a later barrier.
+  Value ctaReduce(Value v, Value smem, int64_t at, int64_t threads,
+                  llvm::function_ref<Value(Value, Value)> op) {
+    for (int32_t off = 16; off >= 1; off /= 2)
+      v = op(v, mlir::gpu::ShuffleOp::create(b, v, off, int32_t(32),
+                                             mlir::gpu::ShuffleMode::XOR)
+                    .getShuffleResult());
+    Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
+    Value lane = remu(tid, idx(32)), warp = divu(tid, idx(32));
+    ifThen(eq(lane, idx(0)), [&] {
+      mlir::memref::StoreOp::create(
+          b, v, smem, mlir::ValueRange{at ? add(warp, idx(at)) : warp});
+    });
+    mlir::gpu::BarrierOp::create(b);
+    Value r = mlir::memref::LoadOp::create(b, smem, mlir::ValueRange{idx(at)});
+    for (int64_t w = 1; w < threads / 32; ++w)
+      r = op(r, mlir::memref::LoadOp::create(b, smem,
+                                             mlir::ValueRange{idx(at + w)}));
+    return r;
+  }
+
   /// Inline PTX with read-only operands `ins` ($0.. are the results, then
   /// the operands); it has side effects, so LLVM neither hoists nor drops
   /// it.

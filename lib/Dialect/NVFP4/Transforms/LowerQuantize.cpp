@@ -200,24 +200,9 @@ struct Builder {
 /// `threads` with max.f32: warp shuffles, then one word per warp in
 /// `smem`; every thread gets the result.
 Value ctaMax(Builder &q, Value v, Value smem, int64_t threads) {
-  IR &ir = q.ir;
-  ImplicitLocOpBuilder &b = q.b;
-  for (int64_t off = 16; off >= 1; off /= 2) {
-    Value other = gpu::ShuffleOp::create(b, v, int32_t(off), int32_t(32),
-                                         gpu::ShuffleMode::XOR)
-                      .getShuffleResult();
-    v = arith::MaxNumFOp::create(b, v, other);
-  }
-  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value lane = ir.remu(tid, ir.idx(32)), warp = ir.divu(tid, ir.idx(32));
-  ir.ifThen(ir.eq(lane, ir.idx(0)),
-            [&] { memref::StoreOp::create(b, v, smem, ValueRange{warp}); });
-  gpu::BarrierOp::create(b);
-  Value m = memref::LoadOp::create(b, smem, ValueRange{ir.idx(0)});
-  for (int64_t w = 1; w < threads / 32; ++w)
-    m = arith::MaxNumFOp::create(
-        b, m, memref::LoadOp::create(b, smem, ValueRange{ir.idx(w)}));
-  return m;
+  return q.ir.ctaReduce(v, smem, 0, threads, [&](Value x, Value y) -> Value {
+    return arith::MaxNumFOp::create(q.b, x, y);
+  });
 }
 
 /// Where a unit's block values come from: block j (0..3) of the unit at
