@@ -9,7 +9,7 @@ such as examples/gemm.mlir):
               (the sm100 / nvgpu / gpu ops the lowering builds): each
               mbarrier try_wait, arrive (and arrive.expect_tx), sm100.fence,
               sm100.commit, sm100.wait, gpu.barrier, cluster arrive / wait
-              and fence op is deleted in turn and the mutant run with
+              and fence op and griddepcontrol is deleted in turn and the mutant run with
               nvfp4-run --backend=emulator;
   ptx level   the PTX nvfp4-run compiles: each mbarrier.try_wait (its
               predicate set to true instead), mbarrier.arrive, bar.sync /
@@ -63,7 +63,7 @@ MLIR_SYNC = re.compile(
     r"nvvm\.cluster\.(?:arrive|wait)"
     r"[\w.]*|nvvm\.fence\.[\w.]+|nvvm\.mbarrier\.[\w.]+|"
     r"nvvm\.cp\.async\.bulk\.(?:commit|wait)[\w.]*|"
-    r"nvvm\.wgmma\.(?:fence|commit|wait)[\w.]*)\b")
+    r"nvvm\.wgmma\.(?:fence|commit|wait)[\w.]*|nvvm\.griddepcontrol)\b")
 # Inline PTX the lowering emits for what upstream lacks: a sync when its
 # text is one.
 INLINE_SYNC = re.compile(
@@ -79,7 +79,8 @@ PTX_SYNC = re.compile(
     r"tcgen05\.fence[\w:]*|tcgen05\.commit[\w.:]*|tcgen05\.wait[\w:]*|"
     r"fence\.[\w.:]+|cp\.async\.bulk\.wait_group[\w.]*|"
     r"cp\.async\.bulk\.commit_group|wgmma\.fence[\w.]*|"
-    r"wgmma\.commit_group[\w.]*|wgmma\.wait_group[\w.]*)\b")
+    r"wgmma\.commit_group[\w.]*|wgmma\.wait_group[\w.]*|"
+    r"griddepcontrol\.\w+)\b")
 
 
 def run(cmd, timeout):

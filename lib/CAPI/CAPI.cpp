@@ -136,7 +136,10 @@ std::string metadataJson(const nvfp4_kernel &k) {
     dim3(c.block);
     os << ", \"cluster\": ";
     dim3(c.cluster);
-    os << ", \"dynamic_smem\": " << c.dynamicSmemBytes << ", \"args\": ";
+    os << ", \"dynamic_smem\": " << c.dynamicSmemBytes;
+    if (c.programmatic)
+      os << ", \"programmatic\": true";
+    os << ", \"args\": ";
     args(list);
     os << "}";
   };

@@ -1600,8 +1600,12 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::Discard:
   case Opcode::Nanosleep:
   case Opcode::Pmevent:
-  case Opcode::Griddepcontrol:
     x.op = XOp::Nop;
+    return true;
+  case Opcode::Griddepcontrol:
+    // launch_dependents is a scheduling hint; wait orders the thread after
+    // the previous grid (Executor: checked in programmatic launches).
+    x.op = in.has(ModId::Wait) ? XOp::GridDepWait : XOp::Nop;
     return true;
   case Opcode::Createpolicy: {
     // The policy is an opaque hint; the emulator produces 0.

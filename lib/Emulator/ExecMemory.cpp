@@ -58,6 +58,11 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
   }
   switch (space) {
   case XSpace::Global: {
+    if (cfg_.programmatic && !(w.gridDepWaited >> lane & 1u))
+      return fail("race: " + what + hex(addr) +
+                  " before griddepcontrol.wait in a kernel launched "
+                  "programmatically (on a GPU it may run beside the previous "
+                  "kernel, whose writes it is not ordered after)");
     uint8_t *p = mem_.translate(addr, bytes);
     if (!p)
       return fail("out-of-bounds " + what + hex(addr) + " (" +

@@ -936,6 +936,9 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     break;
   case XOp::Nop:
     break;
+  case XOp::GridDepWait:
+    w.gridDepWaited |= mask;
+    break;
   case XOp::Fence:
     if (mask) {
       ++stats_.fences;

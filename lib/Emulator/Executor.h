@@ -153,6 +153,8 @@ public:
     uint32_t blocked = 0;  ///< waiting at a barrier (lanePc = resume pc)
     uint32_t minParkedPc = 0xffffffffu; ///< over parked & ~collWait
     uint32_t lanePc[32] = {};
+    /// Lanes that executed griddepcontrol.wait (LaunchConfig::programmatic).
+    uint32_t gridDepWaited = 0;
     // Barrier wait state.
     enum class Wait : uint8_t {
       None,

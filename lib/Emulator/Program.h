@@ -52,6 +52,7 @@ enum class XSpace : uint8_t {
 enum class XOp : uint16_t {
   // Control and diagnostics
   Nop,
+  GridDepWait, ///< griddepcontrol.wait
   Fence,
   Exit,
   Ret,

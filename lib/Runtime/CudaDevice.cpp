@@ -243,6 +243,12 @@ private:
   std::string gpuName_;
   int ccMajor_ = 0, ccMinor_ = 0, smCount_ = 0, maxSmemOptin_ = 0;
   int driverVersion_ = 0;
+  /// Programmatic dependent launch for launches that ask for it, unless
+  /// NVFP4_PDL=0 (to time a kernel pair with and without it).
+  bool pdlEnabled_ = [] {
+    const char *v = std::getenv("NVFP4_PDL");
+    return !v || std::string(v) != "0";
+  }();
   /// Live allocations: address -> bytes.
   std::map<DevicePtr, uint64_t> allocations_;
   struct LoadedModule {
@@ -571,7 +577,7 @@ Error CudaDevice::submit(FunctionHandle function, const LaunchConfig &config,
     allowed = dynamicSmem;
   }
 
-  CUlaunchAttribute attrs[1] = {};
+  CUlaunchAttribute attrs[2] = {};
   CUlaunchConfig launch = {};
   launch.gridDimX = config.grid.x;
   launch.gridDimY = config.grid.y;
@@ -594,13 +600,20 @@ Error CudaDevice::submit(FunctionHandle function, const LaunchConfig &config,
               "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)"))
         return std::move(e);
     }
-    attrs[0].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attrs[0].value.clusterDim.x = config.cluster.x;
-    attrs[0].value.clusterDim.y = config.cluster.y;
-    attrs[0].value.clusterDim.z = config.cluster.z;
-    launch.attrs = attrs;
-    launch.numAttrs = 1;
+    CUlaunchAttribute &a = attrs[launch.numAttrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = config.cluster.x;
+    a.value.clusterDim.y = config.cluster.y;
+    a.value.clusterDim.z = config.cluster.z;
   }
+  // Programmatic dependent launch (sm_90 and newer): the kernel may start
+  // while the previous one drains; it waits for it with griddepcontrol.wait.
+  if (config.programmatic && ccMajor_ >= 9 && pdlEnabled_) {
+    CUlaunchAttribute &a = attrs[launch.numAttrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  launch.attrs = launch.numAttrs ? attrs : nullptr;
 
   std::vector<void *> params;
   params.reserve(args.size());

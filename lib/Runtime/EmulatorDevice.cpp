@@ -178,6 +178,7 @@ EmulatorDevice::launch(FunctionHandle function, const LaunchConfig &config,
   cfg.block = toEmu(config.block);
   cfg.cluster = toEmu(config.cluster);
   cfg.dynamicSharedBytes = config.dynamicSmemBytes;
+  cfg.programmatic = config.programmatic;
   cfg.params = std::move(*buffer);
   cfg.maxWarpInstructions = options_.maxWarpInstructions;
   cfg.checkTmaRaces = options_.checkTmaRaces;

@@ -767,10 +767,11 @@ void nvfp4::rt::printHarnessPlan(const HarnessSpec &spec,
     os << "  set " << v.tensor << "[" << v.index << "] = " << v.value << "\n";
   printArgs(spec, spec.args, o, os);
   for (const HarnessLaunch &l : spec.then) {
-    os << "nvfp4-run: then kernel " << l.kernel << ": grid="
-       << l.launch.grid.str() << " block=" << l.launch.block.str()
+    os << "nvfp4-run: then kernel " << l.kernel
+       << ": grid=" << l.launch.grid.str() << " block=" << l.launch.block.str()
        << " cluster=" << l.launch.cluster.str()
-       << " smem=" << l.launch.dynamicSmemBytes << "\n";
+       << " smem=" << l.launch.dynamicSmemBytes
+       << (l.launch.programmatic ? " programmatic" : "") << "\n";
     printArgs(spec, l.args, o, os);
   }
 }

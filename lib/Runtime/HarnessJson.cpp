@@ -39,7 +39,8 @@ std::string dim3(const Dim3 &d) {
 std::string launchJson(const LaunchConfig &c) {
   return "{\"grid\": " + dim3(c.grid) + ", \"block\": " + dim3(c.block) +
          ", \"cluster\": " + dim3(c.cluster) +
-         ", \"dynamic_smem\": " + std::to_string(c.dynamicSmemBytes) + "}";
+         ", \"dynamic_smem\": " + std::to_string(c.dynamicSmemBytes) +
+         (c.programmatic ? ", \"programmatic\": true}" : "}");
 }
 
 const char *argKind(HarnessArg::Kind k) {
@@ -307,6 +308,7 @@ void readLaunch(const Value &v, const std::string &path, Error &error,
   readDim3(r, "block", c.block);
   readDim3(r, "cluster", c.cluster);
   r.integer("dynamic_smem", c.dynamicSmemBytes);
+  r.boolean("programmatic", c.programmatic);
   r.done();
 }
 

@@ -58,9 +58,16 @@ def broken(good):
             d[path[-1]] = value
         return f
 
+    def cut_in_string(text, key):
+        cut = text.index(key) + len(key) + 64
+        while b"\\" in text[cut - 6:cut]:
+            cut += 1
+        return cut
+
     return [
         ("empty", b""),
-        ("truncated", good[:len(good) // 2]),
+        # Cut inside the PTX string, not inside an escape.
+        ("truncated", good[:cut_in_string(good, b'"ptx": "')]),
         ("not json", b"\x00\xffnvfp4"),
         ("another format", b'{"format": "onnx", "version": 1}'),
         ("newer version", edit(setitem(["version"], 2))),

@@ -193,6 +193,12 @@ struct LaunchConfig {
   /// CTAs per cluster; every cluster's CTAs run together.
   Dim3 cluster;
   uint32_t dynamicSharedBytes = 0;
+  /// Launched programmatically (CUDA's programmatic dependent launch): on
+  /// a GPU the CTAs may run beside the previous kernel until they execute
+  /// griddepcontrol.wait. Launches here run one after another, so a thread
+  /// that accesses global memory before its griddepcontrol.wait is
+  /// reported as an error instead (it could race the previous kernel).
+  bool programmatic = false;
   /// The parameter buffer (see ParamBuilder); its size must match.
   std::vector<uint8_t> params;
   /// Stop with an error after this many warp instructions (0: no limit);

@@ -59,6 +59,13 @@ struct LaunchConfig {
   Dim3 block;
   Dim3 cluster;
   uint32_t dynamicSmemBytes = 0;
+  /// Launched with programmatic stream serialization (CUDA's programmatic
+  /// dependent launch): the kernel's CTAs may start before the previous
+  /// kernel on the stream has finished, and must execute
+  /// `griddepcontrol.wait` before they touch its results. Only the CUDA
+  /// device uses it (NVFP4_PDL=0 in the environment turns it off); the
+  /// emulator runs launches one after another.
+  bool programmatic = false;
 };
 
 /// One kernel argument: the bytes of a `.param`, with what they mean.

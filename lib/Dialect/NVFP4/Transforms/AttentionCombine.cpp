@@ -167,6 +167,10 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   // share one.
   func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(kCombineRegs));
   b.setInsertionPointToStart(&func.getBody().front());
+  // Launched programmatically after the attention kernel (its CTAs may be
+  // resident before that kernel has finished): nothing before this wait
+  // may read what it writes. A no-op when launched normally.
+  NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
   Value outO = func.getArgument(0), outLse = func.getArgument(1);
   Value outSf = p.nvfp4Out ? func.getArgument(2) : Value();
   Value outScale = p.nvfp4Out ? func.getArgument(3) : Value();
@@ -175,24 +179,37 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   Value records = func.getArgument(outputs + 2);
   Value sink = p.hasSink ? func.getArgument(outputs + 3) : Value();
 
-  // A CTA merges one row at a time, all its threads on that row: the
-  // pieces' LSEs spread over the threads (then a CTA reduction), and the
-  // O sum over `groups` groups of threads, each group a float4 of columns
-  // a thread and every groups-th piece (then a sum of the groups through
-  // shared memory, in group order). Rows: per CTA `rowsPerCta` of one
-  // unit, few enough that the grid fills the SMs several times over.
+  // Two ways to spread rows over threads, by how many rows there are
+  // (docs/AttentionLowering.md, "Combine"). Few rows (B = 1: a unit's
+  // pieces are many): a CTA merges one row at a time with all its threads,
+  // the pieces' LSEs spread over the threads (then a CTA reduction) and the
+  // O sum over `groups` groups of threads, each group a float4 of columns a
+  // thread and every groups-th piece (then a sum of the groups through
+  // shared memory, in group order). Many rows (a unit's pieces are few): a
+  // warp a row, no barriers, the LSEs over the lanes (a warp reduction),
+  // each lane two columns and every piece in order. Rows per CTA are few
+  // enough that the grid fills the SMs eight times over.
   const int64_t sliceColumns = p.headDimV % 128 == 0 ? 128 : 64;
   const int64_t slices = p.headDimV / sliceColumns;
   const int64_t quads = sliceColumns / 4;
   const int64_t groups = kCombineThreads / quads;
-  const int64_t rowsPerCta = std::clamp<int64_t>(
-      s.units * s.usedRows() * slices / (8 * s.numSms), 1, kMaxRowsPerCta);
-  const int64_t rowGroups = (s.usedRows() + rowsPerCta - 1) / rowsPerCta;
   constexpr int64_t warps = kCombineThreads / 32;
-  Value red = func.addWorkgroupAttribution(
-      ir.smemMemref({groups * sliceColumns}, f32), b.getLoc());
-  Value scratch =
-      func.addWorkgroupAttribution(ir.smemMemref({2 * warps}, f32), b.getLoc());
+  const int64_t fillRows = s.units * s.usedRows() * slices / (8 * s.numSms);
+  const bool warpRows = fillRows >= 2;
+  // Rows a CTA merges, and (warp rows) a warp.
+  const int64_t rowsPerWarp =
+      warpRows
+          ? std::clamp<int64_t>(fillRows / warps, 1, kMaxRowsPerCta / warps)
+          : 1;
+  const int64_t rowsPerCta = warpRows ? warps * rowsPerWarp : 1;
+  const int64_t rowGroups = (s.usedRows() + rowsPerCta - 1) / rowsPerCta;
+  Value red, scratch;
+  if (!warpRows) {
+    red = func.addWorkgroupAttribution(
+        ir.smemMemref({groups * sliceColumns}, f32), b.getLoc());
+    scratch = func.addWorkgroupAttribution(ir.smemMemref({2 * warps}, f32),
+                                           b.getLoc());
+  }
 
   Value bx = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
@@ -226,12 +243,37 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
     return arith::AddFOp::create(b, x, y);
   };
   Value ninf = ir.negInf(), zero = ir.f32(0.0);
+  // Stores `sums[c]` (vector<2xf32>), columns 2 lane + 64 c of the slice,
+  // of the merged row (query, head): 8 lanes a 16-column block, as the
+  // NVFP4 store needs.
+  auto storeRow = [&](ArrayRef<Value> sums, Value query, Value head) {
+    std::optional<BlockQuantizer> quant;
+    if (p.nvfp4Out)
+      quant.emplace(ir, QuantRecipe::fast, NanPolicy::propagate,
+                    memref::LoadOp::create(b, outScale, ValueRange{ir.idx(0)}));
+    for (auto [c, sum] : llvm::enumerate(sums)) {
+      Value at = ir.add(
+          colBase, ir.add(ir.mul(lane, ir.idx(2)), ir.idx(64 * int64_t(c))));
+      if (p.nvfp4Out)
+        storeNvfp4Pair(ir, p, *quant, lane, at, sum, outO, outSf, batch, query,
+                       head);
+      else
+        vector::StoreOp::create(
+            b,
+            arith::TruncFOp::create(b, VectorType::get({2}, p.outElement), sum),
+            outO, ValueRange{batch, query, head, at});
+    }
+  };
   ir.ifThen(ir.cmp(arith::CmpIPredicate::sgt, pieces, ir.idx(1)), [&] {
-    ir.forLoop(ir.idx(0), ir.idx(rowsPerCta), ir.idx(1), [&](Value j) {
-      Value r = ir.add(ir.mul(rg, ir.idx(rowsPerCta)), j);
+    ir.forLoop(ir.idx(0), ir.idx(rowsPerWarp), ir.idx(1), [&](Value j) {
+      // Warp rows: warp w's rows are w, w + warps, ... of the CTA's.
+      Value r = warpRows ? ir.add(ir.mul(rg, ir.idx(rowsPerCta)),
+                                  ir.add(ir.mul(j, ir.idx(warps)), warp))
+                         : rg;
       Value query = ir.add(firstQuery, ir.divu(r, ir.idx(s.headsPerCta)));
       Value head = ir.add(firstHead, ir.remu(r, ir.idx(s.headsPerCta)));
-      // The same for every thread of the CTA: its barriers are uniform.
+      // The same for every thread of the CTA (of the warp with warp rows):
+      // its barriers are uniform.
       Value valid =
           ir.andi(ir.cmp(arith::CmpIPredicate::ult, r, ir.idx(s.usedRows())),
                   ir.cmp(arith::CmpIPredicate::ult, query, ir.idx(p.seqQ)));
@@ -240,14 +282,23 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
           return memref::LoadOp::create(b, partialLse,
                                         ValueRange{slotOf(k), r});
         };
+        // The pieces' LSEs over the row's threads: thread t takes pieces
+        // t, t + threads, ...
+        Value first = warpRows ? lane : tid;
+        int64_t threads = warpRows ? 32 : kCombineThreads;
+        auto reduce = [&](Value v, int64_t at,
+                          function_ref<Value(Value, Value)> op) {
+          return warpRows ? ir.warpReduce(v, op)
+                          : ir.ctaReduce(v, scratch, at, threads, op);
+        };
         // m = max(max_k lse_k, s); exponents against 0 when every part is
         // empty and there is no sink (no -inf - -inf).
         Value mx =
-            ir.forLoop(tid, pieces, ir.idx(kCombineThreads), ValueRange{ninf},
+            ir.forLoop(first, pieces, ir.idx(threads), ValueRange{ninf},
                        [&](Value k, ValueRange acc) -> SmallVector<Value> {
                          return {maxOp(acc[0], lse2(k))};
                        })[0];
-        mx = ir.ctaReduce(mx, scratch, 0, kCombineThreads, maxOp);
+        mx = reduce(mx, 0, maxOp);
         Value sinkL;
         if (sink) {
           sinkL = arith::MulFOp::create(
@@ -257,19 +308,48 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
         }
         Value mS = mergeBase(ir, mx);
         Value z = ir.forLoop(
-            tid, pieces, ir.idx(kCombineThreads), ValueRange{zero},
+            first, pieces, ir.idx(threads), ValueRange{zero},
             [&](Value k, ValueRange acc) -> SmallVector<Value> {
               return {
                   addOp(acc[0], ir.ex2(arith::SubFOp::create(b, lse2(k), mS)))};
             })[0];
-        z = ir.ctaReduce(z, scratch, warps, kCombineThreads, addOp);
+        z = reduce(z, warps, addOp);
         if (sinkL)
           z = addOp(z, ir.ex2(arith::SubFOp::create(b, sinkL, mS)));
         auto [lse, inv] = mergeLseAndScale(ir, mS, z);
-        ir.ifThen(ir.andi(ir.eq(tid, ir.idx(0)), ir.eq(slice, ir.idx(0))), [&] {
-          memref::StoreOp::create(b, lse, outLse,
-                                  ValueRange{batch, head, query});
-        });
+        ir.ifThen(ir.andi(ir.eq(first, ir.idx(0)), ir.eq(slice, ir.idx(0))),
+                  [&] {
+                    memref::StoreOp::create(b, lse, outLse,
+                                            ValueRange{batch, head, query});
+                  });
+        auto weight = [&](Value k) -> Value {
+          return arith::MulFOp::create(
+              b, ir.ex2(arith::SubFOp::create(b, lse2(k), mS)), inv);
+        };
+        auto v2 = VectorType::get({2}, f32);
+        if (warpRows) {
+          // O: lane sums columns 2 lane + 64 c over every piece in order.
+          Value zero2 = arith::ConstantOp::create(
+              b, DenseElementsAttr::get(v2, FloatAttr::get(f32, 0.0)));
+          const int64_t pairs = sliceColumns / 64;
+          SmallVector<Value> sums = ir.forLoop(
+              ir.idx(0), pieces, ir.idx(1), SmallVector<Value>(pairs, zero2),
+              [&](Value k, ValueRange a) -> SmallVector<Value> {
+                Value wv = vector::BroadcastOp::create(b, v2, weight(k));
+                SmallVector<Value> next;
+                for (int64_t c = 0; c < pairs; ++c) {
+                  Value col = ir.add(
+                      colBase, ir.add(ir.mul(lane, ir.idx(2)), ir.idx(64 * c)));
+                  Value o = vector::LoadOp::create(
+                      b, v2, partialO, ValueRange{slotOf(k), r, col},
+                      /*nontemporal=*/false, llvm::Align(8));
+                  next.push_back(vector::FMAOp::create(b, o, wv, a[c]));
+                }
+                return next;
+              });
+          storeRow(sums, query, head);
+          return;
+        }
         // O: thread (group g, quad q) sums columns 4 q .. 4 q + 3 of the
         // slice over pieces g, g + groups, ...
         auto v4 = VectorType::get({4}, f32);
@@ -280,29 +360,20 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
         Value acc = ir.forLoop(
             g, pieces, ir.idx(groups), ValueRange{zero4},
             [&](Value k, ValueRange a) -> SmallVector<Value> {
-              Value w = arith::MulFOp::create(
-                  b, ir.ex2(arith::SubFOp::create(b, lse2(k), mS)), inv);
               Value o = vector::LoadOp::create(
                   b, v4, partialO,
                   ValueRange{slotOf(k), r, ir.add(colBase, q4)},
                   /*nontemporal=*/false, llvm::Align(16));
               return {vector::FMAOp::create(
-                  b, o, vector::BroadcastOp::create(b, v4, w), a[0])};
+                  b, o, vector::BroadcastOp::create(b, v4, weight(k)), a[0])};
             })[0];
         vector::StoreOp::create(
             b, acc, red,
             ValueRange{ir.add(ir.mul(g, ir.idx(sliceColumns)), q4)});
         gpu::BarrierOp::create(b);
-        // Warp 0 adds the groups' sums in order and stores the row: lane
-        // holds column pairs 2 lane + 64 c (8 lanes a 16-column block, as
-        // the NVFP4 store needs).
+        // Warp 0 adds the groups' sums in order and stores the row.
         ir.ifThen(ir.eq(warp, ir.idx(0)), [&] {
-          std::optional<BlockQuantizer> quant;
-          if (p.nvfp4Out)
-            quant.emplace(
-                ir, QuantRecipe::fast, NanPolicy::propagate,
-                memref::LoadOp::create(b, outScale, ValueRange{ir.idx(0)}));
-          auto v2 = VectorType::get({2}, f32);
+          SmallVector<Value> sums;
           for (int64_t c = 0; c < sliceColumns / 64; ++c) {
             Value col = ir.add(ir.mul(lane, ir.idx(2)), ir.idx(64 * c));
             Value sum = vector::LoadOp::create(b, v2, red, ValueRange{col});
@@ -312,17 +383,9 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                   vector::LoadOp::create(
                       b, v2, red,
                       ValueRange{ir.add(col, ir.idx(gg * sliceColumns))}));
-            Value at = ir.add(colBase, col);
-            if (p.nvfp4Out)
-              storeNvfp4Pair(ir, p, *quant, lane, at, sum, outO, outSf, batch,
-                             query, head);
-            else
-              vector::StoreOp::create(
-                  b,
-                  arith::TruncFOp::create(b, VectorType::get({2}, p.outElement),
-                                          sum),
-                  outO, ValueRange{batch, query, head, at});
+            sums.push_back(sum);
           }
+          storeRow(sums, query, head);
         });
         // The next row reuses red and the scratch words without a barrier
         // of its own: its first reduction's barrier comes after warp 0's
@@ -349,5 +412,6 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                           {int32_t(s.units * rowGroups * slices), 1, 1})),
        b.getNamedAttr("block",
                       b.getDenseI32ArrayAttr({int32_t(kCombineThreads), 1, 1})),
-       b.getNamedAttr("args", b.getArrayAttr(hargs))});
+       b.getNamedAttr("args", b.getArrayAttr(hargs)),
+       b.getNamedAttr("programmatic", b.getBoolAttr(true))});
 }

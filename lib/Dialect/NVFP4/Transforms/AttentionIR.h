@@ -88,6 +88,17 @@ public:
     return mlir::arith::TruncIOp::create(b, b.getI1Type(), a);
   }
 
+  /// `v` (f32) reduced over the 32 lanes of a warp by `op`: a tree of xor
+  /// shuffles. Lanes i and i ^ off combine the same two values at each
+  /// step, so with a commutative `op` every lane ends with the same bits.
+  Value warpReduce(Value v, llvm::function_ref<Value(Value, Value)> op) {
+    for (int32_t off = 16; off >= 1; off /= 2)
+      v = op(v, mlir::gpu::ShuffleOp::create(b, v, off, int32_t(32),
+                                             mlir::gpu::ShuffleMode::XOR)
+                    .getShuffleResult());
+    return v;
+  }
+
   /// `v` (f32) reduced over a CTA of `threads` by `op`: a tree of xor
   /// shuffles in each warp, then lane 0 of warp w stores to smem[at + w]
   /// and, after a barrier, every thread combines the words in warp order
@@ -96,10 +107,7 @@ public:
   /// has passed a later barrier.
   Value ctaReduce(Value v, Value smem, int64_t at, int64_t threads,
                   llvm::function_ref<Value(Value, Value)> op) {
-    for (int32_t off = 16; off >= 1; off /= 2)
-      v = op(v, mlir::gpu::ShuffleOp::create(b, v, off, int32_t(32),
-                                             mlir::gpu::ShuffleMode::XOR)
-                    .getShuffleResult());
+    v = warpReduce(v, op);
     Value tid = mlir::gpu::ThreadIdOp::create(b, mlir::gpu::Dimension::x);
     Value lane = remu(tid, idx(32)), warp = divu(tid, idx(32));
     ifThen(eq(lane, idx(0)), [&] {

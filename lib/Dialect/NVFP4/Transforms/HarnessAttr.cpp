@@ -382,6 +382,13 @@ public:
                          "expected a byte count, found " + str(sm));
           launch.launch.dynamicSmemBytes = uint32_t(v.getInt());
         }
+        if (Attribute pr = d.get("programmatic")) {
+          auto v = dyn_cast<BoolAttr>(pr);
+          if (!v)
+            return error(field + ".programmatic",
+                         "expected true or false, found " + str(pr));
+          launch.launch.programmatic = v.getValue();
+        }
         auto largs = d.getAs<ArrayAttr>("args");
         if (!largs || largs.size() != next.getNumArguments())
           return error(field + ".args",

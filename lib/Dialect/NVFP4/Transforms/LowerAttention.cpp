@@ -1697,8 +1697,17 @@ struct NVFP4LowerAttentionPass
       KernelBuilder builder(*s, b);
       gpu::GPUFuncOp func = builder.build(gpuModule, kernelName);
       DictionaryAttr combine;
-      if (s->splitKv())
+      if (s->splitKv()) {
         combine = buildCombineKernel(*s, b, gpuModule, kernelName + "_combine");
+        // The combine is launched programmatically (docs/AttentionLowering.md,
+        // "Combine"): each CTA lets it be scheduled as soon as it starts;
+        // the combine's griddepcontrol.wait still waits for the whole grid
+        // and its memory.
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&func.getBody().front());
+        NVVM::GriddepcontrolOp::create(
+            b, NVVM::GridDepActionKind::launch_dependents);
+      }
       func->setAttr(kHarnessAttr,
                     harnessAttr(*s, builder.harnessArgs(b), combine, b));
       func->setAttr("nvfp4.schedule", scheduleAttr(*s, b));
