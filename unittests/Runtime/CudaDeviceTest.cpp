@@ -283,6 +283,49 @@ TEST_F(CudaDeviceTest, LaunchesOnTheCallersStream) {
   EXPECT_NE(text.find("cluster=none\n"), std::string::npos) << text;
 }
 
+// A programmatic launch (the split-KV combine) carries the programmatic
+// stream serialization attribute, beside a cluster's; NVFP4_PDL=0 in the
+// environment (read when the device is created) leaves it out.
+TEST_F(CudaDeviceTest, ProgrammaticLaunch) {
+  std::string path = ::testing::TempDir() + "nvfp4-mock-pdl.log";
+  for (const char *pdl : {"1", "0"}) {
+    std::remove(path.c_str());
+    setenv("NVFP4_MOCK_RECORD", path.c_str(), 1);
+    setenv("NVFP4_PDL", pdl, 1);
+    auto d = create();
+    ASSERT_TRUE(d);
+    auto m = d->loadModule(ptx(".version 9.0\n.target sm_90a\n"
+                               ".entry k() { ret; }\n"));
+    ASSERT_TRUE(m) << m.takeError().message();
+    auto k = d->getFunction(*m, "k");
+    ASSERT_TRUE(k);
+    LaunchConfig config;
+    config.grid = {2, 1, 1};
+    config.block = {32, 1, 1};
+    config.programmatic = true;
+    EXPECT_FALSE(d->launchOn(*k, config, {}, reinterpret_cast<void *>(0x5a0)));
+    config.grid = {4, 1, 1};
+    config.cluster = {2, 1, 1};
+    EXPECT_FALSE(d->launchOn(*k, config, {}, reinterpret_cast<void *>(0x5a0)));
+    unsetenv("NVFP4_MOCK_RECORD");
+    unsetenv("NVFP4_PDL");
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    std::string flag = std::string(pdl) == "1" ? " programmatic" : "";
+    EXPECT_NE(text.find("launch k grid=2,1,1 block=32,1,1 smem=0 "
+                        "cluster=none" +
+                        flag + " stream=0x5a0\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("launch k grid=4,1,1 block=32,1,1 smem=0 "
+                        "cluster=2,1,1" +
+                        flag + " stream=0x5a0\n"),
+              std::string::npos)
+        << text;
+  }
+}
+
 TEST_F(CudaDeviceTest, LaunchAttributes) {
   auto d = create();
   ASSERT_TRUE(d);

@@ -555,11 +555,19 @@ MOCK_API CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
   if (static_cast<int>(config->sharedMemBytes) > f->maxDynamicSmem)
     return CUDA_ERROR_INVALID_VALUE;
   unsigned cx = 1, cy = 1, cz = 1;
+  bool cluster = false, programmatic = false;
   for (unsigned i = 0; i < config->numAttrs; ++i) {
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      cluster = true;
       cx = config->attrs[i].value.clusterDim.x;
       cy = config->attrs[i].value.clusterDim.y;
       cz = config->attrs[i].value.clusterDim.z;
+    } else if (config->attrs[i].id ==
+               CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) {
+      programmatic =
+          config->attrs[i].value.programmaticStreamSerializationAllowed;
+    } else {
+      return CUDA_ERROR_INVALID_VALUE;
     }
   }
   if (config->gridDimX % cx || config->gridDimY % cy || config->gridDimZ % cz)
@@ -572,12 +580,13 @@ MOCK_API CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config,
                 f->name.c_str(), config->gridDimX, config->gridDimY,
                 config->gridDimZ, config->blockDimX, config->blockDimY,
                 config->blockDimZ, config->sharedMemBytes,
-                config->numAttrs
-                    ? (std::to_string(cx) + "," + std::to_string(cy) + "," +
-                       std::to_string(cz))
-                          .c_str()
-                    : "none");
+                cluster ? (std::to_string(cx) + "," + std::to_string(cy) + "," +
+                           std::to_string(cz))
+                              .c_str()
+                        : "none");
   std::string line0 = head;
+  if (programmatic)
+    line0 += " programmatic";
   if (config->hStream) {
     char stream[48];
     std::snprintf(stream, sizeof(stream), " stream=%p",

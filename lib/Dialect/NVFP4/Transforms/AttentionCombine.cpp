@@ -21,6 +21,7 @@
 #include "BlockQuantizer.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/bit.h"
 
 #include <algorithm>
 #include <optional>
@@ -196,11 +197,12 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   constexpr int64_t warps = kCombineThreads / 32;
   const int64_t fillRows = s.units * s.usedRows() * slices / (8 * s.numSms);
   const bool warpRows = fillRows >= 2;
-  // Rows a CTA merges, and (warp rows) a warp.
+  // Rows a CTA merges, and (warp rows) a warp: a power of two, so that a
+  // unit's rows (64 or 128 for MLA and GQA decodes) fill whole CTAs.
   const int64_t rowsPerWarp =
-      warpRows
-          ? std::clamp<int64_t>(fillRows / warps, 1, kMaxRowsPerCta / warps)
-          : 1;
+      warpRows ? int64_t(llvm::bit_floor(uint64_t(std::clamp<int64_t>(
+                     fillRows / warps, 1, kMaxRowsPerCta / warps))))
+               : 1;
   const int64_t rowsPerCta = warpRows ? warps * rowsPerWarp : 1;
   const int64_t rowGroups = (s.usedRows() + rowsPerCta - 1) / rowsPerCta;
   Value red, scratch;
