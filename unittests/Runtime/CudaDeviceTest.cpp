@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 using namespace nvfp4::rt;
@@ -60,6 +61,27 @@ protected:
   std::string createError() {
     auto d = createDevice(BackendKind::Cuda, {});
     return d ? std::string("<ok>") : d.takeError().message();
+  }
+  /// Kernel `k` (an empty sm_90a kernel) loaded on `d`.
+  std::optional<FunctionHandle> emptyKernel(Device &d) {
+    auto m = d.loadModule(ptx(".version 9.0\n.target sm_90a\n"
+                              ".entry k() { ret; }\n"));
+    EXPECT_TRUE(m) << (m ? "" : m.takeError().message());
+    if (!m)
+      return std::nullopt;
+    auto k = d.getFunction(*m, "k");
+    EXPECT_TRUE(k);
+    if (!k) {
+      (void)k.takeError();
+      return std::nullopt;
+    }
+    return *k;
+  }
+  /// What the mock driver recorded in `path` (NVFP4_MOCK_RECORD).
+  static std::string record(const std::string &path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)),
+                       std::istreambuf_iterator<char>());
   }
 };
 
@@ -261,10 +283,7 @@ TEST_F(CudaDeviceTest, LaunchesOnTheCallersStream) {
   setenv("NVFP4_MOCK_RECORD", path.c_str(), 1);
   auto d = create();
   ASSERT_TRUE(d);
-  auto m = d->loadModule(ptx(".version 9.0\n.target sm_90a\n"
-                             ".entry k() { ret; }\n"));
-  ASSERT_TRUE(m) << m.takeError().message();
-  auto k = d->getFunction(*m, "k");
+  auto k = emptyKernel(*d);
   ASSERT_TRUE(k);
   LaunchConfig config;
   config.grid = {2, 1, 1};
@@ -272,9 +291,7 @@ TEST_F(CudaDeviceTest, LaunchesOnTheCallersStream) {
   EXPECT_FALSE(d->launchOn(*k, config, {}, reinterpret_cast<void *>(0x5a0)));
   EXPECT_TRUE(d->launch(*k, config, {}));
   unsetenv("NVFP4_MOCK_RECORD");
-  std::ifstream in(path);
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
+  std::string text = record(path);
   EXPECT_NE(text.find("launch k grid=2,1,1 block=32,1,1 smem=0 cluster=none "
                       "stream=0x5a0\n"),
             std::string::npos)
@@ -294,10 +311,7 @@ TEST_F(CudaDeviceTest, ProgrammaticLaunch) {
     setenv("NVFP4_PDL", pdl, 1);
     auto d = create();
     ASSERT_TRUE(d);
-    auto m = d->loadModule(ptx(".version 9.0\n.target sm_90a\n"
-                               ".entry k() { ret; }\n"));
-    ASSERT_TRUE(m) << m.takeError().message();
-    auto k = d->getFunction(*m, "k");
+    auto k = emptyKernel(*d);
     ASSERT_TRUE(k);
     LaunchConfig config;
     config.grid = {2, 1, 1};
@@ -309,9 +323,7 @@ TEST_F(CudaDeviceTest, ProgrammaticLaunch) {
     EXPECT_FALSE(d->launchOn(*k, config, {}, reinterpret_cast<void *>(0x5a0)));
     unsetenv("NVFP4_MOCK_RECORD");
     unsetenv("NVFP4_PDL");
-    std::ifstream in(path);
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
+    std::string text = record(path);
     std::string flag = std::string(pdl) == "1" ? " programmatic" : "";
     EXPECT_NE(text.find("launch k grid=2,1,1 block=32,1,1 smem=0 "
                         "cluster=none" +
