@@ -171,7 +171,9 @@ nvfp4_status nvfp4_copy_to_host(nvfp4_device *device, void *dst,
  * device scratch of at least nvfp4_kernel_workspace_bytes (NULL: allocated
  * and freed by the call). `stream` NULL: the call returns when the kernels
  * have finished. A CUstream (cuda backend): the kernels are enqueued there
- * in order and the call returns at once; the caller's workspace is then
+ * in order and the call returns at once (for the legacy default stream,
+ * whose handle is 0, pass CU_STREAM_LEGACY, (void *)0x1, since NULL means
+ * "wait"); the caller's workspace is then
  * required, and the inputs must not change until the stream reaches the
  * kernels. The emulator runs every launch before returning, whatever the
  * stream. Tensor maps live in device memory kept by the device, one per

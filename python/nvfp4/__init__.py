@@ -27,6 +27,9 @@ __all__ = ["Error", "Device", "DeviceArray", "Kernel", "TensorInfo",
 
 #: dtype names, by the C API's nvfp4_dtype value.
 DTYPES = ["f32", "bf16", "f16", "i32", "u8", "i8"]
+# CUstream CU_STREAM_LEGACY (cuda.h): the legacy default stream, handle 0
+# in torch; the C API reads a NULL stream as "launch and wait".
+_CU_STREAM_LEGACY = 0x1
 _ITEMSIZE = {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "u8": 1, "i8": 1}
 
 
@@ -429,7 +432,10 @@ class Kernel:
         `out` (its results: one tensor or a tuple). Returns `out`. `stream`
         (a CUstream as an int, or an object with `cuda_stream`, such as
         torch.cuda.current_stream()) enqueues the launch there and returns
-        at once; it needs `workspace` when the kernel has scratch."""
+        at once; it needs `workspace` when the kernel has scratch. Handle 0
+        (torch's default stream) is the legacy default stream, passed on as
+        CU_STREAM_LEGACY: the C API reads a NULL stream as "launch and
+        wait"."""
         if device is None:
             raise Error("device: pass device=nvfp4.Device(...)")
         if out is None:
@@ -456,9 +462,11 @@ class Kernel:
             raise Error("stream: expected a CUstream handle (int) or an "
                         "object with cuda_stream, got %s" %
                         type(stream).__name__)
+        if handle == 0:
+            handle = _CU_STREAM_LEGACY
         _check(_library().nvfp4_launch(self._handle, device._handle, ins,
                                        len(inputs), outs_arr, len(outs), ws,
-                                       ws_bytes, handle or None))
+                                       ws_bytes, handle))
         return out
 
     def check(self, device, seed=1):

@@ -1,0 +1,35 @@
+"""python-stream.test: nvfp4.Kernel.__call__'s stream argument against the
+mock driver (NVFP4_MOCK_RECORD): a split-KV decode for sm_90a launched with
+no stream (launch and wait), on a stream object whose handle is 0 (torch's
+default stream: passed on as CU_STREAM_LEGACY, not as NULL), and on an int
+handle. The record shows each launch's stream and attributes."""
+import sys
+
+import nvfp4
+
+OP = """
+func.func @dec(%q: tensor<1x1x16x64xbf16>, %k: tensor<1x4096x1x64xbf16>,
+               %v: tensor<1x4096x1x64xbf16>)
+    -> (tensor<1x1x16x64xbf16>, tensor<1x16x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125)
+      : (tensor<1x1x16x64xbf16>, tensor<1x4096x1x64xbf16>,
+         tensor<1x4096x1x64xbf16>)
+      -> (tensor<1x1x16x64xbf16>, tensor<1x16x1xf32>)
+  return %o, %lse : tensor<1x1x16x64xbf16>, tensor<1x16x1xf32>
+}
+"""
+
+
+class Stream:
+    cuda_stream = 0
+
+
+k = nvfp4.compile(OP, chip="sm_90a", features="+ptx80", num_sms=8)
+dev = nvfp4.Device("cuda")
+ins = [dev.empty(t.shape, t.dtype) for t in k.inputs]
+outs = tuple(dev.empty(t.shape, t.dtype) for t in k.outputs)
+ws = dev.empty((k.workspace_bytes,), "u8")
+for name, stream in (("none", None), ("default", Stream()), ("int", 0x5a0)):
+    print("call", name, file=sys.stderr)
+    k(*ins, out=outs, device=dev, workspace=ws, stream=stream)
+print("launched")
