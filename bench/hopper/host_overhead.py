@@ -62,7 +62,9 @@ def main(out):
                         else torch.float32) for o in k.outputs]
     ws = cuda.empty((max(k.workspace_bytes, 1),), "u8")
     stream = torch.cuda.current_stream()
-    handle = stream.cuda_stream
+    # Torch's default stream has handle 0, which the C API reads as
+    # "launch and wait": pass CU_STREAM_LEGACY as Kernel.__call__ does.
+    handle = stream.cuda_stream or nvfp4._CU_STREAM_LEGACY
 
     def whole():
         k(*ins, out=tuple(outs), device=cuda, workspace=ws, stream=stream)
