@@ -14,8 +14,9 @@ first to the start of the second, and the span from the start of the
 first to the end of the last; medians. Then (b1.json's "gaps") the gaps
 between two torch kernels, between a torch kernel and our call, and
 between our call and a torch kernel (the folders' gqa_b1_kv65536), to
-tell a gap of our second launch from one of any launch (not yet run: no
-device since it was written). Writes b1.md and b1.json.
+tell a gap of our second launch from one of any launch (the GPU drained
+after each step, so these gaps include the host's launch time). Writes
+b1.md and b1.json.
 """
 import os
 import statistics

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine, after 73690b2 (Python enqueues on torch's default
-# stream instead of launching and waiting): the host / GPU timeline around
-# the combine's launch (bench/hopper/gap_probe.py), each kernel and the gap
+# stream instead of launching and waiting): each kernel and the gap
 # of every decode shape without and with PDL (b1_breakdown.py on
 # build/cmb-new2-* and build/cmb-new3-*), the host time of a call
 # (host_overhead.py), and the combine's rows a warp as a power of two
@@ -16,9 +15,6 @@ OUT="${OUT:-/tmp/gap-and-w}"
 H="$ROOT/bench/hopper"
 B="$ROOT/build"
 mkdir -p "$OUT/mla" "$OUT/b1-new2" "$OUT/b1-new3"
-python3 "$H/gap_probe.py" "$OUT" "$B/cmb-new3-gqa" 2>&1 |
-  grep -v " CPU \(aten\|cudaStream\|cudaGetDevice\|cudaDeviceGet\|cudaPeek\|cudaGetLastError\)" |
-  head -120
 for v in new2 new3; do
   python3 "$H/b1_breakdown.py" "$OUT/b1-$v" "$B/cmb-$v-gqa" "$B/cmb-$v-mla" \
     2>&1 | grep -A40 "^NVIDIA"
