@@ -8,6 +8,8 @@ build/device-hopper-bench): python3 bench/hopper/ours.py [OUTDIR
 build/device-hopper-bench, e.g. a variant gen_ours.sh wrote elsewhere); builds
 libnvfp4_runtime.so (scripts/device/CMakeLists.txt) unless $NVFP4_LIBRARY
 names one, writes ours.json and ours.md to OUTDIR (default $OUT).
+ONLY=SUBSTRING in the environment times only the shapes whose names hold
+it (as gen_ours.sh's ONLY).
 
 Method (peers.py's): CUDA events around each launch on torch's current
 stream (our kernels through the C API with a preallocated workspace:
@@ -127,7 +129,7 @@ def main(out):
     result = {"device": props.name, "sms": props.multi_processor_count,
               "torch": torch.__version__, "copy_tb_s": copy_tbs,
               "bf16_mm_tflops": mm_tflops, "rows": []}
-    for s in SHAPES:
+    for s in [s for s in SHAPES if os.environ.get("ONLY", "") in s["name"]]:
         row = {"shape": s, "ours": ours(nvfp4, cuda, s, copy_tbs, mm_tflops),
                "sm_fill_model": (sm_fill(s, sms=props.multi_processor_count)
                                  if s["kind"] == "decode" else None)}
