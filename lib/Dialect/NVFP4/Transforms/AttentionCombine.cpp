@@ -1,9 +1,11 @@
 //===- AttentionCombine.cpp - merge an attention's partial results --------===//
 //
 // The second kernel of a split-KV attention (docs/AttentionLowering.md,
-// "Combine"). A CTA of four warps merges a few rows of one unit (128 or 64
-// columns of Dv), one row at a time with all its threads; a unit that the
-// main kernel processed whole (its record says one piece) is skipped. For
+// "Combine"), launched programmatically after the attention kernel (it
+// waits for that grid first). A CTA of four warps merges rows of one unit
+// (128 or 64 columns of Dv): one row with all its threads when rows are
+// few, a row a warp when they are many; a unit that the main kernel
+// processed whole (its record says one piece) is skipped. For
 // each row, with the n partial results (o_k, lse_k) (base 2, no sink) and
 // the sink s (base 2) when there is one:
 //
@@ -389,12 +391,6 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
           }
           storeRow(sums, query, head);
         });
-        // The next row reuses red and the scratch words without a barrier
-        // of its own: its first reduction's barrier comes after warp 0's
-        // reads here and before any write of red, and each half of the
-        // scratch words is written again only two barriers after its reads
-        // (a barrier here was tried: deleting it was never noticed by the
-        // emulator's race checks).
       });
     });
   });
