@@ -147,17 +147,25 @@ def model(lens, sms):
             npieces[u] += 1
     tma = sum(Q_BYTES for pieces in plan for _, t0, t1 in pieces if t1 > t0)
     tma += sum(CHUNK * c for c in per_cta[::2]) * ROW_BYTES
-    # The combine kernel (AttentionCombine.cpp): CTAs of R rows x 128
-    # columns, R = clamp(units x rows x slices / (8 sms), 1, 16); every CTA
-    # reads its unit's record (three words, once per warp of four); per
-    # (row, slice) of a split unit each warp reads the sink, and per piece
-    # the row's LSE is read three times (max, sum, weight: the lanes of one
-    # group read one word) and its 128 columns of O once.
+    # The combine kernel (AttentionCombine.cpp): CTAs of 128 columns and,
+    # with F = units x rows x slices / (8 sms), one row (F < 2: all four
+    # warps on it) or 4W rows (a warp a row, W the largest power of two
+    # <= clamp(F / 4, 1, 4)); every CTA reads its unit's record (three
+    # words, once per warp of four); per (row, slice) of a split unit each
+    # warp on the row reads the sink, and per piece the row's LSE is read
+    # three times (max, sum, weight: the lanes of one group read one word)
+    # and its 128 columns of O once.
     slices = DV // 128
-    rows_per_cta = min(16, max(1, len(lens) * HQ * slices // (8 * sms)))
+    fill = len(lens) * HQ * slices // (8 * sms)
+    warps_on_row = 4
+    rows_per_cta = 1
+    if fill >= 2:
+        warps_on_row = 1
+        w = min(4, max(1, fill // 4))
+        rows_per_cta = 4 * (1 << (w.bit_length() - 1))
     ctas = -(-HQ // rows_per_cta) * slices
     combine = len(lens) * ctas * 4 * 3 * 4
-    combine += sum(HQ * slices * (4 * 4 + n * (3 * 4 + 128 * 4))
+    combine += sum(HQ * slices * (warps_on_row * 4 + n * (3 * 4 + 128 * 4))
                    for n in npieces if n > 1)
     return per_cta, tma, combine
 
