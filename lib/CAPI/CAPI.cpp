@@ -12,6 +12,7 @@
 
 #include "CAPIInternal.h"
 
+#include "nvfp4/Runtime/HarnessJson.h"
 #include "nvfp4/Runtime/Json.h"
 
 #include <algorithm>
@@ -97,9 +98,6 @@ std::string metadataJson(const nvfp4_kernel &k) {
     }
     os << "]";
   };
-  auto dim3 = [&](const rt::Dim3 &d) {
-    os << "[" << d.x << ", " << d.y << ", " << d.z << "]";
-  };
   auto args = [&](const std::vector<rt::HarnessArg> &list) {
     os << "[";
     for (size_t i = 0; i < list.size(); ++i) {
@@ -130,16 +128,8 @@ std::string metadataJson(const nvfp4_kernel &k) {
   };
   auto launch = [&](const std::string &kernel, const rt::LaunchConfig &c,
                     const std::vector<rt::HarnessArg> &list) {
-    os << "{\"kernel\": " << rt::json::quote(kernel) << ", \"grid\": ";
-    dim3(c.grid);
-    os << ", \"block\": ";
-    dim3(c.block);
-    os << ", \"cluster\": ";
-    dim3(c.cluster);
-    os << ", \"dynamic_smem\": " << c.dynamicSmemBytes;
-    if (c.programmatic)
-      os << ", \"programmatic\": true";
-    os << ", \"args\": ";
+    os << "{\"kernel\": " << rt::json::quote(kernel) << ", "
+       << rt::launchMembersJson(c) << ", \"args\": ";
     args(list);
     os << "}";
   };

@@ -37,10 +37,7 @@ std::string dim3(const Dim3 &d) {
 }
 
 std::string launchJson(const LaunchConfig &c) {
-  return "{\"grid\": " + dim3(c.grid) + ", \"block\": " + dim3(c.block) +
-         ", \"cluster\": " + dim3(c.cluster) +
-         ", \"dynamic_smem\": " + std::to_string(c.dynamicSmemBytes) +
-         (c.programmatic ? ", \"programmatic\": true}" : "}");
+  return "{" + launchMembersJson(c) + "}";
 }
 
 const char *argKind(HarnessArg::Kind k) {
@@ -115,6 +112,13 @@ std::string tensorJson(const HarnessTensor &t) {
 }
 
 } // namespace
+
+std::string launchMembersJson(const LaunchConfig &c) {
+  return "\"grid\": " + dim3(c.grid) + ", \"block\": " + dim3(c.block) +
+         ", \"cluster\": " + dim3(c.cluster) +
+         ", \"dynamic_smem\": " + std::to_string(c.dynamicSmemBytes) +
+         (c.programmatic ? ", \"programmatic\": true" : "");
+}
 
 std::string harnessToJson(const HarnessSpec &spec) {
   std::ostringstream os;

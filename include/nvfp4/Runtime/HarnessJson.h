@@ -23,6 +23,11 @@ namespace nvfp4::rt {
 /// The spec as one JSON object (every field, defaults included).
 std::string harnessToJson(const HarnessSpec &spec);
 
+/// A launch's configuration as JSON object members, without the braces:
+/// "grid", "block", "cluster", "dynamic_smem" and, when set,
+/// "programmatic" (the artifact's and the C API metadata's launches).
+std::string launchMembersJson(const LaunchConfig &c);
+
 /// The spec a JSON object of harnessToJson describes; `path` prefixes the
 /// messages. Members left out keep HarnessSpec's defaults.
 Expected<HarnessSpec> harnessFromJson(const json::Value &v,
