@@ -6,8 +6,8 @@ fused combine would save is measured rather than guessed
 
 Here: ONLY=_b1_ bash bench/hopper/gen_ours.sh FOLDER (and --mla FOLDER2).
 There (carry the folders): python3 bench/hopper/b1_breakdown.py OUTDIR
-FOLDER... For every shape of bench/hopper/shapes.py (decode) and
-MLA_SHAPES whose artifact a folder holds: 30 calls on one stream, KV
+FOLDER... For every shape of bench/hopper/shapes.py (decode and prefill)
+and MLA_SHAPES whose artifact the first folder holds: 30 calls on one stream, KV
 rotated among copies beyond the L2 (ab.py's inputs); per call the
 attention kernel's time, the combine's, the gap from the end of the
 first to the start of the second, and the span from the start of the
@@ -125,7 +125,7 @@ def main(argv):
     cuda = nvfp4.Device("cuda")
     result = {"device": torch.cuda.get_device_properties(0).name,
               "rows": []}
-    shapes = [s for s in SHAPES if s["kind"] == "decode"] + MLA_SHAPES
+    shapes = SHAPES + MLA_SHAPES
     for s in shapes:
         paths = [os.path.join(f, s["name"] + ".nvfp4") for f in folders]
         paths = [p for p in paths if os.path.exists(p)]

@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from timing import (copy_ceiling, kernel_ms, l2_copies,  # noqa: E402
                     matmul_ceiling, outdir, time_ms, write_report)
-from shapes import MLA_PAGE, MLA_SHAPES, sm_fill  # noqa: E402
+from shapes import MLA_PAGE, MLA_SHAPES, lens_of, sm_fill  # noqa: E402
 import ours  # noqa: E402
 
 def flashmla_module():
@@ -58,13 +58,13 @@ def make(s, npages, seed):
                      generator=g).bfloat16()
     table = torch.randperm(npages, device="cuda", generator=g)[:b * mp]
     table = table.int().view(b, mp).contiguous()
-    lens = torch.full((b,), skv, dtype=torch.int32, device="cuda")
+    lens = torch.tensor(lens_of(s), dtype=torch.int32, device="cuda")
     return q, kv, table, lens
 
 
 def reference(s, q, kv, table):
     """float32 O of sequence 0: [hq, dv]."""
-    skv, d, dv = s["skv"], s["d"], s["dv"]
+    skv, d, dv = lens_of(s)[0], s["d"], s["dv"]
     rows = (table[0].long().unsqueeze(-1) * MLA_PAGE +
             torch.arange(MLA_PAGE, device="cuda")).view(-1)[:skv]
     keys = kv.view(-1, d)[rows].float()              # [skv, d]
@@ -91,7 +91,8 @@ def main(out):
         b, hq, skv, d, dv = (s[x] for x in ("b", "hq", "skv", "d", "dv"))
         k = nvfp4.load(os.path.join(kernels, s["name"] + ".nvfp4"))
         npages = dict((i.name, i.shape) for i in k.inputs)["k"][0]
-        kv_bytes = b * skv * d * 2
+        keys = sum(lens_of(s))
+        kv_bytes = keys * d * 2
         copies = l2_copies(kv_bytes)
         sets = [make(s, npages, 100 + i) for i in range(copies)]
         o = torch.empty(b, 1, hq, dv, device="cuda", dtype=torch.bfloat16)
@@ -108,7 +109,7 @@ def main(out):
         def step():
             call(*sets[i[0] % copies])
             i[0] += 1
-        row = {"shape": s, "sm_fill_model": sm_fill(s)}
+        row = {"shape": s, "sm_fill_model": sm_fill(s, lens_of(s))}
         o.fill_(float("nan"))
         call(*sets[0])
         ref = reference(s, *sets[0][:3])
@@ -124,7 +125,7 @@ def main(out):
             del fo, mine, theirs
         t = time_ms(step)
         total = kv_bytes + b * hq * (d + dv) * 2
-        flops = 2 * b * skv * hq * (d + dv)
+        flops = 2 * keys * hq * (d + dv)
         row["ours"] = {"ms": t, "kernel_ms": kernel_ms(step),
                        "tb_s": total / (t * 1e-3) / 1e12,
                        "tflops": flops / (t * 1e-3) / 1e12}
@@ -162,9 +163,10 @@ def main(out):
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["rows"]:
         s, fm = r["shape"], r.get("flashmla")
-        lines.append("| %d | %d | %d | %s | %s | %s | %.3f ms | %s | %.2f | "
+        lines.append("| %d | %d | %s | %s | %s | %s | %.3f ms | %s | %.2f | "
                      "%.1e / %s |" % (
-                         s["hq"], s["b"], s["skv"], perf(r["ours"]),
+                         s["hq"], s["b"], s.get("kv_label", s["skv"]),
+                         perf(r["ours"]),
                          perf(fm), "—" if fm is None else "%.2fx" % (
                              fm["ms"] / r["ours"]["ms"]),
                          r["ours"]["kernel_ms"],

@@ -3,6 +3,8 @@ decode and prefill shapes of peers.py (GQA decode, causal prefill); and
 the MLA decode shapes bench/hopper/mla.py times beside FlashMLA (and
 gen_mla.sh compiles)."""
 
+import random
+
 SHAPES = []
 # GQA decode, Llama-3-70B class: 64 query heads on 8 KV heads, D 128, one
 # query token per sequence, equal lengths.
@@ -21,7 +23,7 @@ for d, h in ((64, 32), (128, 16), (256, 8)):
 # MLA decode (DeepSeek-V3's absorbed attention, FlashMLA's shapes): one KV
 # head of D 576 whose first 512 columns are V, 64 or 128 query heads, one
 # query token per sequence, paged in 64-key pages through a block table,
-# kv_lens (all equal to KV here). bench/hopper/mla.py times these beside
+# kv_lens (all equal to KV, then mixed). bench/hopper/mla.py times these beside
 # FlashMLA on the same tensors.
 MLA_PAGE = 64
 MLA_SHAPES = []
@@ -31,6 +33,30 @@ for hq in (128, 64):
             MLA_SHAPES.append({"name": "mla_h%d_b%d_kv%d" % (hq, b, skv),
                                "b": b, "hq": hq, "skv": skv, "d": 576,
                                "dv": 512})
+# Mixed lengths, as a serving batch has them (the kernels plan on the
+# device from kv_lens; FlashMLA's scheduler gets the same lengths): B
+# sequences of 1K-32K keys drawn uniformly with a fixed seed, and a long
+# tail, one sequence of 64K among 63 of 1K. "skv" is the longest (the
+# block table's width), "lens" every sequence's.
+for hq in (128, 64):
+    for b in (16, 64, 128):
+        rng = random.Random(1000 + b)
+        lens = [rng.randint(1024, 32768) for _ in range(b)]
+        MLA_SHAPES.append({"name": "mla_h%d_b%d_mix1k_32k" % (hq, b),
+                           "b": b, "hq": hq, "skv": max(lens), "lens": lens,
+                           "kv_label": "1K-32K, mean %.1fK" % (
+                               sum(lens) / b / 1024),
+                           "d": 576, "dv": 512})
+    MLA_SHAPES.append({"name": "mla_h%d_b64_tail64k" % hq, "b": 64,
+                       "hq": hq, "skv": 65536, "lens": [65536] + [1024] * 63,
+                       "kv_label": "one 64K, 63 x 1K", "d": 576,
+                       "dv": 512})
+
+
+def lens_of(s):
+    """The KV length of each sequence of shape `s`: its "lens" when the
+    lengths are mixed, else B x KV."""
+    return s.get("lens") or [s["skv"]] * s["b"]
 
 
 def sm_fill(s, lens=None, sms=132, min_piece_keys=256):

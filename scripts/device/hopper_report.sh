@@ -16,9 +16,10 @@
 #           build/peers from scripts/peers/gen_flashmla_sources.sh).
 # Writes OUTDIR/matrix/ (hopper_attention.txt), OUTDIR/bench/ (ours.md,
 # ours.json), OUTDIR/mla/ (mla.md, mla.json) and OUTDIR/report.md (the
-# parts run, with the GPU's name and driver). All three parts take more
-# than one 10-minute device call (FlashMLA's build alone is about 2
-# minutes): run "matrix bench" and "mla" as two calls.
+# parts run, with the GPU's name and driver). The three parts' folders
+# and the working tree exceed what one device call carries (64 MiB): run
+# "mla bench" (about 2.5 minutes, FlashMLA's build included) and "matrix"
+# (about 2 minutes) as two calls.
 #
 # Usage: scripts/device/hopper_report.sh [OUTDIR [PART...]]
 #        (default $OUT, all parts)
