@@ -148,6 +148,25 @@ int64_t nvfp4::plan::piecesOf(const BalancedPlan &plan,
   return n;
 }
 
+std::vector<int64_t>
+nvfp4::plan::splitUnits(const BalancedPlan &plan,
+                        const std::vector<int64_t> &tiles) {
+  // A partition's units are consecutive and partitions are in unit order,
+  // so counting each partition's first and last unit finds every unit that
+  // two of them share.
+  std::vector<int64_t> out;
+  int64_t prevLast = -1;
+  for (const Partition &part : plan.parts) {
+    if (part.empty())
+      continue;
+    if (part.uFirst == prevLast && (out.empty() || out.back() != prevLast))
+      out.push_back(prevLast);
+    prevLast = part.uLast;
+  }
+  (void)tiles;
+  return out;
+}
+
 double nvfp4::plan::smFill(const std::vector<int64_t> &perCta, int64_t sms) {
   int64_t total = 0, busiest = 0;
   for (int64_t t : perCta) {

@@ -80,6 +80,7 @@ TEST(SplitKvPlanTest, HandWorkedPlan) {
   EXPECT_EQ(piecesOf(plan, tiles, 0), 3);
   EXPECT_EQ(piecesOf(plan, tiles, 1), 1);
   EXPECT_EQ(piecesOf(plan, tiles, 2), 1);
+  EXPECT_EQ(splitUnits(plan, tiles), (std::vector<int64_t>{0}));
 }
 
 TEST(SplitKvPlanTest, OverheadCappedBySmallShares) {
@@ -189,6 +190,24 @@ TEST(SplitKvPlanTest, PropertiesOnRandomProblems) {
         EXPECT_EQ(c, 1) << "trial " << trial << " unit " << u;
       EXPECT_EQ(piecesOf(plan, tiles, int64_t(u)), processed[u]);
     }
+    // The combine's units: exactly those processed more than once, in
+    // order; and the record the kernel's first piece of a unit writes
+    // (1 + ceil(the tiles after it / S) pieces) counts them the same.
+    std::vector<int64_t> split;
+    for (size_t u = 0; u < units; ++u)
+      if (processed[u] > 1)
+        split.push_back(int64_t(u));
+    EXPECT_EQ(splitUnits(plan, tiles), split) << "trial " << trial;
+    for (size_t p = 0; p < plan.parts.size(); ++p)
+      for (int64_t u = plan.parts[p].uFirst; u <= plan.parts[p].uLast; ++u) {
+        auto [t0, t1] = pieceOf(plan, tiles, int64_t(p), u);
+        if (t0 != 0)
+          continue;
+        int64_t rest = tiles[size_t(u)] - t1;
+        EXPECT_EQ(1 + (rest + plan.perPartition - 1) / plan.perPartition,
+                  processed[size_t(u)])
+            << "trial " << trial << " unit " << u;
+      }
   }
 }
 

@@ -127,6 +127,13 @@ std::vector<int64_t> tilesPerPartition(const BalancedPlan &plan,
 int64_t piecesOf(const BalancedPlan &plan, const std::vector<int64_t> &tiles,
                  int64_t u);
 
+/// The units that more than one partition processes (piecesOf > 1), in
+/// order: those whose partial results the combine kernel merges. Their
+/// count is below the partitions' (a partition boundary splits at most one
+/// unit).
+std::vector<int64_t> splitUnits(const BalancedPlan &plan,
+                                const std::vector<int64_t> &tiles);
+
 /// SM fill of a run: total tiles processed / (SMs x tiles of the busiest
 /// CTA); `perCta` lists the tiles of every CTA that processed any, and a CTA
 /// pair of a Dv split counts as two CTAs with the same tiles.

@@ -5,7 +5,8 @@
 // waits for that grid first). A CTA of four warps merges rows of one unit
 // (128 or 64 columns of Dv): one row with all its threads when rows are
 // few, a row a warp when they are many; a unit that the main kernel
-// processed whole (its record says one piece) is skipped. For
+// processed whole (its record says one piece) is skipped, and with a plan
+// made at compile time the grid covers only the units it splits. For
 // each row, with the n partial results (o_k, lse_k) (base 2, no sink) and
 // the sink s (base 2) when there is one:
 //
@@ -197,7 +198,15 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   const int64_t quads = sliceColumns / 4;
   const int64_t groups = kCombineThreads / quads;
   constexpr int64_t warps = kCombineThreads / 32;
-  const int64_t fillRows = s.units * s.usedRows() * slices / (8 * s.numSms);
+  // A plan made at compile time names the units it splits: the grid
+  // covers only those (a causal prefill splits one unit in ten or fewer),
+  // through a constant table; a plan made on the device, or one that
+  // splits every unit, covers them all.
+  const bool listed =
+      s.staticPlan && int64_t(s.staticSplitUnits.size()) < s.units;
+  const int64_t gridUnits =
+      listed ? std::max<int64_t>(1, s.staticSplitUnits.size()) : s.units;
+  const int64_t fillRows = gridUnits * s.usedRows() * slices / (8 * s.numSms);
   const bool warpRows = fillRows >= 2;
   // Rows a CTA merges, and (warp rows) a warp: a power of two, so that a
   // unit's rows (64 or 128 for MLA and GQA decodes) fill whole CTAs.
@@ -220,6 +229,27 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   Value warp = ir.divu(tid, ir.idx(32));
   Value lane = ir.remu(tid, ir.idx(32));
   Value u = ir.divu(bx, ir.idx(rowGroups * slices));
+  if (listed) {
+    // No unit is split: one CTA finds unit 0 whole and leaves.
+    SmallVector<int32_t> ids(s.staticSplitUnits.begin(),
+                             s.staticSplitUnits.end());
+    if (ids.empty())
+      ids.push_back(0);
+    auto type = MemRefType::get({int64_t(ids.size())}, b.getI32Type());
+    std::string table = (name + "_units").str();
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(module.getBody());
+      memref::GlobalOp::create(
+          b, table, b.getStringAttr("private"), type,
+          DenseElementsAttr::get(
+              RankedTensorType::get({int64_t(ids.size())}, b.getI32Type()),
+              ArrayRef<int32_t>(ids)),
+          /*constant=*/true, b.getI64IntegerAttr(16));
+    }
+    u = ir.toIndex(memref::LoadOp::create(
+        b, memref::GetGlobalOp::create(b, type, table), ValueRange{u}));
+  }
   Value rg = ir.remu(ir.divu(bx, ir.idx(slices)), ir.idx(rowGroups));
   Value slice = ir.remu(bx, ir.idx(slices));
   Value colBase = ir.mul(slice, ir.idx(sliceColumns));
@@ -407,7 +437,7 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
       {b.getNamedAttr("kernel", b.getStringAttr(name)),
        b.getNamedAttr("grid",
                       b.getDenseI32ArrayAttr(
-                          {int32_t(s.units * rowGroups * slices), 1, 1})),
+                          {int32_t(gridUnits * rowGroups * slices), 1, 1})),
        b.getNamedAttr("block",
                       b.getDenseI32ArrayAttr({int32_t(kCombineThreads), 1, 1})),
        b.getNamedAttr("args", b.getArrayAttr(hargs)),

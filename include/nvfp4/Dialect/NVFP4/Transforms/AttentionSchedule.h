@@ -268,6 +268,9 @@ struct AttentionSchedule {
   /// Balanced without kv_lens: the plan, computed at compile time
   /// (lengths are static); otherwise the kernel computes it from kv_lens.
   std::optional<plan::BalancedPlan> staticPlan;
+  /// With a static plan: the units it splits (plan::splitUnits), the only
+  /// ones the combine kernel visits.
+  std::vector<int64_t> staticSplitUnits;
   bool splitKv() const { return split != WorkSplit::Whole; }
   /// Partial results the workspace holds: Balanced 2 per partition (a
   /// partition's first and last unit may both be split), Uniform 1.
