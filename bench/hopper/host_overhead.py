@@ -4,8 +4,8 @@ our event-timed calls cost 0.2-0.35 ms against FlashMLA's 0.06 ms).
 There (carry build/device-hopper-bench): python3 bench/hopper/host_overhead.py
 [OUTDIR [KERNEL]] (an artifact; default gen_ours.sh's GQA decode of B 1,
 KV 1024). Prints, per call,
-the median wall time of: the whole Python call (Kernel.__call__), the
-conversion of its tensors alone (nvfp4._tensor), nvfp4_launch called with
+the median wall time of: the whole Python call (Kernel.__call__), a
+bound launch of the same tensors (Kernel.bind), the conversion of its tensors alone (nvfp4._tensor), nvfp4_launch called with
 the converted arguments, and a torch kernel launch for scale; then the
 cProfile of 300 whole calls (the Python functions that take the time).
 Writes host_overhead.txt to OUTDIR. With HOST_LOOP=N in the environment
@@ -69,6 +69,9 @@ def main(out):
     def whole():
         k(*ins, out=tuple(outs), device=cuda, workspace=ws, stream=stream)
 
+    bound = k.bind(*ins, out=tuple(outs), device=cuda, workspace=ws,
+                   stream=stream)
+
     def convert(keep):
         # What Kernel.__call__ does before nvfp4_launch.
         return (nvfp4._tensors(ins, "input", k.inputs, cuda, keep),
@@ -98,6 +101,7 @@ def main(out):
     lines = ["kernel %s on %s" % (name, torch.cuda.get_device_name()),
              "host time a call, median of 7 x 300 calls (us):",
              "  whole Kernel.__call__  %8.1f" % per_call_us(whole),
+             "  bound launch (bind)    %8.1f" % per_call_us(bound),
              "  tensor conversion      %8.1f" % per_call_us(
                  lambda: convert([])),
              "  nvfp4_launch alone     %8.1f" % per_call_us(c_only),

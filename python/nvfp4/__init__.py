@@ -376,6 +376,42 @@ def _tensors(values, kind, infos, device, keep):
     return arr
 
 
+def _stream_handle(stream):
+    """The CUstream handle of a call's `stream` argument: None (launch and
+    wait), an int, or an object with `cuda_stream`; handle 0 (torch's
+    default stream) becomes CU_STREAM_LEGACY."""
+    handle = getattr(stream, "cuda_stream", stream)
+    if handle is not None and not isinstance(handle, int):
+        raise Error("stream: expected a CUstream handle (int) or an object "
+                    "with cuda_stream, got %s" % type(stream).__name__)
+    return _CU_STREAM_LEGACY if handle == 0 else handle
+
+
+class _Arguments:
+    """nvfp4_launch's arguments for one call (`call`, in order) and what must
+    stay alive while they are used (`keep`)."""
+    __slots__ = ("call", "keep")
+
+    def __init__(self, call, keep):
+        self.call, self.keep = call, keep
+
+
+class BoundLaunch:
+    """A launch of a kernel on fixed tensors (Kernel.bind): calling it
+    launches again. The stream is the one bound unless `stream=` names
+    another."""
+
+    def __init__(self, kernel, args, out):
+        self.kernel, self._args, self.out = kernel, args, out
+
+    def __call__(self, stream=None):
+        call = self._args.call
+        if stream is not None:
+            call = call[:-1] + [_stream_handle(stream)]
+        _check(_library().nvfp4_launch(*call))
+        return self.out
+
+
 class Kernel:
     """A compiled function of one nvfp4 op (nvfp4.compile)."""
 
@@ -436,6 +472,24 @@ class Kernel:
         (torch's default stream) is the legacy default stream, passed on as
         CU_STREAM_LEGACY: the C API reads a NULL stream as "launch and
         wait"."""
+        args = self._arguments(inputs, out, device, workspace, stream)
+        _check(_library().nvfp4_launch(*args.call))
+        return out
+
+    def bind(self, *inputs, out=None, device=None, workspace=None,
+             stream=None):
+        """A launch on these tensors, converted once: calling the result
+        launches again on the same memory (whose contents may change) with
+        neither the tensors' conversion nor the argument checks of this
+        package, about half of a call's host time (docs/CAPI.md, "Bound
+        launches"). The arguments are those of a call; the result keeps the
+        tensors alive and takes `stream=` to enqueue on another stream. The
+        library still checks every launch (shapes, overlaps)."""
+        return BoundLaunch(self, self._arguments(inputs, out, device,
+                                                 workspace, stream), out)
+
+    def _arguments(self, inputs, out, device, workspace, stream):
+        """The C API's launch arguments for a call (_Arguments)."""
         if device is None:
             raise Error("device: pass device=nvfp4.Device(...)")
         if out is None:
@@ -457,17 +511,11 @@ class Kernel:
             if not isinstance(workspace, DeviceArray):
                 raise Error("workspace: expected an nvfp4.DeviceArray")
             ws, ws_bytes = workspace.ptr, workspace.nbytes
-        handle = getattr(stream, "cuda_stream", stream)
-        if handle is not None and not isinstance(handle, int):
-            raise Error("stream: expected a CUstream handle (int) or an "
-                        "object with cuda_stream, got %s" %
-                        type(stream).__name__)
-        if handle == 0:
-            handle = _CU_STREAM_LEGACY
-        _check(_library().nvfp4_launch(self._handle, device._handle, ins,
-                                       len(inputs), outs_arr, len(outs), ws,
-                                       ws_bytes, handle))
-        return out
+            keep.append(workspace)
+        return _Arguments(
+            [self._handle, device._handle, ins, len(inputs), outs_arr,
+             len(outs), ws, ws_bytes, _stream_handle(stream)],
+            keep + [device])
 
     def check(self, device, seed=1):
         """Runs on random inputs from `seed` and compares with float64:

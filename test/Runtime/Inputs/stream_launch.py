@@ -2,7 +2,8 @@
 mock driver (NVFP4_MOCK_RECORD): a split-KV decode for sm_90a launched with
 no stream (launch and wait), on a stream object whose handle is 0 (torch's
 default stream: passed on as CU_STREAM_LEGACY, not as NULL), and on an int
-handle. The record shows each launch's stream and attributes."""
+handle; then a bound launch (Kernel.bind) three times. The record shows
+each launch's stream and attributes."""
 import sys
 
 import nvfp4
@@ -33,3 +34,14 @@ for name, stream in (("none", None), ("default", Stream()), ("int", 0x5a0)):
     print("call", name, file=sys.stderr)
     k(*ins, out=outs, device=dev, workspace=ws, stream=stream)
 print("launched")
+# A bound launch (Kernel.bind): the tensors converted once, launched twice
+# on the bound stream and once on another; its output is the call's.
+bound = k.bind(*ins, out=outs, device=dev, workspace=ws, stream=0x6b0)
+assert bound() is outs and bound() is outs
+bound(stream=Stream())
+# What a call refuses, bind refuses when binding.
+try:
+    k.bind(*ins[:-1], out=outs, device=dev, workspace=ws)
+except nvfp4.Error as e:
+    print("bind refused:", e)
+print("bound")
