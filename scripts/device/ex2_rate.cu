@@ -7,6 +7,7 @@
 // each block times its loop with clock64, all blocks resident at once, so
 // results / (clocks x SMs) is the rate a SM. Also an FFMA chain as the
 // FP32 pipe's yardstick. Prints a markdown table.
+#include "cuda_check.cuh"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -14,15 +15,6 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                              \
-  do {                                                                        \
-    cudaError_t e_ = (x);                                                     \
-    if (e_ != cudaSuccess) {                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                   \
-      std::exit(1);                                                           \
-    }                                                                         \
-  } while (0)
 
 constexpr int kIters = 4096;
 constexpr int kChains = 8;

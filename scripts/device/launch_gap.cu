@@ -8,21 +8,13 @@
 // Variants: A's dynamic shared memory (0 or 214,016 bytes as ours), B
 // launched with programmatic stream serialization (PDL: griddepcontrol.wait
 // first) and A triggering its dependents at its start.
+#include "cuda_check.cuh"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                              \
-  do {                                                                        \
-    cudaError_t e_ = (x);                                                     \
-    if (e_ != cudaSuccess) {                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x,          \
-                   cudaGetErrorString(e_));                                   \
-      std::exit(1);                                                           \
-    }                                                                         \
-  } while (0)
 
 struct Span {
   unsigned long long start, end, waited;

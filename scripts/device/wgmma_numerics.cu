@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cuda_check.cuh"
 #include "wgmma_numerics_gen.h"
 
 #include <cstdio>
@@ -96,14 +97,6 @@ probe(const uint8_t *A, const uint8_t *B, const float *C, float *D,
     D[(size_t(cta) * 64 + 16 * w + g + 8 * ((j >> 1) & 1)) * 8 + 2 * t + (j & 1)] = d[j];
 }
 
-#define CHECK(x)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));            \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 std::vector<uint8_t> bytesOf(const std::vector<uint32_t> &v, unsigned e) {
   std::vector<uint8_t> out(v.size() * e);
