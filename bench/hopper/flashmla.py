@@ -31,8 +31,30 @@ PAGE = 64
 
 
 def build():
+    """FlashMLA's sm90 bf16 dense decode with our binding: (module, seconds)."""
+    return _build("flashmla_sm90_decode", os.environ.get(
+        "FLASHMLA_BUILD", "/tmp/flashmla-build"),
+        [os.path.join(ROOT, "bench", "hopper", "flashmla_binding.cpp"),
+         os.path.join(SRC, "sm90/decode/dense/instantiations/bf16.cu")])
+
+
+def build_sparse():
+    """FlashMLA's sm90 sparse fp8 decode (DeepSeek-V4's MODEL1 cache and
+    V3.2's, 64 or 128 heads) with our binding; the SM100 kernels its
+    dispatcher names are stubs (flashmla_sparse_stubs.cpp):
+    (module, seconds)."""
+    inst = os.path.join(SRC, "sm90/decode/sparse_fp8/instantiations")
+    return _build("flashmla_sm90_sparse_decode", "/tmp/flashmla-sparse-build",
+                  [os.path.join(ROOT, "bench", "hopper", n) for n in
+                   ("flashmla_sparse_binding.cpp",
+                    "flashmla_sparse_stubs.cpp")] +
+                  [os.path.join(inst, n) for n in
+                   ("model1_persistent_h64.cu", "model1_persistent_h128.cu",
+                    "v32_persistent_h64.cu", "v32_persistent_h128.cu")])
+
+
+def _build(name, build_dir, sources):
     t0 = time.time()
-    build_dir = os.environ.get("FLASHMLA_BUILD", "/tmp/flashmla-build")
     os.makedirs(build_dir, exist_ok=True)
     flags = ["-O3", "-std=c++20", "-DNDEBUG", "-D_USE_MATH_DEFINES",
              "-DFLASH_MLA_DISABLE_FP16", "-Wno-deprecated-declarations",
@@ -42,12 +64,11 @@ def build():
              "--expt-extended-lambda", "--use_fast_math",
              "-gencode", "arch=compute_90a,code=sm_90a", "--threads", "8"]
     mod = load(
-        name="flashmla_sm90_decode",
-        sources=[os.path.join(ROOT, "bench", "hopper", "flashmla_binding.cpp"),
-                 os.path.join(SRC, "sm90/decode/dense/instantiations/bf16.cu"),
-                 os.path.join(SRC, "smxx/decode/combine/combine.cu"),
-                 os.path.join(SRC, "smxx/decode/get_decoding_sched_meta/"
-                              "get_decoding_sched_meta.cu")],
+        name=name,
+        sources=sources + [
+            os.path.join(SRC, "smxx/decode/combine/combine.cu"),
+            os.path.join(SRC, "smxx/decode/get_decoding_sched_meta/"
+                         "get_decoding_sched_meta.cu")],
         extra_include_paths=[SRC, os.path.join(SRC, "kerutils", "include"),
                              os.path.join(SRC, "sm90"),
                              os.path.join(SRC, "cutlass", "include"),

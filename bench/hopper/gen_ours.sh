@@ -12,7 +12,11 @@
 #                               columns, 64-key pages, kv_lens) for
 #                               bench/hopper/mla.py, default
 #                               build/device-hopper-mla (bench/hopper/
-#                               gen_mla.sh runs this).
+#                               gen_mla.sh runs this);
+#   gen_ours.sh --v4 [FOLDER]   V4_SHAPES (DeepSeek-V4's sparse decode over
+#                               the MODEL1 fp8 cache, sink) for
+#                               bench/hopper/v4.py, default
+#                               build/device-hopper-v4.
 # NUM_SMS=N in the environment plans for N SMs instead of the H200's 132
 # (the balanced plan's partition count; for plan experiments with
 # bench/hopper/ab.py); MIN_PIECE_KEYS=N sets the plan's shortest share
@@ -26,12 +30,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${NVFP4_BUILD_DIR:-$ROOT/build}"
 KIND=ours
-if [[ "${1:-}" == "--mla" ]]; then
-  KIND=mla
+if [[ "${1:-}" == "--mla" || "${1:-}" == "--v4" ]]; then
+  KIND="${1#--}"
   shift
 fi
 DEFAULT="$ROOT/build/device-hopper-bench"
 [[ "$KIND" == mla ]] && DEFAULT="$ROOT/build/device-hopper-mla"
+[[ "$KIND" == v4 ]] && DEFAULT="$ROOT/build/device-hopper-v4"
 OUT="${1:-$DEFAULT}"
 mkdir -p "$OUT"
 rm -f "$OUT"/*.nvfp4
@@ -42,13 +47,19 @@ NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
 import sys
 import attention_matrix as am
 import nvfp4
-from shapes import MLA_PAGE, MLA_SHAPES, SHAPES
+from shapes import MLA_PAGE, MLA_SHAPES, SHAPES, V4_PAGE, V4_SHAPES
 
 out, kind, only = sys.argv[1], sys.argv[2], sys.argv[4]
 sms, min_piece_keys = int(sys.argv[3]), int(sys.argv[5])
 poly_exp2 = int(sys.argv[6])
 cases = []
-if kind == "mla":
+if kind == "v4":
+    for s in V4_SHAPES:
+        cases.append(am.case(s["name"], b=s["b"], sq=1, hq=s["hq"], hkv=1,
+                             topk=s["topk"], d=s["d"], same=True,
+                             cache="deepseek_v4_fp8", cache_page=V4_PAGE,
+                             slots=s["b"] * s["ctx"], sink=True))
+elif kind == "mla":
     for s in MLA_SHAPES:
         cases.append(am.case(s["name"], b=s["b"], sq=1, hq=s["hq"], hkv=1,
                              skv=s["skv"], d=s["d"], dv=s["dv"], vslice=True,

@@ -1,7 +1,8 @@
 """The shapes bench/hopper/ours.py times (and gen_ours.sh compiles): the
-decode and prefill shapes of peers.py (GQA decode, causal prefill); and
-the MLA decode shapes bench/hopper/mla.py times beside FlashMLA (and
-gen_mla.sh compiles)."""
+decode and prefill shapes of peers.py (GQA decode, causal prefill); the
+MLA decode shapes bench/hopper/mla.py times beside FlashMLA (and
+gen_mla.sh compiles); and DeepSeek-V4's sparse fp8 decode, which
+bench/hopper/v4.py times beside FlashMLA's (gen_ours.sh --v4)."""
 
 import random
 
@@ -51,6 +52,23 @@ for hq in (128, 64):
                        "hq": hq, "skv": 65536, "lens": [65536] + [1024] * 63,
                        "kv_label": "one 64K, 63 x 1K", "d": 576,
                        "dv": 512})
+
+
+# DeepSeek-V4's sparse decode (FlashMLA's MODEL1 fp8 cache: 448 e4m3 + 64
+# bf16 values and 7 UE8M0 scales a token, 64-token pages; D = Dv = 512, V
+# inside K, a per-head sink): 64 or 128 query heads, one query token per
+# sequence, top-k keys per query gathered by index from that sequence's
+# own context. The contexts hold at least 2^20 tokens in all (600 MB of
+# cache, ten times the L2), so that gathered rows come from HBM.
+# bench/hopper/v4.py times these beside FlashMLA's sparse decode.
+V4_PAGE = 64
+V4_SHAPES = []
+for hq in (128, 64):
+    for b, topk in ((1, 1024), (16, 1024), (64, 1024), (128, 1024),
+                    (64, 2048)):
+        V4_SHAPES.append({"name": "v4_h%d_b%d_k%d" % (hq, b, topk), "b": b,
+                          "hq": hq, "topk": topk,
+                          "ctx": max(32768, (1 << 20) // b), "d": 512})
 
 
 def lens_of(s):

@@ -13,13 +13,18 @@
 #   mla     bench/hopper/mla.py: the MLA decode kernels beside FlashMLA on
 #           the same tensors, with the SM-fill model (carry
 #           build/device-hopper-mla from bench/hopper/gen_mla.sh, and
-#           build/peers from scripts/peers/gen_flashmla_sources.sh).
+#           build/peers from scripts/peers/gen_flashmla_sources.sh);
+#   v4      bench/hopper/v4.py: DeepSeek-V4's sparse decode over the MODEL1
+#           fp8 cache beside FlashMLA's sparse decode (carry
+#           build/device-hopper-v4 from bench/hopper/gen_ours.sh --v4, and
+#           build/peers).
 # Writes OUTDIR/matrix/ (hopper_attention.txt), OUTDIR/bench/ (ours.md,
-# ours.json), OUTDIR/mla/ (mla.md, mla.json) and OUTDIR/report.md (the
+# ours.json), OUTDIR/mla/ (mla.md, mla.json), OUTDIR/v4/ (v4.md, v4.json)
+# and OUTDIR/report.md (the
 # parts run, with the GPU's name and driver). The three parts' folders
 # and the working tree exceed what one device call carries (64 MiB): run
-# "mla bench" (about 2.5 minutes, FlashMLA's build included) and "matrix"
-# (about 2 minutes) as two calls.
+# "mla bench" (about 2.5 minutes, FlashMLA's build included), "matrix"
+# (about 2 minutes) and "v4" as separate calls.
 #
 # Usage: scripts/device/hopper_report.sh [OUTDIR [PART...]]
 #        (default $OUT, all parts)
@@ -30,7 +35,7 @@ set -u -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUTDIR="${1:-${OUT:-$ROOT/build-device-hopper-report}}"
 shift || true
-PARTS="${*:-matrix bench mla}"
+PARTS="${*:-matrix bench mla v4}"
 mkdir -p "$OUTDIR"
 status=0
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -53,6 +58,11 @@ if has mla; then
   python3 "$ROOT/bench/hopper/mla.py" "$OUTDIR/mla" \
     >"$OUTDIR/mla/log.txt" 2>&1 || status=1
 fi
+if has v4; then
+  mkdir -p "$OUTDIR/v4"
+  python3 "$ROOT/bench/hopper/v4.py" "$OUTDIR/v4" \
+    >"$OUTDIR/v4/log.txt" 2>&1 || status=1
+fi
 {
   echo "# The sm_90a attention kernels on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
   if has matrix; then
@@ -72,6 +82,12 @@ fi
     echo "## MLA decode beside FlashMLA (bench/hopper/mla.py)"
     echo
     cat "$OUTDIR/mla/mla.md" 2>/dev/null
+  fi
+  if has v4; then
+    echo
+    echo "## DeepSeek-V4 sparse decode beside FlashMLA (bench/hopper/v4.py)"
+    echo
+    cat "$OUTDIR/v4/v4.md" 2>/dev/null
   fi
 } >"$OUTDIR/report.md"
 cat "$OUTDIR/report.md"
