@@ -33,8 +33,9 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import (copy_ceiling, kernel_ms, l2_copies,  # noqa: E402
-                    matmul_ceiling, outdir, time_ms, write_report)
+from timing import (copy_ceiling, l2_copies, matmul_ceiling,  # noqa: E402
+                    outdir, rates_cell, report_head, rotating, timed,
+                    write_report)
 from shapes import MLA_PAGE, MLA_SHAPES, lens_of, sm_fill  # noqa: E402
 import ours  # noqa: E402
 
@@ -104,11 +105,6 @@ def main(out):
             by = {"q": q, "k": kv, "kv_lens": lens, "block_table": table}
             k(*[by[n] for n in names], out=(o, lse), device=cuda,
               workspace=ws, stream=stream)
-        i = [0]
-
-        def step():
-            call(*sets[i[0] % copies])
-            i[0] += 1
         row = {"shape": s, "sm_fill_model": sm_fill(s, lens_of(s))}
         o.fill_(float("nan"))
         call(*sets[0])
@@ -123,40 +119,23 @@ def main(out):
             row["rel_l2_vs_flashmla"] = (
                 (mine - theirs).norm() / theirs.norm()).item()
             del fo, mine, theirs
-        t = time_ms(step)
         total = kv_bytes + b * hq * (d + dv) * 2
         flops = 2 * keys * hq * (d + dv)
-        row["ours"] = {"ms": t, "kernel_ms": kernel_ms(step),
-                       "tb_s": total / (t * 1e-3) / 1e12,
-                       "tflops": flops / (t * 1e-3) / 1e12}
+        row["ours"] = timed(rotating(call, sets), total, flops)
         if mod is not None:
-            j = [0]
-
-            def fstep():
-                q, kv, table, lens = sets[j[0] % copies]
-                j[0] += 1
-                flashmla.run(mod, q, kv, table, lens, dv)
-            tf = time_ms(fstep)
-            row["flashmla"] = {"ms": tf, "kernel_ms": kernel_ms(fstep),
-                               "tb_s": total / (tf * 1e-3) / 1e12,
-                               "tflops": flops / (tf * 1e-3) / 1e12}
+            row["flashmla"] = timed(rotating(
+                lambda q, kv, table, lens: flashmla.run(mod, q, kv, table,
+                                                        lens, dv), sets),
+                total, flops)
         result["rows"].append(row)
         print(row, flush=True)
         del sets
         torch.cuda.empty_cache()
 
     def perf(r):
-        if r is None:
-            return "—"
-        return "%.3f ms, %.2f TB/s (%.0f%%), %.0f TFLOP/s (%.0f%%)" % (
-            r["ms"], r["tb_s"], 100 * r["tb_s"] / copy_tbs, r["tflops"],
-            100 * r["tflops"] / mm_tflops)
-    lines = ["%s, %d SMs, torch %s; FlashMLA: %s" % (
-                 props.name, props.multi_processor_count, torch.__version__,
-                 fm_status),
-             "ceilings: copy %.2f TB/s, bf16 matmul %.0f TFLOP/s" % (
-                 copy_tbs, mm_tflops), "",
-             "Event-timed whole calls; kernel columns: CUPTI GPU time.", "",
+        return rates_cell(r, copy_tbs, mm_tflops)
+    lines = report_head(props, "FlashMLA: %s" % fm_status, copy_tbs,
+                        mm_tflops) + [
              "| Hq | B | KV | ours | FlashMLA | FlashMLA / ours | ours, "
              "kernels | FlashMLA, kernels | SM fill (model) | rel_l2 vs "
              "f32 / FlashMLA |",

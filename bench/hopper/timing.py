@@ -119,3 +119,44 @@ def busy_us(spans):
         else:
             end = max(end, b)
     return total + end - start
+
+
+def rotating(call, sets):
+    """A step that calls `call(*set)` on the next of `sets` each time (the
+    input copies a benchmark rotates among to keep the L2 cold)."""
+    turn = [0]
+
+    def step():
+        call(*sets[turn[0] % len(sets)])
+        turn[0] += 1
+    return step
+
+
+def timed(step, nbytes, flops):
+    """Event-timed and CUPTI times of `step` with its rates: {"ms",
+    "kernel_ms", "tb_s", "tflops"} for `nbytes` moved and `flops` done."""
+    ms = time_ms(step)
+    return {"ms": ms, "kernel_ms": kernel_ms(step),
+            "tb_s": nbytes / (ms * 1e-3) / 1e12,
+            "tflops": flops / (ms * 1e-3) / 1e12}
+
+
+def rates_cell(r, copy_tbs, mm_tflops):
+    """A table cell of timed(): time, bandwidth and rate with their shares
+    of the run's ceilings; "—" for none."""
+    if r is None:
+        return "—"
+    return "%.3f ms, %.2f TB/s (%.0f%%), %.0f TFLOP/s (%.0f%%)" % (
+        r["ms"], r["tb_s"], 100 * r["tb_s"] / copy_tbs, r["tflops"],
+        100 * r["tflops"] / mm_tflops)
+
+
+def report_head(props, peer, copy_tbs, mm_tflops):
+    """The first lines of a peer table: the GPU, torch and the peer's
+    build status (`peer`), the run's ceilings, what the columns time."""
+    return ["%s, %d SMs, torch %s; %s" % (
+                props.name, props.multi_processor_count, torch.__version__,
+                peer),
+            "ceilings: copy %.2f TB/s, bf16 matmul %.0f TFLOP/s" % (
+                copy_tbs, mm_tflops), "",
+            "Event-timed whole calls; kernel columns: CUPTI GPU time.", ""]

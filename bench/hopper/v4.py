@@ -34,8 +34,9 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import (copy_ceiling, kernel_ms, l2_copies,  # noqa: E402
-                    matmul_ceiling, outdir, time_ms, write_report)
+from timing import (copy_ceiling, l2_copies, matmul_ceiling,  # noqa: E402
+                    outdir, rates_cell, report_head, rotating, timed,
+                    write_report)
 from shapes import V4_PAGE, V4_SHAPES  # noqa: E402
 import ours  # noqa: E402
 
@@ -164,42 +165,18 @@ def main(out):
                 row["flashmla_error"] = str(e).splitlines()[0][:300]
         total = gathered + b * topk * 4 + 2 * b * hq * d * 2
         flops = 2 * b * topk * hq * 2 * d
-
-        def rates(ms):
-            return {"ms": ms, "tb_s": total / (ms * 1e-3) / 1e12,
-                    "tflops": flops / (ms * 1e-3) / 1e12}
-        i = [0]
-
-        def step():
-            call(*sets[i[0] % copies])
-            i[0] += 1
-        row["ours"] = rates(time_ms(step))
-        row["ours"]["kernel_ms"] = kernel_ms(step)
+        row["ours"] = timed(rotating(call, sets), total, flops)
         if mod is not None and "flashmla_error" not in row:
-            j = [0]
-
-            def fstep():
-                fcall(*sets[j[0] % copies])
-                j[0] += 1
-            row["flashmla"] = rates(time_ms(fstep))
-            row["flashmla"]["kernel_ms"] = kernel_ms(fstep)
+            row["flashmla"] = timed(rotating(fcall, sets), total, flops)
         result["rows"].append(row)
         print(row, flush=True)
         del sets, cache, fm_cache, kv_i8
         torch.cuda.empty_cache()
 
     def perf(r):
-        if r is None:
-            return "—"
-        return "%.3f ms, %.2f TB/s (%.0f%%), %.0f TFLOP/s (%.0f%%)" % (
-            r["ms"], r["tb_s"], 100 * r["tb_s"] / copy_tbs, r["tflops"],
-            100 * r["tflops"] / mm_tflops)
-    lines = ["%s, %d SMs, torch %s; FlashMLA sparse decode: %s" % (
-                 props.name, props.multi_processor_count, torch.__version__,
-                 fm_status),
-             "ceilings: copy %.2f TB/s, bf16 matmul %.0f TFLOP/s" % (
-                 copy_tbs, mm_tflops), "",
-             "Event-timed whole calls; kernel columns: CUPTI GPU time.", "",
+        return rates_cell(r, copy_tbs, mm_tflops)
+    lines = report_head(props, "FlashMLA sparse decode: %s" % fm_status,
+                        copy_tbs, mm_tflops) + [
              "| Hq | B | top-k | ours: kernels | FlashMLA: kernels | "
              "FlashMLA / ours (kernels) | ours: call | FlashMLA: call | "
              "rel_l2 ours vs f32 / FlashMLA vs f32 / ours vs FlashMLA |",
