@@ -33,9 +33,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from timing import (copy_ceiling, l2_copies, matmul_ceiling,  # noqa: E402
-                    outdir, rates_cell, report_head, rotating, timed,
-                    write_report)
+from timing import (l2_copies, outdir, rates_cell,  # noqa: E402
+                    report_head, rotating, timed, write_report)
 from shapes import MLA_PAGE, MLA_SHAPES, lens_of, sm_fill  # noqa: E402
 import ours  # noqa: E402
 
@@ -75,14 +74,8 @@ def reference(s, q, kv, table):
 
 def main(out):
     os.makedirs(out, exist_ok=True)
-    os.environ["NVFP4_LIBRARY"] = ours.runtime_library()
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    import nvfp4
-    cuda = nvfp4.Device("cuda")
-    kernels = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
-        ROOT, "build", "device-hopper-mla")
-    props = torch.cuda.get_device_properties(0)
-    copy_tbs, mm_tflops = copy_ceiling(), matmul_ceiling()
+    nvfp4, cuda, kernels, props, copy_tbs, mm_tflops = ours.peer_session(
+        "device-hopper-mla")
     mod, fm_status = flashmla_module()
     result = {"device": props.name, "sms": props.multi_processor_count,
               "copy_tb_s": copy_tbs, "bf16_mm_tflops": mm_tflops,

@@ -50,6 +50,23 @@ def runtime_library():
     return os.path.join(bd, "libnvfp4_runtime.so")
 
 
+def peer_session(default_folder):
+    """What a script timing our artifacts beside a peer starts with: the
+    runtime library built (runtime_library) and loaded, the cuda Device,
+    the artifacts' folder (argv[2], else `default_folder` under build/), the
+    GPU's properties and the run's two ceilings:
+    (nvfp4, device, folder, props, copy TB/s, matmul TFLOP/s)."""
+    from timing import copy_ceiling, matmul_ceiling
+    os.environ["NVFP4_LIBRARY"] = runtime_library()
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import nvfp4
+    cuda = nvfp4.Device("cuda")
+    folder = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
+        ROOT, "build", default_folder)
+    props = torch.cuda.get_device_properties(0)
+    return nvfp4, cuda, folder, props, copy_ceiling(), matmul_ceiling()
+
+
 def ours(nvfp4, cuda, s, copy_tbs, mm_tflops):
     kernels = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
         ROOT, "build", "device-hopper-bench")
