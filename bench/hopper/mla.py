@@ -7,7 +7,8 @@ bash scripts/peers/gen_flashmla_sources.sh (build/peers). There (carry
 build/device-hopper-mla and build/peers): python3 bench/hopper/mla.py
 [OUTDIR [KERNELS]]; builds libnvfp4_runtime.so (as ours.py) unless
 $NVFP4_LIBRARY names one, and FlashMLA (as flashmla.py) when build/peers is
-there; writes mla.json and mla.md to OUTDIR (default $OUT).
+there and FLASHMLA=0 is not set; ONLY=SUBSTRING times only the shapes
+whose names hold it; writes mla.json and mla.md to OUTDIR (default $OUT).
 
 Per shape (B sequences of KV keys each, 64 or 128 query heads, D 576 with
 V = K's first 512 columns, 64-key pages in a random block table, kv_lens):
@@ -39,6 +40,8 @@ from shapes import MLA_PAGE, MLA_SHAPES, lens_of, sm_fill  # noqa: E402
 import ours  # noqa: E402
 
 def flashmla_module():
+    if os.environ.get("FLASHMLA") == "0":
+        return None, "not built (FLASHMLA=0)"
     if not os.path.isdir(os.path.join(ROOT, "build", "peers", "flashmla")):
         return None, "build/peers not carried"
     try:
@@ -81,7 +84,8 @@ def main(out):
               "copy_tb_s": copy_tbs, "bf16_mm_tflops": mm_tflops,
               "flashmla": fm_status, "rows": []}
     stream = torch.cuda.current_stream()
-    for s in MLA_SHAPES:
+    only = os.environ.get("ONLY", "")
+    for s in [s for s in MLA_SHAPES if only in s["name"]]:
         b, hq, skv, d, dv = (s[x] for x in ("b", "hq", "skv", "d", "dv"))
         k = nvfp4.load(os.path.join(kernels, s["name"] + ".nvfp4"))
         npages = dict((i.name, i.shape) for i in k.inputs)["k"][0]

@@ -107,13 +107,15 @@ def main(out):
         mod, secs = flashmla.build_sparse()
         fm_status = "built in %.0f s" % secs
     except Exception as e:  # reported, not fatal
-        mod, fm_status = None, "build failed: %s" % str(e).splitlines()[0][:300]
+        mod = None
+        fm_status = "build failed: %s" % str(e).splitlines()[0][:300]
     result = {"device": props.name, "sms": props.multi_processor_count,
               "copy_tb_s": copy_tbs, "bf16_mm_tflops": mm_tflops,
               "flashmla": fm_status, "rows": []}
     print(fm_status, flush=True)
     stream = torch.cuda.current_stream()
-    for s in [s for s in V4_SHAPES if os.environ.get("ONLY", "") in s["name"]]:
+    only = os.environ.get("ONLY", "")
+    for s in [s for s in V4_SHAPES if only in s["name"]]:
         b, hq, topk, d = s["b"], s["hq"], s["topk"], s["d"]
         scale = d ** -0.5
         k = nvfp4.load(os.path.join(kernels, s["name"] + ".nvfp4"))
