@@ -148,9 +148,7 @@ int64_t nvfp4::plan::piecesOf(const BalancedPlan &plan,
   return n;
 }
 
-std::vector<int64_t>
-nvfp4::plan::splitUnits(const BalancedPlan &plan,
-                        const std::vector<int64_t> &tiles) {
+std::vector<int64_t> nvfp4::plan::splitUnits(const BalancedPlan &plan) {
   // A partition's units are consecutive and partitions are in unit order,
   // so counting each partition's first and last unit finds every unit that
   // two of them share.
@@ -163,7 +161,6 @@ nvfp4::plan::splitUnits(const BalancedPlan &plan,
       out.push_back(prevLast);
     prevLast = part.uLast;
   }
-  (void)tiles;
   return out;
 }
 

@@ -80,7 +80,7 @@ TEST(SplitKvPlanTest, HandWorkedPlan) {
   EXPECT_EQ(piecesOf(plan, tiles, 0), 3);
   EXPECT_EQ(piecesOf(plan, tiles, 1), 1);
   EXPECT_EQ(piecesOf(plan, tiles, 2), 1);
-  EXPECT_EQ(splitUnits(plan, tiles), (std::vector<int64_t>{0}));
+  EXPECT_EQ(splitUnits(plan), (std::vector<int64_t>{0}));
 }
 
 TEST(SplitKvPlanTest, OverheadCappedBySmallShares) {
@@ -197,7 +197,7 @@ TEST(SplitKvPlanTest, PropertiesOnRandomProblems) {
     for (size_t u = 0; u < units; ++u)
       if (processed[u] > 1)
         split.push_back(int64_t(u));
-    EXPECT_EQ(splitUnits(plan, tiles), split) << "trial " << trial;
+    EXPECT_EQ(splitUnits(plan), split) << "trial " << trial;
     for (size_t p = 0; p < plan.parts.size(); ++p)
       for (int64_t u = plan.parts[p].uFirst; u <= plan.parts[p].uLast; ++u) {
         auto [t0, t1] = pieceOf(plan, tiles, int64_t(p), u);

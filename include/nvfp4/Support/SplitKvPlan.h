@@ -131,8 +131,7 @@ int64_t piecesOf(const BalancedPlan &plan, const std::vector<int64_t> &tiles,
 /// order: those whose partial results the combine kernel merges. Their
 /// count is below the partitions' (a partition boundary splits at most one
 /// unit).
-std::vector<int64_t> splitUnits(const BalancedPlan &plan,
-                                const std::vector<int64_t> &tiles);
+std::vector<int64_t> splitUnits(const BalancedPlan &plan);
 
 /// SM fill of a run: total tiles processed / (SMs x tiles of the busiest
 /// CTA); `perCta` lists the tiles of every CTA that processed any, and a CTA

@@ -235,20 +235,9 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
                              s.staticSplitUnits.end());
     if (ids.empty())
       ids.push_back(0);
-    auto type = MemRefType::get({int64_t(ids.size())}, b.getI32Type());
-    std::string table = (name + "_units").str();
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(module.getBody());
-      memref::GlobalOp::create(
-          b, table, b.getStringAttr("private"), type,
-          DenseElementsAttr::get(
-              RankedTensorType::get({int64_t(ids.size())}, b.getI32Type()),
-              ArrayRef<int32_t>(ids)),
-          /*constant=*/true, b.getI64IntegerAttr(16));
-    }
-    u = ir.toIndex(memref::LoadOp::create(
-        b, memref::GetGlobalOp::create(b, type, table), ValueRange{u}));
+    Value table = constantTable(b, module, (name + "_units").str(),
+                                {int64_t(ids.size())}, ids);
+    u = ir.toIndex(memref::LoadOp::create(b, table, ValueRange{u}));
   }
   Value rg = ir.remu(ir.divu(bx, ir.idx(slices)), ir.idx(rowGroups));
   Value slice = ir.remu(bx, ir.idx(slices));

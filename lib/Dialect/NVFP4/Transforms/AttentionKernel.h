@@ -74,6 +74,15 @@ struct UnitGeom {
 std::pair<Value, Value> rowBlockStart(IR &ir, const AttentionSchedule &s,
                                       Value rowBlock, Value kvHead);
 
+/// A constant i32 table `name` of `shape` holding `data` (row-major),
+/// declared at the start of `module` (a `memref.global`, 16-byte aligned),
+/// and its memref at the builder's insertion point: the static plan's rows,
+/// the combine's split units.
+Value constantTable(mlir::ImplicitLocOpBuilder &b,
+                    mlir::gpu::GPUModuleOp module, llvm::StringRef name,
+                    llvm::ArrayRef<int64_t> shape,
+                    llvm::ArrayRef<int32_t> data);
+
 /// The geometry of unit `u` (index), its blocks of `granule` keys.
 UnitGeom unitGeometry(KernelEnv &env, Value u, Value granule);
 

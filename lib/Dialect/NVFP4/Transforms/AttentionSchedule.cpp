@@ -468,8 +468,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       s.staticPlan = plan::balancedPlan(
           useFine ? fine : coarse, useFine ? s.overheadBlocks : s.overheadTiles,
           s.partitions, plan::minPieceSlots(s.minPieceKeys, s.staticPlanKeys));
-      s.staticSplitUnits =
-          plan::splitUnits(*s.staticPlan, useFine ? fine : coarse);
+      s.staticSplitUnits = plan::splitUnits(*s.staticPlan);
     }
   }
   if (s.partitions * s.dvSplit > INT32_MAX)

@@ -56,6 +56,23 @@ gpu::GPUModuleOp moduleOf(ImplicitLocOpBuilder &b) {
 
 } // namespace
 
+Value nvfp4::attn::constantTable(ImplicitLocOpBuilder &b,
+                                 gpu::GPUModuleOp module, StringRef name,
+                                 ArrayRef<int64_t> shape,
+                                 ArrayRef<int32_t> data) {
+  auto type = MemRefType::get(shape, b.getI32Type());
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    memref::GlobalOp::create(
+        b, name, b.getStringAttr("private"), type,
+        DenseElementsAttr::get(RankedTensorType::get(shape, b.getI32Type()),
+                               data),
+        /*constant=*/true, b.getI64IntegerAttr(16));
+  }
+  return memref::GetGlobalOp::create(b, type, name);
+}
+
 std::pair<Value, Value> nvfp4::attn::rowBlockStart(IR &ir,
                                                    const AttentionSchedule &s,
                                                    Value rowBlock,
@@ -200,19 +217,8 @@ void WorkPlan::computePartition() {
       words.push_back(int32_t(pl.perPartition));
     }
     static_assert(kTableWords == 5, "the rows pushed above");
-    auto type = MemRefType::get({s.partitions, kTableWords}, b.getI32Type());
-    gpu::GPUModuleOp module = moduleOf(b);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(module.getBody());
-      auto data = DenseElementsAttr::get(
-          RankedTensorType::get({s.partitions, kTableWords}, b.getI32Type()),
-          ArrayRef<int32_t>(words));
-      memref::GlobalOp::create(b, kPlanTable, b.getStringAttr("private"), type,
-                               data, /*constant=*/true,
-                               b.getI64IntegerAttr(16));
-    }
-    Value table = memref::GetGlobalOp::create(b, type, kPlanTable);
+    Value table = constantTable(b, moduleOf(b), kPlanTable,
+                                {s.partitions, kTableWords}, words);
     auto word = [&](int64_t w) {
       return ir.toIndex(
           memref::LoadOp::create(b, table, ValueRange{p, ir.idx(w)}));
