@@ -3,10 +3,10 @@ our event-timed calls cost 0.2-0.35 ms against FlashMLA's 0.06 ms).
 
 There (carry build/device-hopper-bench): python3 bench/hopper/host_overhead.py
 [OUTDIR [KERNEL]] (an artifact; default gen_ours.sh's GQA decode of B 1,
-KV 1024). Prints, per call,
-the median wall time of: the whole Python call (Kernel.__call__), a
-bound launch of the same tensors (Kernel.bind), the conversion of its tensors alone (nvfp4._tensor), nvfp4_launch called with
-the converted arguments, and a torch kernel launch for scale; then the
+KV 1024). Prints, per call, the median wall time of: the whole Python
+call (Kernel.__call__), a bound launch of the same tensors (Kernel.bind),
+the conversion of its tensors alone (nvfp4._tensor), nvfp4_launch called
+with the converted arguments, and a torch kernel launch for scale; then the
 cProfile of 300 whole calls (the Python functions that take the time).
 Writes host_overhead.txt to OUTDIR. With HOST_LOOP=N in the environment
 it only calls nvfp4_launch N times, for `perf record` to attribute the C
@@ -62,9 +62,9 @@ def main(out):
                         else torch.float32) for o in k.outputs]
     ws = cuda.empty((max(k.workspace_bytes, 1),), "u8")
     stream = torch.cuda.current_stream()
-    # Torch's default stream has handle 0, which the C API reads as
-    # "launch and wait": pass CU_STREAM_LEGACY as Kernel.__call__ does.
-    handle = stream.cuda_stream or nvfp4._CU_STREAM_LEGACY
+    # The handle Kernel.__call__ passes (torch's default stream, handle 0,
+    # as CU_STREAM_LEGACY: the C API reads NULL as "launch and wait").
+    handle = nvfp4._stream_handle(stream)
 
     def whole():
         k(*ins, out=tuple(outs), device=cuda, workspace=ws, stream=stream)

@@ -36,7 +36,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from timing import (l2_copies, outdir, rates_cell,  # noqa: E402
                     report_head, rotating, timed, write_report)
-from shapes import MLA_PAGE, MLA_SHAPES, lens_of, sm_fill  # noqa: E402
+from shapes import (MLA_PAGE, MLA_SHAPES, lens_of, selected,  # noqa: E402
+                    sm_fill)
 import ours  # noqa: E402
 
 def flashmla_module():
@@ -84,8 +85,7 @@ def main(out):
               "copy_tb_s": copy_tbs, "bf16_mm_tflops": mm_tflops,
               "flashmla": fm_status, "rows": []}
     stream = torch.cuda.current_stream()
-    only = os.environ.get("ONLY", "")
-    for s in [s for s in MLA_SHAPES if only in s["name"]]:
+    for s in selected(MLA_SHAPES):
         b, hq, skv, d, dv = (s[x] for x in ("b", "hq", "skv", "d", "dv"))
         k = nvfp4.load(os.path.join(kernels, s["name"] + ".nvfp4"))
         npages = dict((i.name, i.shape) for i in k.inputs)["k"][0]

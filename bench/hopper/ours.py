@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from timing import (cell, copy_ceiling, kernel_ms, l2_copies,  # noqa: E402
                     matmul_ceiling, outdir, time_ms, write_report)
-from shapes import SHAPES, sm_fill  # noqa: E402
+from shapes import SHAPES, selected, sm_fill  # noqa: E402
 import peers  # noqa: E402
 
 
@@ -56,7 +56,6 @@ def peer_session(default_folder):
     the artifacts' folder (argv[2], else `default_folder` under build/), the
     GPU's properties and the run's two ceilings:
     (nvfp4, device, folder, props, copy TB/s, matmul TFLOP/s)."""
-    from timing import copy_ceiling, matmul_ceiling
     os.environ["NVFP4_LIBRARY"] = runtime_library()
     sys.path.insert(0, os.path.join(ROOT, "python"))
     import nvfp4
@@ -67,9 +66,7 @@ def peer_session(default_folder):
     return nvfp4, cuda, folder, props, copy_ceiling(), matmul_ceiling()
 
 
-def ours(nvfp4, cuda, s, copy_tbs, mm_tflops):
-    kernels = sys.argv[2] if len(sys.argv) > 2 else os.path.join(
-        ROOT, "build", "device-hopper-bench")
+def ours(nvfp4, cuda, kernels, s, copy_tbs, mm_tflops):
     path = os.path.join(kernels, s["name"] + ".nvfp4")
     k = nvfp4.load(path)
     b, sq, hq, hkv, skv, d = (s[x] for x in ("b", "sq", "hq", "hkv", "skv",
@@ -137,17 +134,14 @@ def sdpa_kernel_ms(s):
 
 def main(out):
     os.makedirs(out, exist_ok=True)
-    os.environ["NVFP4_LIBRARY"] = runtime_library()
-    sys.path.insert(0, os.path.join(ROOT, "python"))
-    import nvfp4
-    cuda = nvfp4.Device("cuda")
-    props = torch.cuda.get_device_properties(0)
-    copy_tbs, mm_tflops = copy_ceiling(), matmul_ceiling()
+    nvfp4, cuda, kernels, props, copy_tbs, mm_tflops = peer_session(
+        "device-hopper-bench")
     result = {"device": props.name, "sms": props.multi_processor_count,
               "torch": torch.__version__, "copy_tb_s": copy_tbs,
               "bf16_mm_tflops": mm_tflops, "rows": []}
-    for s in [s for s in SHAPES if os.environ.get("ONLY", "") in s["name"]]:
-        row = {"shape": s, "ours": ours(nvfp4, cuda, s, copy_tbs, mm_tflops),
+    for s in selected(SHAPES):
+        row = {"shape": s,
+               "ours": ours(nvfp4, cuda, kernels, s, copy_tbs, mm_tflops),
                "sm_fill_model": (sm_fill(s, sms=props.multi_processor_count)
                                  if s["kind"] == "decode" else None)}
         row["cudnn_kernel_ms"] = sdpa_kernel_ms(s)

@@ -71,6 +71,14 @@ for hq in (128, 64):
                           "ctx": max(32768, (1 << 20) // b), "d": 512})
 
 
+def selected(shapes):
+    """The shapes whose names hold $ONLY (all without it): the benchmark
+    scripts' filter, as gen_ours.sh's ONLY."""
+    import os
+    only = os.environ.get("ONLY", "")
+    return [s for s in shapes if only in s["name"]]
+
+
 def lens_of(s):
     """The KV length of each sequence of shape `s`: its "lens" when the
     lengths are mixed, else B x KV."""

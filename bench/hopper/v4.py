@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from timing import (l2_copies, outdir, rates_cell,  # noqa: E402
                     report_head, rotating, timed, write_report)
-from shapes import V4_PAGE, V4_SHAPES  # noqa: E402
+from shapes import V4_PAGE, V4_SHAPES, selected  # noqa: E402
 import ours  # noqa: E402
 
 ROW = 576             # a token's e4m3 and bf16 values
@@ -114,8 +114,7 @@ def main(out):
               "flashmla": fm_status, "rows": []}
     print(fm_status, flush=True)
     stream = torch.cuda.current_stream()
-    only = os.environ.get("ONLY", "")
-    for s in [s for s in V4_SHAPES if only in s["name"]]:
+    for s in selected(V4_SHAPES):
         b, hq, topk, d = s["b"], s["hq"], s["topk"], s["d"]
         scale = d ** -0.5
         k = nvfp4.load(os.path.join(kernels, s["name"] + ".nvfp4"))
