@@ -107,17 +107,37 @@ private:
   void prologue(gpu::GPUFuncOp func);
   void softmaxRole();
   void loadRole();
+  /// One lane: Q of unit `u` into the Q tile once the consumers released
+  /// the previous one (`qLoads` loads before it), counted on q_full.
+  void loadQ(const UnitGeom &u, Value qLoads);
+  /// The load of box `c` (Q's or K's): in a cluster without the D split
+  /// each CTA loads every other box and multicasts it to both (the peer's
+  /// barrier at the same offset counts the bytes); with exchangeS each CTA
+  /// loads only its own D columns.
+  void shared(int64_t c, function_ref<void(Value mask)> load) {
+    if (!multicastQK())
+      return load(Value());
+    ifThen(ir.eq(split, idx(c % s.dvSplit)), [&] { load(bothCtas()); });
+  }
   /// sm_90a, sparse: warps 4 consumers + 1 and + 2 gather the keys of each
   /// tile, a lane a key (no .tile::gather4 on sm_90a; one thread issuing
-  /// D / 64 loads a key spills the loader's 56 registers).
+  /// D / 64 loads a key spills the loader's 56 registers). With a quantized
+  /// cache all four producer warps gather (gatherWarps()): each pair takes
+  /// every key, the first pair the slots, the key mask, the bf16 boxes and
+  /// the first half of the e4m3 boxes, the second pair the rest; warp 0
+  /// also loads Q, the load warp's work otherwise.
   void gatherRole();
+  /// The warps of the gather role (sm_90a, sparse).
+  int64_t gatherWarps() const { return p.cache ? 4 : 2; }
   /// 8 e4m3 bytes (vector<8xi8>) times the scale `scv` (vector<8xf32>) as
   /// 8 values of the element type.
   Value dequant8(Value bytes, Value scv);
   /// sm_90a, a quantized cache: key `k` (of the tile from `key0`) with
-  /// slot `slot` into stage `stage`: its bf16 boxes by TMA (counted on
-  /// `mbar`), its e4m3 boxes dequantized from global memory.
-  void gatherCacheKey(Value key0, Value k, Value slot, Value stage, Value mbar);
+  /// slot `slot` into stage `stage`: with `rope`, its bf16 boxes by TMA
+  /// (counted on `mbar`); its e4m3 boxes [boxLo, boxHi) dequantized from
+  /// global memory.
+  void gatherCacheKey(Value key0, Value k, Value slot, Value stage, Value mbar,
+                      Value rope, Value boxLo, Value boxHi);
   bool hopperGather() const { return s.hopper() && p.sparse(); }
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi) (and, with `bits`,
@@ -288,12 +308,18 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
     if (s.dvGroups > 1)
       consumerDv =
           ir.role<sm100::RoleOp>("consumer_dv", c0, c, s.dvGroupRegs);
-    auto load = ir.role<sm100::RoleOp>("load", c, c + 1, s.otherRegs);
-    sm100::RoleOp gather;
-    if (hopperGather())
-      gather = ir.role<sm100::RoleOp>("gather", c + 1, c + 3, s.otherRegs);
-    ir.role<sm100::RoleOp>("idle", hopperGather() ? c + 3 : c + 1, c + 4,
-                           s.otherRegs);
+    // A quantized sparse cache: the four producer warps gather (warp 0
+    // loads Q too); sparse: two gather, one loads Q, one idles.
+    sm100::RoleOp load, gather;
+    if (hopperGather() && gatherWarps() == 4) {
+      gather = ir.role<sm100::RoleOp>("gather", c, c + 4, s.otherRegs);
+    } else {
+      load = ir.role<sm100::RoleOp>("load", c, c + 1, s.otherRegs);
+      if (hopperGather())
+        gather = ir.role<sm100::RoleOp>("gather", c + 1, c + 3, s.otherRegs);
+      ir.role<sm100::RoleOp>("idle", hopperGather() ? c + 3 : c + 1, c + 4,
+                             s.otherRegs);
+    }
     b.setInsertionPointToStart(&consumer.getBody().front());
     HopperKernel hk;
     hk.smem = smem;
@@ -314,8 +340,10 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       b.setInsertionPointToStart(&consumerDv.getBody().front());
       buildHopperConsumers(env, work, epi, hk, 1);
     }
-    b.setInsertionPointToStart(&load.getBody().front());
-    loadRole();
+    if (load) {
+      b.setInsertionPointToStart(&load.getBody().front());
+      loadRole();
+    }
     if (gather) {
       b.setInsertionPointToStart(&gather.getBody().front());
       gatherRole();
@@ -426,10 +454,10 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
     init(qFull, c1, 0, "q_full");
     init(qEmpty, releasers, 0, "q_empty");
     for (int64_t st = 0; st < s.stages; ++st) {
-      // (sm_90a sparse: the two gather warps arrive, each after its lanes'
+      // (sm_90a sparse: the gather warps arrive, each after its lanes'
       // expect_tx.)
       init(kvFull,
-           hopperGather() ? idx(2)
+           hopperGather() ? idx(gatherWarps())
            : p.cache      ? idx(AttentionSchedule::kDequantThreads)
                           : c1,
            st, "kv_full");
@@ -855,14 +883,33 @@ void KernelBuilder::gatherRole() {
   const int64_t tile = s.kvTile;
   Type i32Ty = b.getI32Type();
   Value lane = ir.remu(tid, idx(32));
-  // 0 or 1: this warp's 32 keys of each 64.
-  Value gw = ir.sub(warp, idx(4 * s.consumers + 1));
+  const bool four = gatherWarps() == 4;
+  // This warp of the role; its pair (0 or 1: the first pair takes the
+  // slots, the mask and the bf16 boxes) and its 32 keys of each 64.
+  Value w = ir.sub(warp, idx(4 * s.consumers + (four ? 0 : 1)));
+  Value gw = four ? ir.remu(w, idx(2)) : w;
+  Value first = ir.cmp(arith::CmpIPredicate::ult, w, idx(2));
+  // Its e4m3 boxes of each key: the first pair the first half (rounded
+  // down: it also issues the bf16 boxes' loads), the second the rest.
+  int64_t quantBoxes = p.cache ? p.cache->quantDims / 64 : 0;
+  Value boxLo = four ? ir.select(first, idx(0), idx(quantBoxes / 2)) : idx(0);
+  Value boxHi = four ? ir.select(first, idx(quantBoxes / 2), idx(quantBoxes))
+                     : idx(quantBoxes);
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
   const int64_t kBoxes = p.headDim / 64,
                 vBoxes = p.kvSame ? 0 : s.dvPerCta() / 64;
   const int64_t keyBytes = (kBoxes + vBoxes) * 128;
-  forEachPieceWithTiles([&](const Piece &piece, Value g0, Value) {
+  forEachPieceWithTiles([&](const Piece &piece, Value g0, Value qLoads) {
     const UnitGeom &u = piece.unit;
+    // Without a load warp, warp 0 loads Q.
+    if (four)
+      ifThen(ir.eq(w, idx(0)), [&] {
+        auto elect = sm100::ElectOneOp::create(b);
+        elect.getBody().push_back(new Block());
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&elect.getBody().front());
+        loadQ(u, qLoads);
+      });
     forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
       Value gt = ir.add(g0, n);
       Value stage = ir.remu(gt, idx(s.stages));
@@ -879,20 +926,29 @@ void KernelBuilder::gatherRole() {
         Value k = ir.add(ir.add(ir.mul(gw, idx(32)), lane), idx(64 * j));
         Value pos = ir.add(key0, k);
         Value slot = kv.slotAt(u, pos);
-        ifThen(kv.badSlot(pos, slot), [&] { kv.checkSlot(u, pos, slot); });
         Value has = ir.cmp(arith::CmpIPredicate::sge, slot, i32(0));
-        Value bits = NVVM::VoteSyncOp::create(b, i32Ty, i32(-1), has,
-                                              NVVM::VoteSyncKind::ballot);
-        ifThen(ir.eq(lane, idx(0)), [&] {
-          memref::StoreOp::create(b, bits, words,
-                                  ValueRange{ir.add(gw, idx(2 * j))});
-        });
+        auto maskWord = [&] {
+          ifThen(kv.badSlot(pos, slot), [&] { kv.checkSlot(u, pos, slot); });
+          Value bits = NVVM::VoteSyncOp::create(b, i32Ty, i32(-1), has,
+                                                NVVM::VoteSyncKind::ballot);
+          ifThen(ir.eq(lane, idx(0)), [&] {
+            memref::StoreOp::create(b, bits, words,
+                                    ValueRange{ir.add(gw, idx(2 * j))});
+          });
+        };
+        if (four)
+          ifThen(first, maskWord);
+        else
+          maskWord();
         if (p.cache) {
           // A quantized cache: the bf16 boxes by TMA, the e4m3 boxes read
           // into registers, scaled and written as bf16 into the K tile,
           // swizzled as TMA would (no raw region: Q, two stages of D 512
           // and a raw region do not fit 227 KiB).
-          ifThen(has, [&] { gatherCacheKey(key0, k, slot, stage, mbar); });
+          ifThen(has, [&] {
+            gatherCacheKey(key0, k, slot, stage, mbar,
+                           four ? first : ir.i1(true), boxLo, boxHi);
+          });
           continue;
         }
         ifThen(has, [&] {
@@ -928,7 +984,8 @@ void KernelBuilder::gatherRole() {
 }
 
 void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
-                                   Value mbar) {
+                                   Value mbar, Value rope, Value boxLo,
+                                   Value boxHi) {
   const KvCacheFormat &f = *p.cache;
   Value extraTile = kv.inExtra(key0);
   Value row = kv.cacheRow(slot, extraTile);
@@ -941,32 +998,65 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
   for (int64_t i = 0; i < boxes; ++i)
     ropeBoxes += !s.quantBox(i);
   if (ropeBoxes) {
-    ir.expectTx(mbar, ropeBoxes * 128, "gather: expect_tx kv_full");
-    for (int64_t i = 0; i < boxes; ++i)
-      if (!s.quantBox(i))
-        ir.tmaLoad(
-            ropeMap, ir.toI32(ir.add(at, idx(i * s.kvBoxBytes()))),
-            ValueRange{i32(f.ropeOffset - 2 * f.quantDims + i * 128), row},
-            mbar, NVVM::TMALoadMode::TILE, Value(), NVVM::CTAGroupKindAttr(),
-            "gather: load bf16");
+    ifThen(rope, [&] {
+      ir.expectTx(mbar, ropeBoxes * 128, "gather: expect_tx kv_full");
+      for (int64_t i = 0; i < boxes; ++i)
+        if (!s.quantBox(i))
+          ir.tmaLoad(
+              ropeMap, ir.toI32(ir.add(at, idx(i * s.kvBoxBytes()))),
+              ValueRange{i32(f.ropeOffset - 2 * f.quantDims + i * 128), row},
+              mbar, NVVM::TMALoadMode::TILE, Value(), NVVM::CTAGroupKindAttr(),
+              "gather: load bf16");
+    });
   }
   Value kTile = view(kOffset(stage), ir.smemMemref({s.kBytes / 2}, p.element));
   Value swz = ir.remu(k, idx(8));
   Type f32 = b.getF32Type();
-  // The e4m3 boxes (the first quantDims / 64) in a loop whose bound LLVM
+  // The e4m3 boxes (the first quantDims / 64) in a loop whose bounds LLVM
   // cannot see, so that it is not unrolled: unrolled, the gather warps
-  // spill in their 80 registers.
-  forLoop(idx(0), ir.opaque(idx(f.quantDims / 64)), idx(1), [&](Value i) {
-    Value sc = kv.scale(slot, ir.divu(i, idx(f.scaleGroup / 64)), extraTile);
-    Value scv = vector::BroadcastOp::create(b, VectorType::get({8}, f32), sc);
-    Value rowDst =
-        ir.add(ir.mul(i, idx(s.kvBoxBytes() / 2)), ir.mul(k, idx(64)));
-    forLoop(idx(0), idx(8), idx(1), [&](Value j) {
-      Value bytes = kv.quantBytes(
-          slot, extraTile, ir.add(ir.mul(i, idx(64)), ir.mul(j, idx(8))));
-      Value dst = ir.add(rowDst, ir.mul(ir.xori(j, swz), idx(8)));
-      vector::StoreOp::create(b, dequant8(bytes, scv), kTile, ValueRange{dst},
-                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+  // spill in their 56 registers. A tile of the second key set reads the
+  // other cache: one loop for each (a constant `extra` in each), not a
+  // choice at every load, which spilled in the DeepSeek-V4 layers.
+  auto boxesOf = [&](Value extra) {
+    forLoop(ir.opaque(boxLo), ir.opaque(boxHi), idx(1), [&](Value i) {
+      Value sc = kv.scale(slot, ir.divu(i, idx(f.scaleGroup / 64)), extra);
+      Value scv = vector::BroadcastOp::create(b, VectorType::get({8}, f32), sc);
+      Value rowDst =
+          ir.add(ir.mul(i, idx(s.kvBoxBytes() / 2)), ir.mul(k, idx(64)));
+      forLoop(idx(0), idx(8), idx(1), [&](Value j) {
+        Value bytes = kv.quantBytes(
+            slot, extra, ir.add(ir.mul(i, idx(64)), ir.mul(j, idx(8))));
+        Value dst = ir.add(rowDst, ir.mul(ir.xori(j, swz), idx(8)));
+        vector::StoreOp::create(b, dequant8(bytes, scv), kTile, ValueRange{dst},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+      });
+    });
+  };
+  if (!extraTile)
+    return boxesOf(Value());
+  ir.ifThenElse(
+      extraTile, [&] { boxesOf(ir.i1(true)); }, [&] { boxesOf(ir.i1(false)); });
+}
+
+void KernelBuilder::loadQ(const UnitGeom &u, Value qLoads) {
+  auto qBox = ir.smemMemref({s.queriesPerCta, s.headsPerCta, 64}, p.element);
+  // Q of the unit: D / 64 boxes of (64, G, queriesPerCta), each into
+  // its own 16 KiB column of the K-major tile, once the MMAs of the
+  // previous piece have read the last one (a fresh barrier passes).
+  wait(qEmpty, idx(0), ir.xori1(parityOf(qLoads)), "load: wait q_empty");
+  Value qBoxes = ir.select(ir.eq(split, idx(0)), idx(s.dBoxes[0].size()),
+                           idx(s.dBoxes[1].size()));
+  ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
+               b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value()),
+           "load: expect_tx q_full");
+  Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)), u.firstQuery);
+  Value qHead = u.firstHead;
+  forEachDBox([&](int64_t c, Value col) {
+    shared(c, [&](Value mask) {
+      Value dst = view(ir.add(qOff, idx(c * s.qBoxStride())), qBox);
+      nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
+                                    ValueRange{col, qHead, qRow}, idx(0), mask,
+                                    Value());
     });
   });
 }
@@ -979,41 +1069,12 @@ void KernelBuilder::loadRole() {
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&elect.getBody().front());
 
-  auto qBox = ir.smemMemref({s.queriesPerCta, s.headsPerCta, 64}, p.element);
-  // In a cluster without the D split each CTA loads every other box and
-  // multicasts it to both (the peer's barrier at the same offset counts the
-  // bytes); with exchangeS each CTA loads only its own D columns.
-  auto shared = [&](int64_t c, function_ref<void(Value mask)> load) {
-    if (!multicastQK())
-      return load(Value());
-    ifThen(ir.eq(split, idx(c % s.dvSplit)), [&] { load(bothCtas()); });
-  };
   auto wholeBox = ir.smemMemref({s.boxKeys, 1, 64}, p.element);
   auto chunkBox = ir.smemMemref({ck, 1, 64}, p.element);
 
   forEachPieceWithTiles([&](const Piece &piece, Value g0, Value qLoads) {
     const UnitGeom &u = piece.unit;
-    // Q of the unit: D / 64 boxes of (64, G, queriesPerCta), each into
-    // its own 16 KiB column of the K-major tile, once the MMAs of the
-    // previous piece have read the last one (a fresh barrier passes).
-    wait(qEmpty, idx(0), ir.xori1(parityOf(qLoads)), "load: wait q_empty");
-    Value qBoxes = ir.select(ir.eq(split, idx(0)), idx(s.dBoxes[0].size()),
-                             idx(s.dBoxes[1].size()));
-    ir.named(nvgpu::MBarrierArriveExpectTxOp::create(
-                 b, qFull, ir.mul(qBoxes, idx(s.qBoxBytes())), idx(0), Value()),
-             "load: expect_tx q_full");
-    Value qRow = ir.add(ir.mul(u.batch, idx(p.seqQ)), u.firstQuery);
-    Value qHead = u.firstHead;
-    forEachDBox([&](int64_t c, Value col) {
-      shared(c, [&](Value mask) {
-        Value dst =
-            view(ir.add(qOff, idx(c * s.qBoxStride())), qBox);
-        nvgpu::TmaAsyncLoadOp::create(b, dst, qFull, tmapQ,
-                                      ValueRange{col, qHead, qRow}, idx(0),
-                                      mask, Value());
-      });
-    });
-
+    loadQ(u, qLoads);
     // sm_90a, sparse: the gather warps load the tiles.
     if (hopperGather())
       return;

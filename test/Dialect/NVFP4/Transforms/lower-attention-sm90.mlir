@@ -180,6 +180,38 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
   return %o, %lse : tensor<1x1x8x64xbf16>, tensor<1x8x1xf32>
 }
 
+// Sparse top-k over DeepSeek-V4's fp8 cache: all four producer warps
+// gather (init count 4), there is no load warp; warp 0 of the role loads
+// Q (elected) before each unit's tiles, the first pair writes the mask
+// words and loads the bf16 boxes by TMA, both pairs dequantize their half
+// of each key's e4m3 boxes into the K tile, fence for wgmma and arrive.
+// CHECK-LABEL: gpu.module @v4_decode_attention
+// CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c4
+// CHECK-NOT: sm100.role "load"
+// CHECK: sm100.role "gather" warps[8, 12) regs 56 {
+// CHECK: sm100.elect_one
+// CHECK: nvgpu.tma.async.load
+// CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK: nvvm.vote.sync ballot
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.convert.f8x2.to.f16x2
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK: nvvm.bar.warp.sync
+// CHECK: nvgpu.mbarrier.arrive
+// CHECK-NOT: sm100.role "idle"
+// CHECK: gpu.func
+func.func @v4_decode(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
+                     %s: tensor<64xf32>, %ix: tensor<2x1x200xi32>)
+    -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv sink(%s) indices(%ix)
+      kv_cache(<"deepseek_v4_fp8", page_size = 64>)
+      softmax_scale(0.0441941738)
+      : (tensor<2x1x64x512xbf16>, tensor<16x37440xi8>, tensor<16x37440xi8>,
+         tensor<64xf32>, tensor<2x1x200xi32>)
+      -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>)
+  return %o, %lse : tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>
+}
+
 // SM90: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_90' (wgmma and setmaxnreg need the architecture-specific sm_90a)
 // SM80: error: nvfp4-lower-attention: expected chip sm_90a (Hopper: wgmma) or a chip of compute capability 10.0 or newer such as sm_100a (tcgen05), got 'sm_80'
 
