@@ -1,6 +1,6 @@
 // cuda_check.cuh - CHECK(call) for the CUDA runtime API in the device
-// probes (launch_gap.cu, ex2_rate.cu, wgmma_numerics.cu): on an error, the
-// call, where, and the runtime's message, then exit 1.
+// probes (launch_gap.cu, ex2_rate.cu, dequant_rate.cu, wgmma_numerics.cu):
+// on an error, the call, where, and the runtime's message, then exit 1.
 #pragma once
 #include <cuda_runtime.h>
 #include <cstdio>

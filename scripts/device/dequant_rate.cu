@@ -16,10 +16,9 @@
 // Two launches each: 4 blocks of 256 threads a SM (the pipes' rate) and one
 // block of 64 threads a SM (two warps, as the gather runs). Prints a
 // markdown table of e4m3 values converted a clock a SM.
-#include "cuda_check.cuh"
+#include "block_clocks.cuh"
 #include <cuda_runtime.h>
 #include <cstdio>
-#include <vector>
 
 constexpr int kIters = 2048;
 
@@ -115,25 +114,8 @@ __global__ void rate(unsigned *out, long long *clocks, unsigned seed) {
     clocks[blockIdx.x] = t1 - t0;
 }
 
-template <int Form>
-double measure(int sms, int threads, int perSm) {
-  const int blocks = sms * perSm;
-  unsigned *out;
-  long long *clocks;
-  CHECK(cudaMalloc(&out, sizeof(unsigned) * blocks * threads));
-  CHECK(cudaMalloc(&clocks, sizeof(long long) * blocks));
-  rate<Form><<<blocks, threads>>>(out, clocks, 0); // warm-up
-  CHECK(cudaDeviceSynchronize());
-  rate<Form><<<blocks, threads>>>(out, clocks, 0);
-  CHECK(cudaDeviceSynchronize());
-  std::vector<long long> c(blocks);
-  CHECK(cudaMemcpy(c.data(), clocks, sizeof(long long) * blocks,
-                   cudaMemcpyDeviceToHost));
-  double mean = 0;
-  for (long long v : c)
-    mean += double(v) / blocks;
-  CHECK(cudaFree(out));
-  CHECK(cudaFree(clocks));
+template <int Form> double measure(int sms, int threads, int perSm) {
+  double mean = meanBlockClocks(rate<Form>, sms * perSm, threads);
   return double(perSm) * threads * kIters * 16 / mean;
 }
 

@@ -7,13 +7,12 @@
 // each block times its loop with clock64, all blocks resident at once, so
 // results / (clocks x SMs) is the rate a SM. Also an FFMA chain as the
 // FP32 pipe's yardstick. Prints a markdown table.
-#include "cuda_check.cuh"
+#include "block_clocks.cuh"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 
 
 constexpr int kIters = 4096;
@@ -68,25 +67,10 @@ __global__ void rate(unsigned *out, long long *clocks, unsigned seed) {
 template <int Form>
 void measure(const char *name, int resultsPerOp, int sms) {
   const int threads = 256, perSm = 4, blocks = sms * perSm;
-  unsigned *out;
-  long long *clocks;
-  CHECK(cudaMalloc(&out, sizeof(unsigned) * blocks * threads));
-  CHECK(cudaMalloc(&clocks, sizeof(long long) * blocks));
-  rate<Form><<<blocks, threads>>>(out, clocks, 0); // warm-up
-  CHECK(cudaDeviceSynchronize());
-  rate<Form><<<blocks, threads>>>(out, clocks, 0);
-  CHECK(cudaDeviceSynchronize());
-  std::vector<long long> c(blocks);
-  CHECK(cudaMemcpy(c.data(), clocks, sizeof(long long) * blocks,
-                   cudaMemcpyDeviceToHost));
-  double mean = 0;
-  for (long long v : c)
-    mean += double(v) / blocks;
+  double mean = meanBlockClocks(rate<Form>, blocks, threads);
   double ops = double(perSm) * threads * kIters * kChains;
   std::printf("| %s | %.1f | %.1f |\n", name, ops / mean,
               ops * resultsPerOp / mean);
-  CHECK(cudaFree(out));
-  CHECK(cudaFree(clocks));
 }
 
 int main() {

@@ -125,8 +125,12 @@ private:
   /// cache all four producer warps gather (gatherWarps()): each pair takes
   /// every key, the first pair the slots, the key mask, the bf16 boxes and
   /// the first half of the e4m3 boxes, the second pair the rest; warp 0
-  /// also loads Q, the load warp's work otherwise.
+  /// also loads Q, the load warp's work otherwise. With one key set the
+  /// first pair also prefetches the next tile's rows into L2.
   void gatherRole();
+  /// A quantized cache: prefetch.global.L2 of every 128-byte line of the
+  /// row of slot `slot` (a valid slot of the first key set's cache).
+  void prefetchRow(Value slot);
   /// The warps of the gather role (sm_90a, sparse).
   int64_t gatherWarps() const { return p.cache ? 4 : 2; }
   /// 8 e4m3 bytes (vector<8xi8>) times the scale `scv` (vector<8xf32>) as
@@ -920,6 +924,19 @@ void KernelBuilder::gatherRole() {
       Value words = view(maskOffset(stage), ir.smemMemref({tile / 32}, i32Ty));
       Value kOff = kOffset(stage);
       Value vOff = vOffset(kOff);
+      // An fp8 cache: the first pair's lanes read the index of their key
+      // in the next tile now and prefetch its row into L2 after this tile,
+      // so that the next tile's loads wait for L2 rather than HBM (one
+      // tile ahead measured best; docs/Hopper.md). Not with a second key
+      // set: in the V4 layers every form of it tried spilled the gather
+      // warps' 56 registers.
+      auto aheadPos = [&] {
+        return ir.add(ir.add(key0, idx(tile)),
+                      ir.add(ir.mul(gw, idx(32)), lane));
+      };
+      Value aheadSlot;
+      if (four && tile == 64 && !p.extra())
+        aheadSlot = kv.slotAt(u, aheadPos());
       for (int64_t j = 0; j < tile / 64; ++j) {
         // Key k of the tile: its index, its mask bit (the warp's word by
         // ballot), and its rows when it has a slot.
@@ -967,6 +984,16 @@ void KernelBuilder::gatherRole() {
           for (int64_t i = 0; i < vBoxes; ++i)
             load(kv.gv, vOff, i, idx(64 * i));
         });
+      }
+      if (aheadSlot) {
+        Value ahead = aheadPos();
+        Value later =
+            ir.cmp(arith::CmpIPredicate::ult, ir.add(n, idx(1)), piece.tiles);
+        Value ok = ir.andi(
+            ir.andi(first, later),
+            ir.andi(ir.cmp(arith::CmpIPredicate::sge, aheadSlot, i32(0)),
+                    ir.xori1(kv.badSlot(ahead, aheadSlot))));
+        ifThen(ok, [&] { prefetchRow(aheadSlot); });
       }
       // The bf16 values this warp wrote are read by wgmma (the async
       // proxy).
@@ -1036,6 +1063,20 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
     return boxesOf(Value());
   ir.ifThenElse(
       extraTile, [&] { boxesOf(ir.i1(true)); }, [&] { boxesOf(ir.i1(false)); });
+}
+
+void KernelBuilder::prefetchRow(Value slot) {
+  const KvCacheFormat &f = *p.cache;
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, kv.cacheBytes);
+  Value row = ir.add(
+      base, ir.mul(ir.toIndex(kv.cacheRow(slot, Value())), idx(f.rowBytes)));
+  Value at = arith::IndexCastOp::create(b, b.getI64Type(), row);
+  // A row of rowBytes from any 64-byte offset touches these lines.
+  for (int64_t off = 0; off < f.rowBytes; off += 128)
+    ir.named(
+        ir.inlinePtxOp("prefetch.global.L2 [$0+" + std::to_string(off) + "];",
+                       TypeRange{}, ValueRange{at}),
+        "gather: prefetch.global.L2");
 }
 
 void KernelBuilder::loadQ(const UnitGeom &u, Value qLoads) {

@@ -184,7 +184,9 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // gather (init count 4), there is no load warp; warp 0 of the role loads
 // Q (elected) before each unit's tiles, the first pair writes the mask
 // words and loads the bf16 boxes by TMA, both pairs dequantize their half
-// of each key's e4m3 boxes into the K tile, fence for wgmma and arrive.
+// of each key's e4m3 boxes into the K tile, the first pair prefetches the
+// next tile's rows into L2 (five 128-byte lines of a 576-byte row), then
+// fence for wgmma and arrive.
 // CHECK-LABEL: gpu.module @v4_decode_attention
 // CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c4
 // CHECK-NOT: sm100.role "load"
@@ -195,6 +197,9 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // CHECK: nvvm.vote.sync ballot
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.convert.f8x2.to.f16x2
+// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+0];"
+// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+512];"
+// CHECK-NOT: prefetch.global.L2
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // CHECK: nvvm.bar.warp.sync
 // CHECK: nvgpu.mbarrier.arrive
