@@ -1,6 +1,6 @@
 // dequant_rate.cu - how fast a warp turns e4m3 bytes with a UE8M0 scale
 // into bf16 on sm_90a, for the sequences the sm_90a fp8 gather could use
-// (docs/Hopper.md, "The fp8 gather's conversions"). Each loop iteration
+// (docs/Hopper.md, "The fp8 gather: four warps"). Each loop iteration
 // converts 16 bytes (what a gather lane holds) into 8 bf16x2 words and
 // folds them into an accumulator:
 //   0 f32 path (ours until now): cvt.rn.f16x2.e4m3x2, cvt.f32.f16,
