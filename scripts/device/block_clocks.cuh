@@ -2,7 +2,8 @@
 // dequant_rate.cu): runs `kernel(out, clocks, 0)` on `blocks` blocks of
 // `threads` threads, once to warm up and once timed, where each block's
 // thread 0 writes its loop's clock64 span to clocks[blockIdx.x] and every
-// thread one word to out; returns the blocks' mean span in clocks.
+// thread one word to out; returns the blocks' mean span in clocks. Also
+// deviceSms: device 0's properties and SM count.
 #pragma once
 #include "cuda_check.cuh"
 #include <vector>
@@ -26,4 +27,10 @@ double meanBlockClocks(Kernel kernel, int blocks, int threads) {
   CHECK(cudaFree(out));
   CHECK(cudaFree(clocks));
   return mean;
+}
+
+/// Device 0's properties into `prop`; returns its SM count.
+inline int deviceSms(cudaDeviceProp &prop) {
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  return prop.multiProcessorCount;
 }

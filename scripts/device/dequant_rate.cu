@@ -125,10 +125,8 @@ template <int Form> void row(const char *name, int sms) {
 }
 
 int main() {
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int sms = deviceSms(prop);
   std::printf("%s, %d SMs\n\n| sequence | values / clock / SM, 32 warps a "
               "SM | values / clock / SM, 2 warps a SM |\n|---|---|---|\n",
               prop.name, sms);

@@ -74,10 +74,8 @@ void measure(const char *name, int resultsPerOp, int sms) {
 }
 
 int main() {
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int sms = deviceSms(prop);
   std::printf("%s, %d SMs; 4 blocks of 256 threads a SM, 8 chains a "
               "thread\n\n",
               prop.name, sms);
