@@ -893,12 +893,12 @@ void KernelBuilder::gatherRole() {
   Value w = ir.sub(warp, idx(4 * s.consumers + (four ? 0 : 1)));
   Value gw = four ? ir.remu(w, idx(2)) : w;
   Value first = ir.cmp(arith::CmpIPredicate::ult, w, idx(2));
-  // Its e4m3 boxes of each key: the first pair the first half (rounded
-  // down: it also issues the bf16 boxes' loads), the second the rest.
+  // A quantized cache (always four warps): its e4m3 boxes of each key,
+  // the first pair the first half (rounded down: it also issues the bf16
+  // boxes' loads), the second the rest.
   int64_t quantBoxes = p.cache ? p.cache->quantDims / 64 : 0;
-  Value boxLo = four ? ir.select(first, idx(0), idx(quantBoxes / 2)) : idx(0);
-  Value boxHi = four ? ir.select(first, idx(quantBoxes / 2), idx(quantBoxes))
-                     : idx(quantBoxes);
+  Value boxLo = ir.select(first, idx(0), idx(quantBoxes / 2));
+  Value boxHi = ir.select(first, idx(quantBoxes / 2), idx(quantBoxes));
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
   const int64_t kBoxes = p.headDim / 64,
                 vBoxes = p.kvSame ? 0 : s.dvPerCta() / 64;
@@ -963,8 +963,7 @@ void KernelBuilder::gatherRole() {
           // swizzled as TMA would (no raw region: Q, two stages of D 512
           // and a raw region do not fit 227 KiB).
           ifThen(has, [&] {
-            gatherCacheKey(key0, k, slot, stage, mbar,
-                           four ? first : ir.i1(true), boxLo, boxHi);
+            gatherCacheKey(key0, k, slot, stage, mbar, first, boxLo, boxHi);
           });
           continue;
         }
