@@ -9,7 +9,8 @@ such as examples/gemm.mlir):
               (the sm100 / nvgpu / gpu ops the lowering builds): each
               mbarrier try_wait, arrive (and arrive.expect_tx), sm100.fence,
               sm100.commit, sm100.wait, gpu.barrier, cluster arrive / wait
-              and fence op and griddepcontrol is deleted in turn and the mutant run with
+              and fence op, griddepcontrol and cp.async commit_group /
+              wait_group is deleted in turn and the mutant run with
               nvfp4-run --backend=emulator;
   ptx level   the PTX nvfp4-run compiles: each mbarrier.try_wait (its
               predicate set to true instead), mbarrier.arrive, bar.sync /
@@ -69,7 +70,8 @@ MLIR_SYNC = re.compile(
 INLINE_SYNC = re.compile(
     r"(mbarrier\.(?:try_wait|arrive|init|expect_tx)|barrier\.cluster|bar\.sync|"
     r"bar\.arrive|"
-    r"barrier\.sync|tcgen05\.(?:fence|commit|wait)|fence\.)")
+    r"barrier\.sync|tcgen05\.(?:fence|commit|wait)|fence\.|"
+    r"cp\.async\.(?:wait_group|wait_all|commit_group))")
 
 PTX_SYNC = re.compile(
     r"^\s*(?:@!?%\w+\s+)?(mbarrier\.try_wait[\w.:]*|mbarrier\.test_wait[\w.:]*|"
@@ -78,6 +80,7 @@ PTX_SYNC = re.compile(
     r"[\w.]*|bar\.arrive|barrier\.arrive[\w.]*|barrier\.cluster\.\w+[\w.]*|"
     r"tcgen05\.fence[\w:]*|tcgen05\.commit[\w.:]*|tcgen05\.wait[\w:]*|"
     r"fence\.[\w.:]+|cp\.async\.bulk\.wait_group[\w.]*|"
+    r"cp\.async\.(?:wait_group|wait_all|commit_group)|"
     r"cp\.async\.bulk\.commit_group|wgmma\.fence[\w.]*|"
     r"wgmma\.commit_group[\w.]*|wgmma\.wait_group[\w.]*|"
     r"griddepcontrol\.\w+)\b")

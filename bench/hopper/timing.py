@@ -91,7 +91,12 @@ def kernel_ms(fn, reps=20, warmup=3):
     Overlapping kernels count once: a kernel launched programmatically
     (our split-KV combine) starts while the one before it runs and waits
     in griddepcontrol.wait, so a sum of durations would count that wait
-    (docs/Hopper.md, "The combine rebuilt, timed")."""
+    (docs/Hopper.md, "The combine rebuilt, timed").
+    NVFP4_BENCH_NO_CUPTI=1 in the environment times whole calls with
+    events instead (time_ms), for runs under Nsight Compute (ncu), whose
+    profiler CUPTI cannot share."""
+    if os.environ.get("NVFP4_BENCH_NO_CUPTI"):
+        return time_ms(fn)
     from torch.profiler import ProfilerActivity, profile
     for _ in range(warmup):
         fn()

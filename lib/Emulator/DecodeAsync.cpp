@@ -643,6 +643,60 @@ bool Decoder::decodeWgmma(const Instruction &in, XInst &x) {
 }
 
 bool Decoder::decodeBulk(const Instruction &in, XInst &x) {
+  // cp.async (non-bulk): commit_group, wait_group N, wait_all and
+  // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size (no src-size,
+  // no cache hint).
+  if (in.opcode == Opcode::CpAsyncCommitGroup) {
+    if (!checkMods(in, {}) || !expectOperands(in, 0, 0))
+      return false;
+    x.op = XOp::AsyncCommit;
+    return true;
+  }
+  if (in.opcode == Opcode::CpAsyncWaitGroup ||
+      in.opcode == Opcode::CpAsyncWaitAll) {
+    bool all = in.opcode == Opcode::CpAsyncWaitAll;
+    if (!checkMods(in, {}) || !expectOperands(in, all ? 0 : 1, all ? 0 : 1))
+      return false;
+    x.op = XOp::AsyncWait;
+    x.sub = all ? 1 : 0;
+    x.imm = 0;
+    if (!all) {
+      const Operand &n = in.operands[0];
+      if (n.kind != Operand::Kind::Imm || n.imm < 0 || n.imm > 63)
+        return fail("'" + in.mnemonic + "' needs a constant group count");
+      x.imm = n.imm;
+    }
+    return true;
+  }
+  if (in.opcode == Opcode::CpAsync) {
+    if (!checkMods(in, {ModId::Ca, ModId::Cg, ModId::Shared, ModId::SharedCta,
+                        ModId::Global}))
+      return false;
+    if (in.has(ModId::Ca) == in.has(ModId::Cg) || !in.has(ModId::Global) ||
+        !(in.has(ModId::Shared) || in.has(ModId::SharedCta)))
+      return fail("'" + in.mnemonic +
+                  "' needs one of .ca / .cg and .shared{::cta}.global");
+    if (!expectOperands(in, 3, 3))
+      return false;
+    const Operand &n = in.operands[2];
+    if (n.kind != Operand::Kind::Imm ||
+        !(n.imm == 4 || n.imm == 8 || n.imm == 16) ||
+        (in.has(ModId::Cg) && n.imm != 16))
+      return fail("'" + in.mnemonic +
+                  "' needs a size of 4, 8 or 16 bytes "
+                  "(.cg: 16)");
+    x.op = XOp::AsyncCopy;
+    x.sub = static_cast<uint8_t>(n.imm);
+    x.space = XSpace::Shared;
+    int64_t srcImm = 0;
+    if (!plainAddress(in, 0, XSpace::Shared, x.src[0], x.imm) ||
+        !plainAddress(in, 1, XSpace::Global, x.src[1], srcImm))
+      return false;
+    x.listBegin = static_cast<uint32_t>(p_.lists.size());
+    x.listCount = 0;
+    p_.lists.push_back(constRow(static_cast<uint64_t>(srcImm)));
+    return true;
+  }
   if (in.opcode == Opcode::CpAsyncBulkCommitGroup) {
     if (!checkMods(in, {}) || !expectOperands(in, 0, 0))
       return false;

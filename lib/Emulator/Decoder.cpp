@@ -1480,6 +1480,10 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::CpAsyncBulk:
   case Opcode::CpAsyncBulkCommitGroup:
   case Opcode::CpAsyncBulkWaitGroup:
+  case Opcode::CpAsync:
+  case Opcode::CpAsyncCommitGroup:
+  case Opcode::CpAsyncWaitGroup:
+  case Opcode::CpAsyncWaitAll:
     return decodeBulk(in, x);
   case Opcode::CpAsyncBulkTensor:
   case Opcode::CpAsyncBulkPrefetchTensor:

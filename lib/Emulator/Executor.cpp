@@ -184,6 +184,8 @@ void Executor::initWarp(Cta &cta, Warp &w, uint32_t warpIndex) {
   w.wgmmaFenced = false;
   w.wgmmaFenceRows.clear();
   std::fill(std::begin(w.bulkGroups), std::end(w.bulkGroups), 0u);
+  w.asyncCopies.clear();
+  std::fill(std::begin(w.asyncGroups), std::end(w.asyncGroups), 0u);
   const Dim3 &b = cfg_.block, &g = cfg_.grid;
   Dim3 nclusters(g.x / clusterDims_.x, g.y / clusterDims_.y,
                  g.z / clusterDims_.z);
@@ -901,6 +903,12 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
   case XOp::BulkCommit:
   case XOp::BulkWait:
     if (mask && !execBulk(w, I, mask))
+      return false;
+    break;
+  case XOp::AsyncCopy:
+  case XOp::AsyncCommit:
+  case XOp::AsyncWait:
+    if (mask && !execAsyncCopy(w, I, mask))
       return false;
     break;
   case XOp::TmemAlloc:

@@ -192,6 +192,17 @@ public:
     };
     std::vector<BulkStore> bulkStores;
     uint32_t bulkGroups[32] = {}; ///< groups committed per lane
+    /// cp.async copies (global -> shared) not yet written: the bytes are
+    /// read when issued and land in shared memory when the issuing
+    /// thread's cp.async.wait_group retires their group (Tma.cpp).
+    struct AsyncCopy {
+      uint32_t lane;
+      uint32_t group; ///< cp.async-group index, or kUncommitted
+      uint64_t shared;
+      std::vector<uint8_t> bytes;
+    };
+    std::vector<AsyncCopy> asyncCopies;
+    uint32_t asyncGroups[32] = {}; ///< cp.async groups committed per lane
     /// wgmma.mma_async results not yet retired by wgmma.wait_group
     /// (Wgmma.cpp): the D registers hold kWgmmaPending until then.
     struct WgmmaOp {
@@ -425,6 +436,8 @@ private:
   void clearTma();
   TmaUnit &tmaUnit();
   bool execBulk(Warp &w, const XInst &I, uint32_t mask);
+  /// cp.async (non-bulk), commit_group and wait_group / wait_all.
+  bool execAsyncCopy(Warp &w, const XInst &I, uint32_t mask);
   void completeBulkStores(
       Warp &w, uint32_t lanes,
       const std::function<bool(const Warp::BulkStore &)> &done);

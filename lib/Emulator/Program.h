@@ -208,6 +208,14 @@ enum class XOp : uint16_t {
   BulkCopy,
   BulkCommit, ///< cp.async.bulk.commit_group
   BulkWait,   ///< cp.async.bulk.wait_group{.read} N (imm N)
+  /// cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size (Tma.cpp):
+  /// src[0] dst (imm its offset), src[1] src, list[0] the source offset,
+  /// sub the size (4, 8 or 16 bytes).
+  AsyncCopy,
+  AsyncCommit, ///< cp.async.commit_group
+  /// cp.async.wait_group N (imm N) / cp.async.wait_all (sub 1: commits
+  /// first, imm 0).
+  AsyncWait,
   /// wgmma.mma_async (Wgmma.cpp): type the D type (F32 / F16), type2 the A
   /// type, sub the B type (a ptx::Type), sub2 XW_* flags, imm N; src[1] the
   /// A descriptor (unless XW_ARegs), src[2] the B descriptor; target the

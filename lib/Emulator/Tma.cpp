@@ -782,6 +782,64 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// cp.async (non-bulk)
+//===----------------------------------------------------------------------===//
+//
+// A thread's cp.async reads its global source when issued and writes shared
+// memory when the same thread's cp.async.wait_group retires the copy's group
+// (wait_all: every group): until then shared memory holds what it held, so
+// a read before the wait sees stale bytes, as it may on the hardware.
+
+bool Executor::execAsyncCopy(Warp &w, const XInst &I, uint32_t mask) {
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    if (I.op == XOp::AsyncCommit || (I.op == XOp::AsyncWait && I.sub == 1)) {
+      for (Warp::AsyncCopy &c : w.asyncCopies)
+        if (c.lane == lane && c.group == Warp::kUncommitted)
+          c.group = w.asyncGroups[lane];
+      ++w.asyncGroups[lane];
+      if (I.op == XOp::AsyncCommit)
+        continue;
+    }
+    if (I.op == XOp::AsyncWait) {
+      uint64_t keep = static_cast<uint64_t>(I.imm);
+      std::vector<Warp::AsyncCopy> pending;
+      for (Warp::AsyncCopy &c : w.asyncCopies) {
+        bool done = c.lane == lane && c.group != Warp::kUncommitted &&
+                    uint64_t(c.group) + keep < w.asyncGroups[lane];
+        if (!done) {
+          pending.push_back(std::move(c));
+          continue;
+        }
+        uint32_t n = static_cast<uint32_t>(c.bytes.size());
+        uint8_t *p = resolve(w, lane, XSpace::Shared, c.shared, n, true, I, n);
+        if (!p)
+          return false;
+        if (san_ && !sanShared(w, lane, I, p, n, true, "cp.async"))
+          return false;
+        std::memcpy(p, c.bytes.data(), n);
+      }
+      w.asyncCopies = std::move(pending);
+      continue;
+    }
+    const uint32_t *list = prog_.lists.data() + I.listBegin;
+    uint64_t dst = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+    uint64_t from = src(w, I.src[1])[lane] + src(w, list[0])[lane];
+    uint32_t size = I.sub;
+    const uint8_t *sp =
+        resolve(w, lane, XSpace::Global, from, size, false, I, size);
+    if (!sp)
+      return false;
+    // The destination's bounds and alignment now; its bytes at the wait.
+    if (!resolve(w, lane, XSpace::Shared, dst, size, false, I, size))
+      return false;
+    w.asyncCopies.push_back(
+        {lane, Warp::kUncommitted, dst, std::vector<uint8_t>(sp, sp + size)});
+  }
+  return true;
+}
+
 void Executor::completeBulkStores(
     Warp &w, uint32_t lanes,
     const std::function<bool(const Warp::BulkStore &)> &done) {

@@ -219,3 +219,75 @@ TEST(BulkCopyTest, SixteenByteAlignedOddSize) {
 }
 
 } // namespace
+
+namespace {
+
+// cp.async (non-bulk): each thread copies 16 bytes of `in` (words 2t, 2t +
+// 1) to buf; the bytes land at the thread's cp.async.wait_group, which
+// retires all but the N most recent groups.
+const char *kAsyncCopy = "  shl.b32 %r5, %r0, 4;\n  mov.u32 %r6, buf;\n"
+                         "  add.u32 %r6, %r6, %r5;\n"
+                         "  mul.wide.u32 %rd6, %r0, 16;\n"
+                         "  add.s64 %rd7, %rd2, %rd6;\n";
+
+TEST(BulkCopyTest, AsyncCopyLandsAtTheWait) {
+  std::vector<uint64_t> out(32);
+  ASSERT_EQ(runBulk(std::string(kAsyncCopy) +
+                        "  setp.lt.u32 %p3, %r0, 16;\n  @!%p3 bra D;\n"
+                        "  cp.async.cg.shared.global [%r6], [%rd7], 16;\n"
+                        "  cp.async.commit_group;\n"
+                        "  cp.async.wait_group 0;\nD:\n"
+                        "  bar.sync 0;\n" +
+                        kStoreBuf + "  ret;",
+                    out),
+            "");
+  for (uint64_t t = 0; t < 32; ++t)
+    EXPECT_EQ(out[t], t * 3 + 1) << t;
+}
+
+TEST(BulkCopyTest, AsyncCopyBeforeItsWaitIsStale) {
+  // Thread 0 copies 8 bytes (.ca) and reads them back before waiting: the
+  // old bytes (0xff fill); after wait_all the copied ones; a group still
+  // pending (wait_group 1 after a later commit) is not written either.
+  std::vector<uint64_t> out(32);
+  ASSERT_EQ(
+      runBulk("  setp.ne.u32 %p1, %r0, 0;\n  @%p1 bra E;\n"
+              "  mov.u32 %r6, buf;\n"
+              "  cp.async.ca.shared.global [%r6], [%rd2], 8;\n"
+              "  ld.shared.u64 %rd5, [%r6];\n  st.global.u64 [%rd1], %rd5;\n"
+              "  cp.async.commit_group;\n"
+              "  cp.async.ca.shared.global [%r6+8], [%rd2+8], 8;\n"
+              "  cp.async.commit_group;\n  cp.async.wait_group 1;\n"
+              "  ld.shared.u64 %rd5, [%r6];\n  st.global.u64 [%rd1+8], %rd5;\n"
+              "  ld.shared.u64 %rd5, [%r6+8];\n"
+              "  st.global.u64 [%rd1+16], %rd5;\n"
+              "  cp.async.wait_all;\n"
+              "  ld.shared.u64 %rd5, [%r6+8];\n"
+              "  st.global.u64 [%rd1+24], %rd5;\nE:\n  ret;",
+              out),
+      "");
+  EXPECT_EQ(out[0], ~0ull);
+  EXPECT_EQ(out[1], 1u);
+  EXPECT_EQ(out[2], ~0ull);
+  EXPECT_EQ(out[3], 4u);
+}
+
+TEST(BulkCopyTest, AsyncCopyRejectsBadForms) {
+  std::vector<uint64_t> out(4);
+  // .cg copies 16 bytes only.
+  std::string r = runBulk(
+      "  mov.u32 %r6, buf;\n  cp.async.cg.shared.global [%r6], [%rd2], 8;\n"
+      "  ret;",
+      out);
+  EXPECT_NE(r.find("needs a size of 4, 8 or 16 bytes"), std::string::npos) << r;
+  // A 16-byte copy from an address that is not 16-byte aligned.
+  r = runBulk("  mov.u32 %r6, buf;\n  add.s64 %rd4, %rd2, 8;\n"
+              "  cp.async.cg.shared.global [%r6], [%rd4], 16;\n  ret;",
+              out);
+  EXPECT_NE(r.find("misaligned"), std::string::npos) << r;
+  // wait_group needs a constant.
+  r = runBulk("  cp.async.wait_group %r0;\n  ret;", out);
+  EXPECT_NE(r.find("needs a constant group count"), std::string::npos) << r;
+}
+
+} // namespace

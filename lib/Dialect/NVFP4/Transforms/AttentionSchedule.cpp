@@ -350,6 +350,15 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
                         : " (with D > 256, make V a prefix of K as MLA does)");
   s.dynamicSmem = 1024 + s.qBytes + s.stages * s.stageBytes() + s.xBytes() +
                   s.stages * s.maskBytesPerStage();
+  // sm_90a, a quantized sparse cache: the gather warps' copy buffers when
+  // they fit beside the stages (DeepSeek-V4's D 512; not V3.2's D 576),
+  // with one key set (the V4 layers' two box loops then spilled 96-120
+  // bytes of the gather's 56 registers).
+  s.gatherStaging =
+      s.hopper() && p.sparse() && p.cache && !p.extra() &&
+      s.dynamicSmem + 4 * 2 * AttentionSchedule::kStagingBufferBytes <=
+          AttentionSchedule::kSmemBudget + 1024;
+  s.dynamicSmem += s.stagingBytes();
 
   // Tensor memory: S (kvTile f32 columns per buffer; P written over the
   // first half of its buffer), then O (this CTA's Dv columns), allocated

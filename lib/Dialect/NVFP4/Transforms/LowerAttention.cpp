@@ -929,13 +929,16 @@ void KernelBuilder::gatherRole() {
       // so that the next tile's loads wait for L2 rather than HBM (one
       // tile ahead measured best; docs/Hopper.md). Not with a second key
       // set: in the V4 layers every form of it tried spilled the gather
-      // warps' 56 registers.
+      // warps' 56 registers; nor beside the copy buffers, where every
+      // placement of it tried spilled 88-104 bytes (docs/Hopper.md).
+      const bool prefetch =
+          four && tile == 64 && !p.extra() && !s.gatherStaging;
       auto aheadPos = [&] {
         return ir.add(ir.add(key0, idx(tile)),
                       ir.add(ir.mul(gw, idx(32)), lane));
       };
       Value aheadSlot;
-      if (four && tile == 64 && !p.extra())
+      if (prefetch)
         aheadSlot = kv.slotAt(u, aheadPos());
       for (int64_t j = 0; j < tile / 64; ++j) {
         // Key k of the tile: its index, its mask bit (the warp's word by
@@ -1038,12 +1041,101 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
   Value kTile = view(kOffset(stage), ir.smemMemref({s.kBytes / 2}, p.element));
   Value swz = ir.remu(k, idx(8));
   Type f32 = b.getF32Type();
+  // The gather's copy buffers (AttentionSchedule::gatherStaging): box i
+  // of this lane's key goes to buffer (i - boxLo) mod 2 of its warp, the
+  // lane's 64 bytes at 80 x lane (16-byte reads of eight lanes then hit
+  // eight distinct bank groups: 5 lane mod 8). The next box is copied (and
+  // its scale read) before this one is converted.
+  auto stagedBoxesOf = [&](Value extra) {
+    Type i8 = b.getI8Type(), i64 = b.getI64Type();
+    const int64_t bufBytes = AttentionSchedule::kStagingBufferBytes,
+                  rowStride = AttentionSchedule::kStagingRowBytes;
+    Value lane = ir.remu(tid, idx(32));
+    Value gwarp = ir.sub(warp, idx(4 * s.consumers));
+    Value stOff = maskOffset(idx(s.stages));
+    Value stView = view(stOff, ir.smemMemref({s.stagingBytes()}, i8));
+    // This lane's row of its warp's first buffer (bytes into stView).
+    Value mineAt =
+        ir.add(ir.mul(gwarp, idx(2 * bufBytes)), ir.mul(lane, idx(rowStride)));
+    Value smemBase = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
+    auto cacheBase = [&](Value bytes) -> Value {
+      return memref::ExtractAlignedPointerAsIndexOp::create(b, bytes);
+    };
+    Value rowBase = extra ? ir.select(extra, cacheBase(kv.xCacheBytes),
+                                      cacheBase(kv.cacheBytes))
+                          : cacheBase(kv.cacheBytes);
+    Value rowAt = ir.add(
+        rowBase, ir.mul(ir.toIndex(kv.cacheRow(slot, extra)), idx(f.rowBytes)));
+    auto bufAt = [&](Value par) {
+      return ir.add(mineAt, ir.mul(par, idx(bufBytes)));
+    };
+    auto issue = [&](Value i, Value par) {
+      Value dst = ir.toI32(ir.add(ir.add(smemBase, stOff), bufAt(par)));
+      Value src =
+          arith::IndexCastOp::create(b, i64, ir.add(rowAt, ir.mul(i, idx(64))));
+      std::string code;
+      for (int64_t c = 0; c < 4; ++c)
+        code += "cp.async.cg.shared.global [$0+" + std::to_string(16 * c) +
+                "], [$1+" + std::to_string(16 * c) + "], 16; ";
+      ir.named(ir.inlinePtxOp(code, TypeRange{}, ValueRange{dst, src}),
+               "gather: cp.async");
+    };
+    auto commit = [&] {
+      ir.named(
+          ir.inlinePtxOp("cp.async.commit_group;", TypeRange{}, ValueRange{}),
+          "gather: cp.async.commit_group");
+    };
+    auto scaleOf = [&](Value i) {
+      return kv.scale(slot, ir.divu(i, idx(f.scaleGroup / 64)), extra);
+    };
+    Value lo = ir.opaque(boxLo), hi = ir.opaque(boxHi);
+    issue(lo, idx(0));
+    commit();
+    ir.forLoop(
+        lo, hi, idx(1), ValueRange{scaleOf(lo)},
+        [&](Value i, ValueRange acc) -> SmallVector<Value> {
+          Value par = ir.remu(ir.sub(i, lo), idx(2));
+          Value next = ir.add(i, idx(1));
+          ifThen(ir.cmp(arith::CmpIPredicate::ult, next, hi),
+                 [&] { issue(next, ir.xori(par, idx(1))); });
+          commit();
+          Value scNext = scaleOf(ir.mins(next, ir.sub(hi, idx(1))));
+          ir.named(ir.inlinePtxOp("cp.async.wait_group 1;", TypeRange{},
+                                  ValueRange{}),
+                   "gather: cp.async.wait_group");
+          Value scv =
+              vector::BroadcastOp::create(b, VectorType::get({8}, f32), acc[0]);
+          Value rowDst =
+              ir.add(ir.mul(i, idx(s.kvBoxBytes() / 2)), ir.mul(k, idx(64)));
+          Value buf = bufAt(par);
+          forLoop(idx(0), idx(4), idx(1), [&](Value c) {
+            Value bytes = vector::LoadOp::create(
+                b, VectorType::get({16}, i8), stView,
+                ValueRange{ir.add(buf, ir.mul(c, idx(16)))},
+                /*nontemporal=*/false, llvm::MaybeAlign(16));
+            for (int64_t h = 0; h < 2; ++h) {
+              SmallVector<int64_t> pick;
+              for (int64_t e = 0; e < 8; ++e)
+                pick.push_back(8 * h + e);
+              Value half8 = vector::ShuffleOp::create(b, bytes, bytes, pick);
+              Value j = ir.add(ir.mul(c, idx(2)), idx(h));
+              Value dst = ir.add(rowDst, ir.mul(ir.xori(j, swz), idx(8)));
+              vector::StoreOp::create(b, dequant8(half8, scv), kTile,
+                                      ValueRange{dst}, /*nontemporal=*/false,
+                                      llvm::MaybeAlign(16));
+            }
+          });
+          return {scNext};
+        });
+  };
   // The e4m3 boxes (the first quantDims / 64) in a loop whose bounds LLVM
   // cannot see, so that it is not unrolled: unrolled, the gather warps
   // spill in their 56 registers. A tile of the second key set reads the
   // other cache: one loop for each (a constant `extra` in each), not a
   // choice at every load, which spilled in the DeepSeek-V4 layers.
   auto boxesOf = [&](Value extra) {
+    if (s.gatherStaging)
+      return stagedBoxesOf(extra);
     forLoop(ir.opaque(boxLo), ir.opaque(boxHi), idx(1), [&](Value i) {
       Value sc = kv.scale(slot, ir.divu(i, idx(f.scaleGroup / 64)), extra);
       Value scv = vector::BroadcastOp::create(b, VectorType::get({8}, f32), sc);
@@ -1739,6 +1831,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
     if (s.dvGroups > 1)
       attrs.push_back(named("dv_group_regs", s.dvGroupRegs));
     attrs.push_back(named("head_blocks", s.headBlocks));
+    attrs.push_back(named("gather_staging", s.gatherStaging ? 1 : 0));
   }
   if (s.split == WorkSplit::Uniform)
     attrs.push_back(named("splits_per_unit", s.splitsPerUnit));

@@ -184,10 +184,13 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // gather (init count 4), there is no load warp; warp 0 of the role loads
 // Q (elected) before each unit's tiles, the first pair writes the mask
 // words and loads the bf16 boxes by TMA, both pairs dequantize their half
-// of each key's e4m3 boxes into the K tile, the first pair prefetches the
-// next tile's rows into L2 (five 128-byte lines of a 576-byte row), then
-// fence for wgmma and arrive.
+// of each key's e4m3 boxes into the K tile: each lane copies its key's
+// next box with cp.async (four 16-byte copies into its warp's buffer)
+// before converting the current one from shared memory (wait_group 1);
+// no L2 prefetch beside the copy buffers; then fence for wgmma and arrive.
 // CHECK-LABEL: gpu.module @v4_decode_attention
+// CHECK: gpu.func @v4_decode_attention(
+// CHECK-SAME: gather_staging = 1
 // CHECK: nvgpu.mbarrier.init %{{.*}}[%{{.*}}], %c4
 // CHECK-NOT: sm100.role "load"
 // CHECK: sm100.role "gather" warps[8, 12) regs 56 {
@@ -196,9 +199,13 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvvm.vote.sync ballot
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.inline_ptx "cp.async.cg.shared.global [$0+0], [$1+0], 16; cp.async.cg.shared.global [$0+16], [$1+16], 16; cp.async.cg.shared.global [$0+32], [$1+32], 16; cp.async.cg.shared.global [$0+48], [$1+48], 16; "
+// CHECK: nvvm.inline_ptx "cp.async.commit_group;"
+// CHECK: scf.for
+// CHECK: nvvm.inline_ptx "cp.async.commit_group;"
+// CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
+// CHECK: vector.load %{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: nvvm.convert.f8x2.to.f16x2
-// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+0];"
-// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+512];"
 // CHECK-NOT: prefetch.global.L2
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // CHECK: nvvm.bar.warp.sync
@@ -213,6 +220,32 @@ func.func @v4_decode(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
       softmax_scale(0.0441941738)
       : (tensor<2x1x64x512xbf16>, tensor<16x37440xi8>, tensor<16x37440xi8>,
          tensor<64xf32>, tensor<2x1x200xi32>)
+      -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>)
+  return %o, %lse : tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>
+}
+
+// DeepSeek-V3.2's fp8 cache (D 576): no room for the copy buffers beside
+// two stages, so the gather converts from registers and the first pair
+// prefetches the next tile's rows into L2 (six 128-byte lines of a 656-byte
+// row).
+// CHECK-LABEL: gpu.module @v32_decode_attention
+// CHECK: gpu.func @v32_decode_attention(
+// CHECK-SAME: gather_staging = 0
+// CHECK: sm100.role "gather" warps[8, 12) regs 56 {
+// CHECK-NOT: cp.async.cg
+// CHECK: nvvm.convert.f8x2.to.f16x2
+// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+0];"
+// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+640];"
+// CHECK-NOT: prefetch.global.L2
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+func.func @v32_decode(%q: tensor<2x1x64x576xbf16>, %kv: tensor<24x41984xi8>,
+                      %s: tensor<64xf32>, %ix: tensor<2x1x260xi32>)
+    -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv sink(%s) indices(%ix)
+      kv_cache(<"deepseek_v32_fp8", page_size = 64>)
+      softmax_scale(0.0416666667)
+      : (tensor<2x1x64x576xbf16>, tensor<24x41984xi8>, tensor<24x41984xi8>,
+         tensor<64xf32>, tensor<2x1x260xi32>)
       -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>)
   return %o, %lse : tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>
 }
