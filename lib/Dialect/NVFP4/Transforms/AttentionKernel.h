@@ -190,10 +190,14 @@ public:
   void computePartition();
   /// Runs `body` for every piece of the CTA in order, with loop-carried
   /// values (`init`, then what body returns); returns the final values.
+  /// `lean`: the partition's bounds are read again for each piece (from
+  /// the static table or the shared plan words) rather than held from the
+  /// prologue, for a role with few registers (the sm_90a gather).
   SmallVector<Value> forEachPiece(
       mlir::ValueRange init,
       llvm::function_ref<SmallVector<Value>(const Piece &, mlir::ValueRange)>
-          body);
+          body,
+      bool lean = false);
   /// The workspace slot of a piece's partial result.
   Value slot(const Piece &piece);
   /// On a unit's first piece: what the combine needs to find its pieces:
@@ -208,7 +212,12 @@ private:
   /// Keys per block of the plan: the tile, or AttentionSchedule::planKeys
   /// when the (static or device) plan chose the finer granule.
   Value granule;
-  Value planWords; ///< device plan: shared words
+  Value planWords;   ///< device plan: shared words
+  Value staticTable; ///< static plan: the constant table
+  /// Word `tableWord` of the static table's row, or `sharedWord` of the
+  /// device plan's words, loaded at an index LLVM cannot fold (so that
+  /// the load is not merged with the prologue's).
+  Value reread(int64_t tableWord, int64_t sharedWord);
 };
 
 /// Where the epilogue reads a piece's unnormalised O for one row: chunks

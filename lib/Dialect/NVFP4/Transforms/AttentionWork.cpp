@@ -219,6 +219,7 @@ void WorkPlan::computePartition() {
     static_assert(kTableWords == 5, "the rows pushed above");
     Value table = constantTable(b, moduleOf(b), kPlanTable,
                                 {s.partitions, kTableWords}, words);
+    staticTable = table;
     auto word = [&](int64_t w) {
       return ir.toIndex(
           memref::LoadOp::create(b, table, ValueRange{p, ir.idx(w)}));
@@ -382,16 +383,37 @@ void WorkPlan::computePartition() {
   perPartition = S;
 }
 
+Value WorkPlan::reread(int64_t tableWord, int64_t sharedWord) {
+  IR &ir = env.ir;
+  if (staticTable)
+    return ir.toIndex(memref::LoadOp::create(
+        env.b, staticTable,
+        ValueRange{ir.opaque(env.partition), ir.idx(tableWord)}));
+  return ir.toIndex(memref::LoadOp::create(
+      env.b, planWords, ValueRange{ir.opaque(ir.idx(sharedWord))}));
+}
+
 SmallVector<Value> WorkPlan::forEachPiece(
     ValueRange init,
-    function_ref<SmallVector<Value>(const Piece &, ValueRange)> body) {
+    function_ref<SmallVector<Value>(const Piece &, ValueRange)> body,
+    bool lean) {
   IR &ir = env.ir;
   const AttentionSchedule &s = env.s;
   // uLast + 1 in i32 arithmetic: an empty device plan has uLast = -1.
   Value end = ir.add(uLast, ir.idx(1));
+  lean = lean && s.split == WorkSplit::Balanced;
   return ir.forLoop(
       uFirst, end, ir.idx(1), init,
       [&](Value u, ValueRange args) -> SmallVector<Value> {
+        // A lean role re-reads the partition's bounds per piece.
+        Value uFirst = this->uFirst, uLast = this->uLast,
+              b0First = this->b0First, b1Last = this->b1Last;
+        if (lean) {
+          uFirst = reread(kTableUFirst, kWordUFirst);
+          uLast = reread(kTableULast, kWordULast);
+          b0First = reread(kTableT0, kWordT0);
+          b1Last = reread(kTableT1, kWordT1);
+        }
         Piece piece;
         piece.unit = unitGeometry(env, u, granule);
         Value count = piece.unit.blockCount;

@@ -143,6 +143,15 @@ private:
   void gatherCacheKey(Value key0, Value k, Value slot, Value stage, Value mbar,
                       Value rope, Value boxLo, Value boxHi);
   bool hopperGather() const { return s.hopper() && p.sparse(); }
+  /// The L2 prefetch beside the gather's copy buffers: only with a plan
+  /// made at compile time, whose bounds the gather then re-reads for each
+  /// piece (forEachPiece's `lean`) rather than holding the prologue's
+  /// across its loop; with either held, or with a device plan, the gather
+  /// spilled 88-148 bytes of its 56 registers (docs/Hopper.md).
+  bool prefetchBesideStaging() const {
+    return s.gatherStaging && s.split == WorkSplit::Balanced &&
+           s.staticPlan.has_value();
+  }
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi) (and, with `bits`,
   /// whose bit i is set), -inf elsewhere.
@@ -153,14 +162,22 @@ private:
   /// q the number of Q loads before it (the pieces without tiles load
   /// nothing).
   void forEachPieceWithTiles(
-      function_ref<void(const Piece &piece, Value g0, Value qLoads)> f) {
+      function_ref<void(const Piece &piece, Value g0, Value qLoads)> f,
+      bool lean = false) {
     work.forEachPiece(
         ValueRange{idx(0), idx(0)},
         [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
           ifThen(piece.any, [&] { f(piece, args[0], args[1]); });
           return {ir.add(args[0], piece.tiles),
                   ir.add(args[1], ir.select(piece.any, idx(1), idx(0)))};
-        });
+        },
+        lean);
+  }
+  /// The gather role's walk: lean (its bounds re-read per piece) when it
+  /// prefetches beside the copy buffers.
+  void forEachGatherPiece(
+      function_ref<void(const Piece &piece, Value g0, Value qLoads)> f) {
+    forEachPieceWithTiles(f, prefetchBesideStaging());
   }
   /// Runs `f(i, col)` for every 64-column box i of D this CTA holds (its
   /// Q and K boxes, in shared-memory order): col is the box's first column
@@ -903,7 +920,7 @@ void KernelBuilder::gatherRole() {
   const int64_t kBoxes = p.headDim / 64,
                 vBoxes = p.kvSame ? 0 : s.dvPerCta() / 64;
   const int64_t keyBytes = (kBoxes + vBoxes) * 128;
-  forEachPieceWithTiles([&](const Piece &piece, Value g0, Value qLoads) {
+  forEachGatherPiece([&](const Piece &piece, Value g0, Value qLoads) {
     const UnitGeom &u = piece.unit;
     // Without a load warp, warp 0 loads Q.
     if (four)
@@ -929,10 +946,10 @@ void KernelBuilder::gatherRole() {
       // so that the next tile's loads wait for L2 rather than HBM (one
       // tile ahead measured best; docs/Hopper.md). Not with a second key
       // set: in the V4 layers every form of it tried spilled the gather
-      // warps' 56 registers; nor beside the copy buffers, where every
-      // placement of it tried spilled 88-104 bytes (docs/Hopper.md).
-      const bool prefetch =
-          four && tile == 64 && !p.extra() && !s.gatherStaging;
+      // warps' 56 registers; beside the copy buffers only with a static
+      // plan (prefetchBesideStaging).
+      const bool prefetch = four && tile == 64 && !p.extra() &&
+                            (!s.gatherStaging || prefetchBesideStaging());
       auto aheadPos = [&] {
         return ir.add(ir.add(key0, idx(tile)),
                       ir.add(ir.mul(gw, idx(32)), lane));

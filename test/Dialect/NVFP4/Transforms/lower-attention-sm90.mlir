@@ -187,7 +187,9 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // of each key's e4m3 boxes into the K tile: each lane copies its key's
 // next box with cp.async (four 16-byte copies into its warp's buffer)
 // before converting the current one from shared memory (wait_group 1);
-// no L2 prefetch beside the copy buffers; then fence for wgmma and arrive.
+// with a static plan the first pair prefetches the next tile's rows into
+// L2 (five 128-byte lines of a 576-byte row); then fence for wgmma and
+// arrive.
 // CHECK-LABEL: gpu.module @v4_decode_attention
 // CHECK: gpu.func @v4_decode_attention(
 // CHECK-SAME: gather_staging = 1
@@ -206,6 +208,8 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
 // CHECK: vector.load %{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: nvvm.convert.f8x2.to.f16x2
+// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+0];"
+// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+512];"
 // CHECK-NOT: prefetch.global.L2
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // CHECK: nvvm.bar.warp.sync
@@ -220,6 +224,28 @@ func.func @v4_decode(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
       softmax_scale(0.0441941738)
       : (tensor<2x1x64x512xbf16>, tensor<16x37440xi8>, tensor<16x37440xi8>,
          tensor<64xf32>, tensor<2x1x200xi32>)
+      -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>)
+  return %o, %lse : tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>
+}
+
+// With kv_lens (a plan made on the device): the copies without the L2
+// prefetch (beside them it spilled the gather's registers).
+// CHECK-LABEL: gpu.module @v4_decode_lens_attention
+// CHECK: gpu.func @v4_decode_lens_attention(
+// CHECK-SAME: gather_staging = 1
+// CHECK: sm100.role "gather" warps[8, 12) regs 56 {
+// CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
+// CHECK-NOT: prefetch.global.L2
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+func.func @v4_decode_lens(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
+                          %s: tensor<64xf32>, %l: tensor<2xi32>,
+                          %ix: tensor<2x1x200xi32>)
+    -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %kv, %kv sink(%s) kv_lens(%l) indices(%ix)
+      kv_cache(<"deepseek_v4_fp8", page_size = 64>)
+      softmax_scale(0.0441941738)
+      : (tensor<2x1x64x512xbf16>, tensor<16x37440xi8>, tensor<16x37440xi8>,
+         tensor<64xf32>, tensor<2xi32>, tensor<2x1x200xi32>)
       -> (tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>)
   return %o, %lse : tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>
 }
