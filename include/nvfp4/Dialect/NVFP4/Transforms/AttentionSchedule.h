@@ -235,23 +235,23 @@ struct AttentionSchedule {
   /// gathers and the dequant role: written by the loader before it arms
   /// the stage, so the indices are read from global memory once per CTA;
   /// after the partial-S buffer.
+  int64_t maskBytesPerStage() const {
+    // (sm_90a: the mask only; its gather lanes hold their slots.)
+    return problem.sparse() ? kvTile / 8 + (hopper() ? 0 : kvTile * 4) : 0;
+  }
   /// sm_90a, a quantized sparse cache whose stages leave room: each of
   /// the four gather warps copies the e4m3 bytes of its keys' next box
-  /// with cp.async into a buffer of its own (two of 32 keys x 64 bytes)
+  /// with cp.async into a buffer of its own (two of 32 keys x 80 bytes)
   /// while it converts the current one from the other, so that a box's
   /// load latency hides behind the previous box's conversions instead of
-  /// being waited for in registers (docs/Hopper.md, "The gather's
-  /// copies"). After the key masks.
+  /// being waited for in registers (docs/Hopper.md, "The cluster pair,
+  /// the profile and the copies"). After the key masks.
   bool gatherStaging = false;
   /// A lane's 64 bytes every 80 (conflict-free 16-byte reads).
   static constexpr int64_t kStagingRowBytes = 80;
   static constexpr int64_t kStagingBufferBytes = 32 * kStagingRowBytes;
   int64_t stagingBytes() const {
     return gatherStaging ? 4 * 2 * kStagingBufferBytes : 0;
-  }
-  int64_t maskBytesPerStage() const {
-    // (sm_90a: the mask only; its gather lanes hold their slots.)
-    return problem.sparse() ? kvTile / 8 + (hopper() ? 0 : kvTile * 4) : 0;
   }
 
   // Tensor memory columns. S has sBuffers buffers of kvTile columns from
