@@ -656,6 +656,25 @@ bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
 // retires its group (or the thread exits): until then other threads do not
 // see the data.
 
+namespace {
+/// A commit_group of `lane` (cp.async.bulk's or cp.async's): its pending
+/// uncommitted operations join group `committed`, the next group's index.
+template <typename Pending>
+void commitGroup(std::vector<Pending> &pending, uint32_t lane,
+                 uint32_t &committed) {
+  for (Pending &op : pending)
+    if (op.lane == lane && op.group == Executor::Warp::kUncommitted)
+      op.group = committed;
+  ++committed;
+}
+/// Whether a wait_group `keep` retires `group` of a thread that committed
+/// `committed` groups (all but the `keep` most recent).
+bool retired(uint32_t group, uint64_t keep, uint32_t committed) {
+  return group != Executor::Warp::kUncommitted &&
+         uint64_t(group) + keep < committed;
+}
+} // namespace
+
 Executor::TmaUnit &Executor::tmaUnit() {
   if (!tma_) {
     auto unit = std::make_unique<TmaUnit>();
@@ -670,17 +689,13 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
     if (I.op == XOp::BulkCommit) {
-      for (Warp::BulkStore &s : w.bulkStores)
-        if (s.lane == lane && s.group == Warp::kUncommitted)
-          s.group = w.bulkGroups[lane];
-      ++w.bulkGroups[lane];
+      commitGroup(w.bulkStores, lane, w.bulkGroups[lane]);
       continue;
     }
     if (I.op == XOp::BulkWait) {
       uint64_t keep = static_cast<uint64_t>(I.imm);
       completeBulkStores(w, 1u << lane, [&](const Warp::BulkStore &s) {
-        return s.group != Warp::kUncommitted &&
-               uint64_t(s.group) + keep < w.bulkGroups[lane];
+        return retired(s.group, keep, w.bulkGroups[lane]);
       });
       continue;
     }
@@ -795,10 +810,7 @@ bool Executor::execAsyncCopy(Warp &w, const XInst &I, uint32_t mask) {
   for (uint32_t m = mask; m; m &= m - 1) {
     uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
     if (I.op == XOp::AsyncCommit || (I.op == XOp::AsyncWait && I.sub == 1)) {
-      for (Warp::AsyncCopy &c : w.asyncCopies)
-        if (c.lane == lane && c.group == Warp::kUncommitted)
-          c.group = w.asyncGroups[lane];
-      ++w.asyncGroups[lane];
+      commitGroup(w.asyncCopies, lane, w.asyncGroups[lane]);
       if (I.op == XOp::AsyncCommit)
         continue;
     }
@@ -806,8 +818,8 @@ bool Executor::execAsyncCopy(Warp &w, const XInst &I, uint32_t mask) {
       uint64_t keep = static_cast<uint64_t>(I.imm);
       std::vector<Warp::AsyncCopy> pending;
       for (Warp::AsyncCopy &c : w.asyncCopies) {
-        bool done = c.lane == lane && c.group != Warp::kUncommitted &&
-                    uint64_t(c.group) + keep < w.asyncGroups[lane];
+        bool done =
+            c.lane == lane && retired(c.group, keep, w.asyncGroups[lane]);
         if (!done) {
           pending.push_back(std::move(c));
           continue;

@@ -190,8 +190,8 @@ public:
   void computePartition();
   /// Runs `body` for every piece of the CTA in order, with loop-carried
   /// values (`init`, then what body returns); returns the final values.
-  /// `lean`: the partition's bounds are read again for each piece (from
-  /// the static table or the shared plan words) rather than held from the
+  /// `lean`: with a plan made at compile time, the partition's bounds are
+  /// read again from its table for each piece rather than held from the
   /// prologue, for a role with few registers (the sm_90a gather).
   SmallVector<Value> forEachPiece(
       mlir::ValueRange init,
@@ -214,10 +214,10 @@ private:
   Value granule;
   Value planWords;   ///< device plan: shared words
   Value staticTable; ///< static plan: the constant table
-  /// Word `tableWord` of the static table's row, or `sharedWord` of the
-  /// device plan's words, loaded at an index LLVM cannot fold (so that
-  /// the load is not merged with the prologue's).
-  Value reread(int64_t tableWord, int64_t sharedWord);
+  /// Word `tableWord` of the partition's row of the static table, loaded
+  /// at an index LLVM cannot fold (so that the load is not merged with the
+  /// prologue's).
+  Value reread(int64_t tableWord);
 };
 
 /// Where the epilogue reads a piece's unnormalised O for one row: chunks

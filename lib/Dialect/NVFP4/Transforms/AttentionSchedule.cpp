@@ -354,10 +354,9 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   // they fit beside the stages (DeepSeek-V4's D 512; not V3.2's D 576),
   // with one key set (the V4 layers' two box loops then spilled 96-120
   // bytes of the gather's 56 registers).
-  s.gatherStaging =
-      s.hopper() && p.sparse() && p.cache && !p.extra() &&
-      s.dynamicSmem + 4 * 2 * AttentionSchedule::kStagingBufferBytes <=
-          AttentionSchedule::kSmemBudget + 1024;
+  s.gatherStaging = s.hopper() && p.sparse() && p.cache && !p.extra() &&
+                    s.dynamicSmem + AttentionSchedule::kStagingBytes <=
+                        AttentionSchedule::kSmemBudget + 1024;
   s.dynamicSmem += s.stagingBytes();
 
   // Tensor memory: S (kvTile f32 columns per buffer; P written over the

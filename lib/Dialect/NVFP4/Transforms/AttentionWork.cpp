@@ -383,14 +383,11 @@ void WorkPlan::computePartition() {
   perPartition = S;
 }
 
-Value WorkPlan::reread(int64_t tableWord, int64_t sharedWord) {
+Value WorkPlan::reread(int64_t tableWord) {
   IR &ir = env.ir;
-  if (staticTable)
-    return ir.toIndex(memref::LoadOp::create(
-        env.b, staticTable,
-        ValueRange{ir.opaque(env.partition), ir.idx(tableWord)}));
   return ir.toIndex(memref::LoadOp::create(
-      env.b, planWords, ValueRange{ir.opaque(ir.idx(sharedWord))}));
+      env.b, staticTable,
+      ValueRange{ir.opaque(env.partition), ir.idx(tableWord)}));
 }
 
 SmallVector<Value> WorkPlan::forEachPiece(
@@ -401,7 +398,7 @@ SmallVector<Value> WorkPlan::forEachPiece(
   const AttentionSchedule &s = env.s;
   // uLast + 1 in i32 arithmetic: an empty device plan has uLast = -1.
   Value end = ir.add(uLast, ir.idx(1));
-  lean = lean && s.split == WorkSplit::Balanced;
+  lean = lean && staticTable;
   return ir.forLoop(
       uFirst, end, ir.idx(1), init,
       [&](Value u, ValueRange args) -> SmallVector<Value> {
@@ -409,10 +406,10 @@ SmallVector<Value> WorkPlan::forEachPiece(
         Value uFirst = this->uFirst, uLast = this->uLast,
               b0First = this->b0First, b1Last = this->b1Last;
         if (lean) {
-          uFirst = reread(kTableUFirst, kWordUFirst);
-          uLast = reread(kTableULast, kWordULast);
-          b0First = reread(kTableT0, kWordT0);
-          b1Last = reread(kTableT1, kWordT1);
+          uFirst = reread(kTableUFirst);
+          uLast = reread(kTableULast);
+          b0First = reread(kTableT0);
+          b1Last = reread(kTableT1);
         }
         Piece piece;
         piece.unit = unitGeometry(env, u, granule);

@@ -131,6 +131,9 @@ private:
   /// A quantized cache: prefetch.global.L2 of every 128-byte line of the
   /// row of slot `slot` (a valid slot of the first key set's cache).
   void prefetchRow(Value slot);
+  /// A quantized cache: the global address (index) of the row of `slot`,
+  /// in the extra cache where `extra` (i1, or null: the first) is set.
+  Value cacheRowAddress(Value slot, Value extra);
   /// The warps of the gather role (sm_90a, sparse).
   int64_t gatherWarps() const { return p.cache ? 4 : 2; }
   /// 8 e4m3 bytes (vector<8xi8>) times the scale `scv` (vector<8xf32>) as
@@ -1075,14 +1078,7 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
     Value mineAt =
         ir.add(ir.mul(gwarp, idx(2 * bufBytes)), ir.mul(lane, idx(rowStride)));
     Value smemBase = memref::ExtractAlignedPointerAsIndexOp::create(b, smem);
-    auto cacheBase = [&](Value bytes) -> Value {
-      return memref::ExtractAlignedPointerAsIndexOp::create(b, bytes);
-    };
-    Value rowBase = extra ? ir.select(extra, cacheBase(kv.xCacheBytes),
-                                      cacheBase(kv.cacheBytes))
-                          : cacheBase(kv.cacheBytes);
-    Value rowAt = ir.add(
-        rowBase, ir.mul(ir.toIndex(kv.cacheRow(slot, extra)), idx(f.rowBytes)));
+    Value rowAt = cacheRowAddress(slot, extra);
     auto bufAt = [&](Value par) {
       return ir.add(mineAt, ir.mul(par, idx(bufBytes)));
     };
@@ -1173,12 +1169,21 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
       extraTile, [&] { boxesOf(ir.i1(true)); }, [&] { boxesOf(ir.i1(false)); });
 }
 
+Value KernelBuilder::cacheRowAddress(Value slot, Value extra) {
+  auto base = [&](Value bytes) -> Value {
+    return memref::ExtractAlignedPointerAsIndexOp::create(b, bytes);
+  };
+  Value rowBase =
+      extra ? ir.select(extra, base(kv.xCacheBytes), base(kv.cacheBytes))
+            : base(kv.cacheBytes);
+  return ir.add(rowBase, ir.mul(ir.toIndex(kv.cacheRow(slot, extra)),
+                                idx(p.cache->rowBytes)));
+}
+
 void KernelBuilder::prefetchRow(Value slot) {
   const KvCacheFormat &f = *p.cache;
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, kv.cacheBytes);
-  Value row = ir.add(
-      base, ir.mul(ir.toIndex(kv.cacheRow(slot, Value())), idx(f.rowBytes)));
-  Value at = arith::IndexCastOp::create(b, b.getI64Type(), row);
+  Value at = arith::IndexCastOp::create(b, b.getI64Type(),
+                                        cacheRowAddress(slot, Value()));
   // A row of rowBytes from any 64-byte offset touches these lines.
   for (int64_t off = 0; off < f.rowBytes; off += 128)
     ir.named(

@@ -250,9 +250,9 @@ struct AttentionSchedule {
   /// A lane's 64 bytes every 80 (conflict-free 16-byte reads).
   static constexpr int64_t kStagingRowBytes = 80;
   static constexpr int64_t kStagingBufferBytes = 32 * kStagingRowBytes;
-  int64_t stagingBytes() const {
-    return gatherStaging ? 4 * 2 * kStagingBufferBytes : 0;
-  }
+  /// Two buffers for each of the four gather warps.
+  static constexpr int64_t kStagingBytes = 4 * 2 * kStagingBufferBytes;
+  int64_t stagingBytes() const { return gatherStaging ? kStagingBytes : 0; }
 
   // Tensor memory columns. S has sBuffers buffers of kvTile columns from
   // tmemS; P (kvTile keys as 16-bit pairs, kvTile / 2 columns) is written
