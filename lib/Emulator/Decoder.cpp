@@ -1597,8 +1597,18 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
         x.space = XSpace::ParamKernel;
       return address(in, 0, x);
     }
-    x.op = XOp::Nop;
-    return true;
+    // prefetch{.global|.local}.{L1,L2}[.evict_*] [a]: no effect on the
+    // data, but its address must lie in the space (a kernel that computes
+    // it wrong is reported, not silently slower).
+    if (!expectOperands(in, 1, 1))
+      return false;
+    x.op = XOp::Prefetch;
+    x.space = XSpace::Generic;
+    if (in.space() == Space::Global)
+      x.space = XSpace::Global;
+    else if (in.space() == Space::Local)
+      x.space = XSpace::Local;
+    return address(in, 0, x);
   case Opcode::Prefetchu:
   case Opcode::Applypriority:
   case Opcode::Discard:

@@ -24,6 +24,8 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
   const char *kind = write ? "store" : "load";
   if (I.op == XOp::Atom)
     kind = "atomic";
+  else if (I.op == XOp::Prefetch)
+    kind = "prefetch";
   auto fail = [&](const std::string &why) -> uint8_t * {
     fault(Fault::Kind::Memory, w, lane, I,
           std::string(why.empty() ? "" : "") + why);
@@ -58,7 +60,8 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
   }
   switch (space) {
   case XSpace::Global: {
-    if (cfg_.programmatic && !(w.gridDepWaited >> lane & 1u))
+    if (cfg_.programmatic && !(w.gridDepWaited >> lane & 1u) &&
+        I.op != XOp::Prefetch)
       return fail("race: " + what + hex(addr) +
                   " before griddepcontrol.wait in a kernel launched "
                   "programmatically (on a GPU it may run beside the previous "

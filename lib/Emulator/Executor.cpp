@@ -944,6 +944,15 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     break;
   case XOp::Nop:
     break;
+  case XOp::Prefetch: {
+    const uint64_t *base = src(w, I.src[0]);
+    NVFP4_FOR_LANES(mask, {
+      if (!resolve(w, l, I.space, base[l] + static_cast<uint64_t>(I.imm), 1,
+                   false, I))
+        return false;
+    });
+    break;
+  }
   case XOp::GridDepWait:
     w.gridDepWaited |= mask;
     break;

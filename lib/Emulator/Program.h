@@ -197,6 +197,7 @@ enum class XOp : uint16_t {
   TmemShift,
   TmaLoad,     ///< cp.async.bulk.tensor global -> shared::cluster
   TmaPrefetch, ///< prefetch.tensormap / cp.async.bulk.prefetch.tensor
+  Prefetch,    ///< prefetch{.global}.L1/.L2 [a]: the address is checked
   /// cp.async.bulk.tensor shared::cta -> global (.bulk_group, Tma.cpp):
   /// src[0] the shared::cta source, src[1] the tensor-map address; imm the
   /// source offset; lists: the coordinates, then the tensor map's address

@@ -265,6 +265,27 @@ TEST(MemoryTest, Atomics) {
   EXPECT_EQ(g[5] >> 32, 0x41800000u);
 }
 
+TEST(MemoryTest, PrefetchAddressIsChecked) {
+  // prefetch.global.L2 changes no data, but a prefetch inside the buffer
+  // runs and one past its end is reported like a load (the gather's L2
+  // prefetch of a row's lines and its scale record; docs/Emulator.md).
+  std::vector<uint64_t> out(8);
+  std::string inside = "  prefetch.global.L2 [%rd1+56];\n"
+                       "  prefetch.global.L2::evict_last [%rd1];\n  ret;";
+  EXPECT_EQ(runKernel(addrKern(inside), "k", {}, out), "");
+  std::string past = "  setp.ne.u32 %p1, %r0, 3;\n"      // 14
+                     "  @%p1 bra DONE;\n"                // 15
+                     "  prefetch.global.L2 [%rd1+64];\n" // 16
+                     "DONE:\n  ret;";
+  Fault f;
+  EXPECT_EQ(runKernel(addrKern(past), "k", {}, out, &f),
+            "out-of-bounds global prefetch of 1 bytes at 0x100000040 (0 "
+            "bytes past the end of allocation [0x100000000, 0x100000040) (64 "
+            "bytes, 'out')) in CTA (0,0,0) warp 0 lane 3 (thread (3,0,0)) at "
+            "line 16: prefetch.global.L2 [%rd1+64];");
+  EXPECT_EQ(f.kind, Fault::Kind::Memory);
+}
+
 TEST(MemoryTest, OutOfBoundsStoreIsReported) {
   // The out buffer has 8 words (64 bytes); lane 5 stores just past its end.
   std::string body = "  setp.ne.u32 %p1, %r0, 5;\n"      // 14

@@ -160,6 +160,10 @@ public:
   /// A quantized cache: scale `group` of `slot`'s token as f32 (0 for a
   /// negative slot), from the extra cache when `extra` is set.
   Value scale(Value slot, Value group, Value extra);
+  /// A quantized cache whose scales are not in the token's row (DeepSeek-
+  /// V4's: after the page's rows): the global address (index) of the scale
+  /// record of `slot` (>= 0) in the first key set's cache.
+  Value scaleRecordAddress(Value slot);
   /// With extra: the extra cache's maps, indices and bytes.
   Value xk, xRope, xIndices, xCacheBytes;
 
@@ -170,6 +174,8 @@ private:
   Value rowOrNone(Value slot, Value row);
   /// Scale `group` of `slot` in the cache `bytesOf` of `pageSize` pages.
   Value scaleIn(Value bytesOf, int64_t pageSize, Value slot, Value group);
+  /// Bytes from the start of page `page` of token `tok`'s scale `group`.
+  Value scaleOffset(int64_t pageSize, Value tok, Value group);
 
 public:
 

@@ -362,6 +362,33 @@ Value KvSource::scale(Value slot, Value group, Value extra) {
   return op.getResult(0);
 }
 
+Value KvSource::scaleOffset(int64_t pageSize, Value tok, Value group) {
+  IR &ir = env.ir;
+  const KvCacheFormat &f = *env.p.cache;
+  // scalesOffset(P, tok) + group * scaleBytes
+  Value inRecord = ir.mul(group, ir.idx(f.scaleBytes()));
+  return f.scalesInRow
+             ? ir.add(ir.mul(tok, ir.idx(f.rowBytes)),
+                      ir.add(ir.idx(f.scaleOffset), inRecord))
+             : ir.add(ir.mul(tok, ir.idx(f.scaleStride)),
+                      ir.add(ir.idx(pageSize * f.rowBytes + f.scaleOffset),
+                             inRecord));
+}
+
+Value KvSource::scaleRecordAddress(Value slot) {
+  IR &ir = env.ir;
+  const AttentionProblemShape &p = env.p;
+  auto type = cast<MemRefType>(cacheBytes.getType());
+  // The bytes as (pages, rows a page, rowBytes): a page's stride.
+  int64_t pageBytes = type.getDimSize(1) * type.getDimSize(2);
+  Value s = ir.toIndex(slot);
+  Value ps = ir.idx(p.slotPageSize);
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(env.b, cacheBytes);
+  return ir.add(ir.add(base, ir.mul(ir.divu(s, ps), ir.idx(pageBytes))),
+                scaleOffset(p.slotPageSize, ir.remu(s, ps), ir.idx(0)));
+}
+
 Value KvSource::scaleIn(Value bytesOf, int64_t pageSize, Value slot,
                         Value group) {
   IR &ir = env.ir;
@@ -373,14 +400,7 @@ Value KvSource::scaleIn(Value bytesOf, int64_t pageSize, Value slot,
   Value s = ir.toIndex(ir.select(valid, slot, ir.i32(0)));
   Value ps = ir.idx(pageSize);
   Value page = ir.divu(s, ps), tok = ir.remu(s, ps);
-  // scalesOffset(P, tok) + group * scaleBytes
-  Value inRecord = ir.mul(group, ir.idx(f.scaleBytes()));
-  Value at = f.scalesInRow
-                 ? ir.add(ir.mul(tok, ir.idx(f.rowBytes)),
-                          ir.add(ir.idx(f.scaleOffset), inRecord))
-                 : ir.add(ir.mul(tok, ir.idx(f.scaleStride)),
-                          ir.add(ir.idx(pageSize * f.rowBytes + f.scaleOffset),
-                                 inRecord));
+  Value at = scaleOffset(pageSize, tok, group);
   Type f32 = b.getF32Type();
   Value rb = ir.idx(f.rowBytes);
   SmallVector<Value, 3> w = {page, ir.divu(at, rb), ir.remu(at, rb)};

@@ -1190,6 +1190,15 @@ void KernelBuilder::prefetchRow(Value slot) {
         ir.inlinePtxOp("prefetch.global.L2 [$0+" + std::to_string(off) + "];",
                        TypeRange{}, ValueRange{at}),
         "gather: prefetch.global.L2");
+  // Scales after the page's rows (DeepSeek-V4): their record's line too,
+  // or the first box's scale read waits for HBM at every tile (the
+  // gather's most-sampled stall on the H100; docs/Hopper.md).
+  if (!f.scalesInRow)
+    ir.named(
+        ir.inlinePtxOp("prefetch.global.L2 [$0];", TypeRange{},
+                       ValueRange{arith::IndexCastOp::create(
+                           b, b.getI64Type(), kv.scaleRecordAddress(slot))}),
+        "gather: prefetch.global.L2 (scales)");
 }
 
 void KernelBuilder::loadQ(const UnitGeom &u, Value qLoads) {

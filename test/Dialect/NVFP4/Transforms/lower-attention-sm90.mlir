@@ -188,8 +188,8 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // next box with cp.async (four 16-byte copies into its warp's buffer)
 // before converting the current one from shared memory (wait_group 1);
 // with a static plan the first pair prefetches the next tile's rows into
-// L2 (five 128-byte lines of a 576-byte row); then fence for wgmma and
-// arrive.
+// L2 (five 128-byte lines of a 576-byte row, and the line of the token's
+// scales after the page's rows); then fence for wgmma and arrive.
 // CHECK-LABEL: gpu.module @v4_decode_attention
 // CHECK: gpu.func @v4_decode_attention(
 // CHECK-SAME: gather_staging = 1
@@ -210,6 +210,7 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // CHECK: nvvm.convert.f8x2.to.f16x2
 // CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+0];"
 // CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+512];"
+// CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0];"
 // CHECK-NOT: prefetch.global.L2
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // CHECK: nvvm.bar.warp.sync
