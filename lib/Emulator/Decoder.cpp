@@ -1584,31 +1584,24 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
       x.flags |= XF_Aligned;
     return true;
   }
-  case Opcode::Prefetch:
-    if (in.has(ModId::Tensormap)) {
-      // prefetch{.const|.param|.global}.tensormap [a]: validates the map.
-      if (!expectOperands(in, 1, 1))
-        return false;
-      x.op = XOp::TmaPrefetch;
-      x.space = XSpace::Generic;
-      if (in.space() == Space::Global)
-        x.space = XSpace::Global;
-      else if (in.space() == Space::Param)
-        x.space = XSpace::ParamKernel;
-      return address(in, 0, x);
-    }
-    // prefetch{.global|.local}.{L1,L2}[.evict_*] [a]: no effect on the
-    // data, but its address must lie in the space (a kernel that computes
-    // it wrong is reported, not silently slower).
+  case Opcode::Prefetch: {
+    // prefetch{.const|.param|.global}.tensormap [a] validates the map;
+    // prefetch{.global|.local}.{L1,L2}[.evict_*] [a] changes no data, but
+    // its address must lie in the space (a kernel that computes it wrong
+    // is reported, not silently slower).
     if (!expectOperands(in, 1, 1))
       return false;
-    x.op = XOp::Prefetch;
+    const bool map = in.has(ModId::Tensormap);
+    x.op = map ? XOp::TmaPrefetch : XOp::Prefetch;
     x.space = XSpace::Generic;
     if (in.space() == Space::Global)
       x.space = XSpace::Global;
-    else if (in.space() == Space::Local)
+    else if (map && in.space() == Space::Param)
+      x.space = XSpace::ParamKernel;
+    else if (!map && in.space() == Space::Local)
       x.space = XSpace::Local;
     return address(in, 0, x);
+  }
   case Opcode::Prefetchu:
   case Opcode::Applypriority:
   case Opcode::Discard:
