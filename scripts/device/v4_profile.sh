@@ -9,7 +9,8 @@
 # since CUPTI and ncu exclude each other) with the warp-state and source
 # sections, and writes OUTDIR/prof.ncu-rep, OUTDIR/sass.csv (the SASS with
 # its stall samples) and OUTDIR/summary.txt (scripts/device/stall_summary.py:
-# the samples by stall reason and by SASS line). docs/Hopper.md.
+# the samples by stall reason, for the kernel and for each role, and the
+# SASS lines with the most). docs/Hopper.md.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail

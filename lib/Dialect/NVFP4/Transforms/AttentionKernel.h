@@ -174,7 +174,9 @@ private:
   Value rowOrNone(Value slot, Value row);
   /// Scale `group` of `slot` in the cache `bytesOf` of `pageSize` pages.
   Value scaleIn(Value bytesOf, int64_t pageSize, Value slot, Value group);
-  /// Bytes from the start of page `page` of token `tok`'s scale `group`.
+  /// Bytes from the start of its page (of `pageSize` tokens) to scale
+  /// `group` of the page's token `tok`: the offset scaleIn reads and
+  /// scaleRecordAddress prefetches.
   Value scaleOffset(int64_t pageSize, Value tok, Value group);
 
 public:

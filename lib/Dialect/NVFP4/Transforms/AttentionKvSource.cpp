@@ -380,6 +380,8 @@ Value KvSource::scaleRecordAddress(Value slot) {
   const AttentionProblemShape &p = env.p;
   auto type = cast<MemRefType>(cacheBytes.getType());
   // The bytes as (pages, rows a page, rowBytes): a page's stride.
+  assert(!type.isDynamicDim(1) && !type.isDynamicDim(2) &&
+         "a cache's pages have a static size");
   int64_t pageBytes = type.getDimSize(1) * type.getDimSize(2);
   Value s = ir.toIndex(slot);
   Value ps = ir.idx(p.slotPageSize);
