@@ -183,10 +183,16 @@ public:
     auto op = mlir::scf::ForOp::create(b, lb, ub, step, init);
     {
       mlir::OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(op.getBody());
+      // Without carried values the loop has its (empty) yield already.
+      if (init.empty())
+        b.setInsertionPoint(op.getBody()->getTerminator());
+      else
+        b.setInsertionPointToStart(op.getBody());
       mlir::SmallVector<Value> next =
           f(op.getInductionVar(), op.getRegionIterArgs());
-      mlir::scf::YieldOp::create(b, next);
+      assert(next.size() == init.size() && "one yielded value per init");
+      if (!init.empty())
+        mlir::scf::YieldOp::create(b, next);
     }
     return mlir::SmallVector<Value>(op.getResults());
   }

@@ -164,6 +164,13 @@ public:
   /// V4's: after the page's rows): the global address (index) of the scale
   /// record of `slot` (>= 0) in the first key set's cache.
   Value scaleRecordAddress(Value slot);
+  /// Whether a token's UE8M0 scales are one 8-byte record after the page's
+  /// rows (DeepSeek-V4), read whole by scaleRecord.
+  bool scaleRecordWhole() const;
+  /// The 8 bytes (i64) of `slot`'s (>= 0) scale record, first key set.
+  Value scaleRecord(Value slot);
+  /// Scale `group` of a record from scaleRecord, as f32.
+  Value scaleFromRecord(Value record, Value group);
   /// With extra: the extra cache's maps, indices and bytes.
   Value xk, xRope, xIndices, xCacheBytes;
 
@@ -174,6 +181,9 @@ private:
   Value rowOrNone(Value slot, Value row);
   /// Scale `group` of `slot` in the cache `bytesOf` of `pageSize` pages.
   Value scaleIn(Value bytesOf, int64_t pageSize, Value slot, Value group);
+  /// 2^(e - 127) for a UE8M0 byte `e` (i32): the f32 whose exponent field
+  /// is e (e = 0: the subnormal 2^-127; e = 255: NaN, as UE8M0 defines it).
+  Value ue8m0(Value e);
   /// Bytes from the start of its page (of `pageSize` tokens) to scale
   /// `group` of the page's token `tok`: the offset scaleIn reads and
   /// scaleRecordAddress prefetches.

@@ -375,6 +375,50 @@ Value KvSource::scaleOffset(int64_t pageSize, Value tok, Value group) {
                              inRecord));
 }
 
+Value KvSource::ue8m0(Value e) {
+  IR &ir = env.ir;
+  Value bits =
+      ir.select(ir.eq(e, ir.i32(0)), ir.i32(0x00400000),
+                ir.select(ir.eq(e, ir.i32(255)), ir.i32(0x7fc00000),
+                          arith::ShLIOp::create(env.b, e, ir.i32(23))));
+  return arith::BitcastOp::create(env.b, env.b.getF32Type(), bits);
+}
+
+bool KvSource::scaleRecordWhole() const {
+  const KvCacheFormat &f = *env.p.cache;
+  return f.scale == KvCacheFormat::Scale::UE8M0 && !f.scalesInRow &&
+         f.scaleStride == 8 && f.scaleOffset % 8 == 0 && f.rowBytes % 8 == 0 &&
+         f.quantDims / f.scaleGroup <= 8;
+}
+
+Value KvSource::scaleRecord(Value slot) {
+  IR &ir = env.ir;
+  ImplicitLocOpBuilder &b = env.b;
+  const AttentionProblemShape &p = env.p;
+  const KvCacheFormat &f = *p.cache;
+  Value s = ir.toIndex(slot);
+  Value ps = ir.idx(p.slotPageSize);
+  Value at = scaleOffset(p.slotPageSize, ir.remu(s, ps), ir.idx(0));
+  Value rb = ir.idx(f.rowBytes);
+  Value bytes = vector::LoadOp::create(
+      b, VectorType::get({8}, b.getI8Type()), cacheBytes,
+      ValueRange{ir.divu(s, ps), ir.divu(at, rb), ir.remu(at, rb)},
+      /*nontemporal=*/false, llvm::MaybeAlign(8));
+  Value word =
+      vector::BitCastOp::create(b, VectorType::get({1}, b.getI64Type()), bytes);
+  return vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
+}
+
+Value KvSource::scaleFromRecord(Value record, Value group) {
+  IR &ir = env.ir;
+  ImplicitLocOpBuilder &b = env.b;
+  Value shift =
+      arith::IndexCastOp::create(b, b.getI64Type(), ir.mul(group, ir.idx(8)));
+  Value byte = arith::TruncIOp::create(
+      b, b.getI32Type(), arith::ShRUIOp::create(b, record, shift));
+  return ue8m0(arith::AndIOp::create(b, byte, ir.i32(0xff)));
+}
+
 Value KvSource::scaleRecordAddress(Value slot) {
   IR &ir = env.ir;
   const AttentionProblemShape &p = env.p;
@@ -408,15 +452,8 @@ Value KvSource::scaleIn(Value bytesOf, int64_t pageSize, Value slot,
   SmallVector<Value, 3> w = {page, ir.divu(at, rb), ir.remu(at, rb)};
   Value value;
   if (f.scale == KvCacheFormat::Scale::UE8M0) {
-    // 2^(e - 127): the f32 whose exponent field is e (e = 0: the subnormal
-    // 2^-127; e = 255: NaN, as UE8M0 defines it).
     Value e8 = memref::LoadOp::create(b, bytesOf, w);
-    Value e = arith::ExtUIOp::create(b, b.getI32Type(), e8);
-    Value bits = ir.select(
-        ir.eq(e, ir.i32(0)), ir.i32(0x00400000),
-        ir.select(ir.eq(e, ir.i32(255)), ir.i32(0x7fc00000),
-                  arith::ShLIOp::create(b, e, ir.i32(23))));
-    value = arith::BitcastOp::create(b, f32, bits);
+    value = ue8m0(arith::ExtUIOp::create(b, b.getI32Type(), e8));
   } else {
     auto v4 = VectorType::get({4}, b.getI8Type());
     Value bytes =

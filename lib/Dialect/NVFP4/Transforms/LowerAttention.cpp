@@ -1098,26 +1098,37 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
           ir.inlinePtxOp("cp.async.commit_group;", TypeRange{}, ValueRange{}),
           "gather: cp.async.commit_group");
     };
-    auto scaleOf = [&](Value i) {
-      return kv.scale(slot, ir.divu(i, idx(f.scaleGroup / 64)), extra);
-    };
+    auto groupOf = [&](Value i) { return ir.divu(i, idx(f.scaleGroup / 64)); };
+    auto scaleOf = [&](Value i) { return kv.scale(slot, groupOf(i), extra); };
     Value lo = ir.opaque(boxLo), hi = ir.opaque(boxHi);
     issue(lo, idx(0));
     commit();
+    // DeepSeek-V4's scales: the key's whole 8-byte record once, rather
+    // than a byte a box read a box ahead (each a round trip).
+    const bool whole = kv.scaleRecordWhole() && !extra;
+    Value record = whole ? kv.scaleRecord(slot) : Value();
+    // Otherwise the next box's scale is carried, read before this box's
+    // wait.
+    SmallVector<Value> scale0;
+    if (!whole)
+      scale0.push_back(scaleOf(lo));
     ir.forLoop(
-        lo, hi, idx(1), ValueRange{scaleOf(lo)},
+        lo, hi, idx(1), scale0,
         [&](Value i, ValueRange acc) -> SmallVector<Value> {
           Value par = ir.remu(ir.sub(i, lo), idx(2));
           Value next = ir.add(i, idx(1));
           ifThen(ir.cmp(arith::CmpIPredicate::ult, next, hi),
                  [&] { issue(next, ir.xori(par, idx(1))); });
           commit();
-          Value scNext = scaleOf(ir.mins(next, ir.sub(hi, idx(1))));
+          SmallVector<Value> scNext;
+          if (!whole)
+            scNext.push_back(scaleOf(ir.mins(next, ir.sub(hi, idx(1)))));
           ir.named(ir.inlinePtxOp("cp.async.wait_group 1;", TypeRange{},
                                   ValueRange{}),
                    "gather: cp.async.wait_group");
+          Value sc = whole ? kv.scaleFromRecord(record, groupOf(i)) : acc[0];
           Value scv =
-              vector::BroadcastOp::create(b, VectorType::get({8}, f32), acc[0]);
+              vector::BroadcastOp::create(b, VectorType::get({8}, f32), sc);
           Value rowDst =
               ir.add(ir.mul(i, idx(s.kvBoxBytes() / 2)), ir.mul(k, idx(64)));
           Value buf = bufAt(par);
@@ -1138,7 +1149,7 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
                                       llvm::MaybeAlign(16));
             }
           });
-          return {scNext};
+          return scNext;
         });
   };
   // The e4m3 boxes (the first quantDims / 64) in a loop whose bounds LLVM

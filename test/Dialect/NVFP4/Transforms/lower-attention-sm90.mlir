@@ -184,9 +184,11 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // gather (init count 4), there is no load warp; warp 0 of the role loads
 // Q (elected) before each unit's tiles, the first pair writes the mask
 // words and loads the bf16 boxes by TMA, both pairs dequantize their half
-// of each key's e4m3 boxes into the K tile: each lane copies its key's
-// next box with cp.async (four 16-byte copies into its warp's buffer)
-// before converting the current one from shared memory (wait_group 1);
+// of each key's e4m3 boxes into the K tile: each lane reads its key's
+// 8-byte UE8M0 scale record once (no byte a box in the loop), copies its
+// key's next box with cp.async (four 16-byte copies into its warp's
+// buffer) before converting the current one from shared memory
+// (wait_group 1);
 // with a static plan the first pair prefetches the next tile's rows into
 // L2 (five 128-byte lines of a 576-byte row, and the line of the token's
 // scales after the page's rows); then fence for wgmma and arrive.
@@ -203,9 +205,13 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.inline_ptx "cp.async.cg.shared.global [$0+0], [$1+0], 16; cp.async.cg.shared.global [$0+16], [$1+16], 16; cp.async.cg.shared.global [$0+32], [$1+32], 16; cp.async.cg.shared.global [$0+48], [$1+48], 16; "
 // CHECK: nvvm.inline_ptx "cp.async.commit_group;"
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<16x65x576xi8>, vector<8xi8>
+// CHECK-NEXT: vector.bitcast %{{.*}} : vector<8xi8> to vector<1xi64>
 // CHECK: scf.for
+// CHECK-NOT: memref.load %{{.*}} : memref<16x65x576xi8>
 // CHECK: nvvm.inline_ptx "cp.async.commit_group;"
 // CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
+// CHECK-NOT: memref.load %{{.*}} : memref<16x65x576xi8>
 // CHECK: vector.load %{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: nvvm.convert.f8x2.to.f16x2
 // CHECK: nvvm.inline_ptx "prefetch.global.L2 [$0+0];"
