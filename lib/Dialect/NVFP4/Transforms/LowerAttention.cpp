@@ -934,7 +934,18 @@ void KernelBuilder::gatherRole() {
         b.setInsertionPointToStart(&elect.getBody().front());
         loadQ(u, qLoads);
       });
-    forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
+    // An fp8 cache: each lane reads the index of its key in the next tile
+    // at the start of a tile and carries it to that tile (so no tile
+    // starts with a wait for its index; FlashMLA's producer does the
+    // same), and the first pair prefetches the key's row into L2 after
+    // this tile's conversions, so that the next tile's loads wait for L2
+    // rather than HBM (one tile ahead measured best; docs/Hopper.md). Not
+    // with a second key set: in the V4 layers every form of the prefetch
+    // tried spilled the gather warps' 56 registers; beside the copy
+    // buffers only with a static plan (prefetchBesideStaging).
+    const bool prefetch = four && tile == 64 && !p.extra() &&
+                          (!s.gatherStaging || prefetchBesideStaging());
+    auto tileBody = [&](Value n, Value carried) -> Value {
       Value gt = ir.add(g0, n);
       Value stage = ir.remu(gt, idx(s.stages));
       Value round = ir.divu(gt, idx(s.stages));
@@ -944,15 +955,6 @@ void KernelBuilder::gatherRole() {
       Value words = view(maskOffset(stage), ir.smemMemref({tile / 32}, i32Ty));
       Value kOff = kOffset(stage);
       Value vOff = vOffset(kOff);
-      // An fp8 cache: the first pair's lanes read the index of their key
-      // in the next tile now and prefetch its row into L2 after this tile,
-      // so that the next tile's loads wait for L2 rather than HBM (one
-      // tile ahead measured best; docs/Hopper.md). Not with a second key
-      // set: in the V4 layers every form of it tried spilled the gather
-      // warps' 56 registers; beside the copy buffers only with a static
-      // plan (prefetchBesideStaging).
-      const bool prefetch = four && tile == 64 && !p.extra() &&
-                            (!s.gatherStaging || prefetchBesideStaging());
       auto aheadPos = [&] {
         return ir.add(ir.add(key0, idx(tile)),
                       ir.add(ir.mul(gw, idx(32)), lane));
@@ -965,7 +967,7 @@ void KernelBuilder::gatherRole() {
         // ballot), and its rows when it has a slot.
         Value k = ir.add(ir.add(ir.mul(gw, idx(32)), lane), idx(64 * j));
         Value pos = ir.add(key0, k);
-        Value slot = kv.slotAt(u, pos);
+        Value slot = carried ? carried : kv.slotAt(u, pos);
         Value has = ir.cmp(arith::CmpIPredicate::sge, slot, i32(0));
         auto maskWord = [&] {
           ifThen(kv.badSlot(pos, slot), [&] { kv.checkSlot(u, pos, slot); });
@@ -1028,7 +1030,17 @@ void KernelBuilder::gatherRole() {
                      b, nvgpu::MBarrierTokenType::get(ctx), kvFull, stage),
                  "gather: arrive kv_full");
       });
-    });
+      return aheadSlot;
+    };
+    if (!prefetch)
+      return forLoop(idx(0), piece.tiles, idx(1),
+                     [&](Value n) { tileBody(n, Value()); });
+    Value slot0 = kv.slotAt(u, ir.add(ir.mul(piece.tLo, idx(tile)),
+                                      ir.add(ir.mul(gw, idx(32)), lane)));
+    ir.forLoop(idx(0), piece.tiles, idx(1), ValueRange{slot0},
+               [&](Value n, ValueRange c) -> SmallVector<Value> {
+                 return {tileBody(n, c[0])};
+               });
   });
 }
 

@@ -189,9 +189,11 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // key's next box with cp.async (four 16-byte copies into its warp's
 // buffer) before converting the current one from shared memory
 // (wait_group 1);
-// with a static plan the first pair prefetches the next tile's rows into
-// L2 (five 128-byte lines of a 576-byte row, and the line of the token's
-// scales after the page's rows); then fence for wgmma and arrive.
+// with a static plan each lane carries its key's slot from the tile
+// before (the tile loop yields an i32; a piece's first slot is read before
+// it), and the first pair prefetches the next tile's rows into L2 (five
+// 128-byte lines of a 576-byte row, and the line of the token's scales
+// after the page's rows); then fence for wgmma and arrive.
 // CHECK-LABEL: gpu.module @v4_decode_attention
 // CHECK: gpu.func @v4_decode_attention(
 // CHECK-SAME: gather_staging = 1
@@ -200,6 +202,7 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // CHECK: sm100.role "gather" warps[8, 12) regs 56 {
 // CHECK: sm100.elect_one
 // CHECK: nvgpu.tma.async.load
+// CHECK: scf.for {{.*}} -> (i32) {
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvvm.vote.sync ballot
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
@@ -236,11 +239,13 @@ func.func @v4_decode(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
 }
 
 // With kv_lens (a plan made on the device): the copies without the L2
-// prefetch (beside them it spilled the gather's registers).
+// prefetch (beside them it spilled the gather's registers) and no slot
+// carried from the tile before.
 // CHECK-LABEL: gpu.module @v4_decode_lens_attention
 // CHECK: gpu.func @v4_decode_lens_attention(
 // CHECK-SAME: gather_staging = 1
 // CHECK: sm100.role "gather" warps[8, 12) regs 56 {
+// CHECK-NOT: -> (i32) {
 // CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
 // CHECK-NOT: prefetch.global.L2
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
