@@ -58,7 +58,8 @@ if kind == "v4":
         cases.append(am.case(s["name"], b=s["b"], sq=1, hq=s["hq"], hkv=1,
                              topk=s["topk"], d=s["d"], same=True,
                              cache="deepseek_v4_fp8", cache_page=V4_PAGE,
-                             slots=s["b"] * s["ctx"], sink=True))
+                             slots=s["b"] * s["ctx"], sink=True,
+                             lens=s.get("lens", False)))
 elif kind == "mla":
     for s in MLA_SHAPES:
         cases.append(am.case(s["name"], b=s["b"], sq=1, hq=s["hq"], hkv=1,

@@ -69,6 +69,15 @@ for hq in (128, 64):
         V4_SHAPES.append({"name": "v4_h%d_b%d_k%d" % (hq, b, topk), "b": b,
                           "hq": hq, "topk": topk,
                           "ctx": max(32768, (1 << 20) // b), "d": 512})
+# The same with kv_lens (every sequence's top-k length, here the whole
+# top-k, so that FlashMLA's call and the output are unchanged): the plan is
+# made on the device, as an engine passing DeepSeek-V4's topk_length gets.
+for hq in (128, 64):
+    for b, topk in ((64, 1024), (128, 1024)):
+        V4_SHAPES.append({"name": "v4_h%d_b%d_k%d_lens" % (hq, b, topk),
+                          "b": b, "hq": hq, "topk": topk,
+                          "ctx": max(32768, (1 << 20) // b), "d": 512,
+                          "lens": True})
 
 
 def selected(shapes):

@@ -16,7 +16,9 @@ fp8 layout (64-token pages of 64 x 576-byte rows, 448 e4m3 and 64 bf16
 values each, then 64 x 8 bytes of UE8M0 scales; our pages are padded to
 37,440 bytes, which FlashMLA reads through its block stride), each
 sequence's top-k indices drawn from its own context. Both kernels read
-the same bytes. Correctness: our O against a float32 reference of the
+the same bytes. The "_lens" shapes also pass kv_lens (every sequence's
+whole top-k, so the output and FlashMLA's call are unchanged): our plan
+is then made on the device, as when an engine passes top-k lengths. Correctness: our O against a float32 reference of the
 dequantized keys for sequence 0 (rel_l2) and against FlashMLA's O for
 all. Times: CUDA events around whole calls and CUPTI kernel time (ours:
 the attention and combine kernels; FlashMLA: its scheduling, decode and
@@ -133,8 +135,12 @@ def main(out):
         names = [i.name for i in k.inputs]
         kv_i8 = cache.view(torch.int8)
 
+        # kv_lens (the "_lens" shapes): every sequence's whole top-k.
+        lens = torch.full((b,), topk, device="cuda", dtype=torch.int32)
+
         def call(q, sink, idx):
-            by = {"q": q, "kv": kv_i8, "sink": sink, "indices": idx}
+            by = {"q": q, "kv": kv_i8, "sink": sink, "indices": idx,
+                  "kv_lens": lens}
             k(*[by[n] for n in names], out=(o, lse), device=cuda,
               workspace=ws, stream=stream)
 
