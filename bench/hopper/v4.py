@@ -18,9 +18,9 @@ values each, then 64 x 8 bytes of UE8M0 scales; our pages are padded to
 sequence's top-k indices drawn from its own context. Both kernels read
 the same bytes. The "_lens" shapes also pass kv_lens (every sequence's
 whole top-k, so the output and FlashMLA's call are unchanged): our plan
-is then made on the device, as when an engine passes top-k lengths. Correctness: our O against a float32 reference of the
-dequantized keys for sequence 0 (rel_l2) and against FlashMLA's O for
-all. Times: CUDA events around whole calls and CUPTI kernel time (ours:
+is then made on the device, as when an engine passes top-k lengths.
+Correctness: our O against a float32 reference of the dequantized keys
+for sequence 0 (rel_l2) and against FlashMLA's O for all. Times: CUDA events around whole calls and CUPTI kernel time (ours:
 the attention and combine kernels; FlashMLA: its scheduling, decode and
 combine kernels), median of 20 after 3 warm-ups, the index sets rotated
 among copies so that the rows gathered total >= 4x the L2. Bytes = the

@@ -188,6 +188,10 @@ private:
   /// `group` of the page's token `tok`: the offset scaleIn reads and
   /// scaleRecordAddress prefetches.
   Value scaleOffset(int64_t pageSize, Value tok, Value group);
+  /// The (page, row, byte) indices into a cache of `pageSize`-token pages
+  /// of scale `group` of slot `s` (index, >= 0): scaleIn's and
+  /// scaleRecord's loads.
+  SmallVector<Value, 3> scaleIndices(int64_t pageSize, Value s, Value group);
 
 public:
 

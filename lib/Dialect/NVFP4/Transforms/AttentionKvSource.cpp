@@ -375,6 +375,15 @@ Value KvSource::scaleOffset(int64_t pageSize, Value tok, Value group) {
                              inRecord));
 }
 
+SmallVector<Value, 3> KvSource::scaleIndices(int64_t pageSize, Value s,
+                                             Value group) {
+  IR &ir = env.ir;
+  Value ps = ir.idx(pageSize);
+  Value at = scaleOffset(pageSize, ir.remu(s, ps), group);
+  Value rb = ir.idx(env.p.cache->rowBytes);
+  return {ir.divu(s, ps), ir.divu(at, rb), ir.remu(at, rb)};
+}
+
 Value KvSource::ue8m0(Value e) {
   IR &ir = env.ir;
   Value bits =
@@ -395,14 +404,9 @@ Value KvSource::scaleRecord(Value slot) {
   IR &ir = env.ir;
   ImplicitLocOpBuilder &b = env.b;
   const AttentionProblemShape &p = env.p;
-  const KvCacheFormat &f = *p.cache;
-  Value s = ir.toIndex(slot);
-  Value ps = ir.idx(p.slotPageSize);
-  Value at = scaleOffset(p.slotPageSize, ir.remu(s, ps), ir.idx(0));
-  Value rb = ir.idx(f.rowBytes);
   Value bytes = vector::LoadOp::create(
       b, VectorType::get({8}, b.getI8Type()), cacheBytes,
-      ValueRange{ir.divu(s, ps), ir.divu(at, rb), ir.remu(at, rb)},
+      scaleIndices(p.slotPageSize, ir.toIndex(slot), ir.idx(0)),
       /*nontemporal=*/false, llvm::MaybeAlign(8));
   Value word =
       vector::BitCastOp::create(b, VectorType::get({1}, b.getI64Type()), bytes);
@@ -443,21 +447,16 @@ Value KvSource::scaleIn(Value bytesOf, int64_t pageSize, Value slot,
   const KvCacheFormat &f = *p.cache;
   // A missing key (slot -1): scale 0 (its raw bytes are zeros anyway).
   Value valid = ir.cmp(arith::CmpIPredicate::sge, slot, ir.i32(0));
-  Value s = ir.toIndex(ir.select(valid, slot, ir.i32(0)));
-  Value ps = ir.idx(pageSize);
-  Value page = ir.divu(s, ps), tok = ir.remu(s, ps);
-  Value at = scaleOffset(pageSize, tok, group);
+  SmallVector<Value, 3> w = scaleIndices(
+      pageSize, ir.toIndex(ir.select(valid, slot, ir.i32(0))), group);
   Type f32 = b.getF32Type();
-  Value rb = ir.idx(f.rowBytes);
-  SmallVector<Value, 3> w = {page, ir.divu(at, rb), ir.remu(at, rb)};
   Value value;
   if (f.scale == KvCacheFormat::Scale::UE8M0) {
     Value e8 = memref::LoadOp::create(b, bytesOf, w);
     value = ue8m0(arith::ExtUIOp::create(b, b.getI32Type(), e8));
   } else {
     auto v4 = VectorType::get({4}, b.getI8Type());
-    Value bytes =
-        vector::LoadOp::create(b, v4, bytesOf, w);
+    Value bytes = vector::LoadOp::create(b, v4, bytesOf, w);
     Value word = vector::BitCastOp::create(b, VectorType::get({1}, f32), bytes);
     value = vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
   }
