@@ -479,6 +479,15 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       s.staticSplitUnits = plan::splitUnits(*s.staticPlan);
     }
   }
+  // A plan made on the device (kv_lens) keeps the staged gather's L2
+  // prefetch and carried slot only with 8 more registers for the gather
+  // warps (at 56 they spilled 148 bytes), from the Dv split's second
+  // warpgroup: 256 / 184 / 64.
+  if (s.gatherStaging && s.split == WorkSplit::Balanced && !s.staticPlan &&
+      s.dvGroups > 1) {
+    s.dvGroupRegs -= 8;
+    s.otherRegs += 8;
+  }
   if (s.partitions * s.dvSplit > INT32_MAX)
     return op.emitOpError("cannot be lowered: the grid needs ")
            << s.partitions * s.dvSplit << " CTAs, more than 2^31 - 1";

@@ -152,8 +152,7 @@ private:
   /// across its loop; with either held, or with a device plan, the gather
   /// spilled 88-148 bytes of its 56 registers (docs/Hopper.md).
   bool prefetchBesideStaging() const {
-    return s.gatherStaging && s.split == WorkSplit::Balanced &&
-           s.staticPlan.has_value();
+    return s.gatherStaging && s.split == WorkSplit::Balanced;
   }
   void mmaRole();
   /// scale_log2 * s for keys kb + i in [rowLo, rowHi) (and, with `bits`,

@@ -238,16 +238,17 @@ func.func @v4_decode(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
   return %o, %lse : tensor<2x1x64x512xbf16>, tensor<2x64x1xf32>
 }
 
-// With kv_lens (a plan made on the device): the copies without the L2
-// prefetch (beside them it spilled the gather's registers) and no slot
-// carried from the tile before.
+// With kv_lens (a plan made on the device): the copies with the L2
+// prefetch and the slot carried from the tile before, the gather at 64
+// registers (at 56 they spilled), the Dv split's second warpgroup at 184.
 // CHECK-LABEL: gpu.module @v4_decode_lens_attention
 // CHECK: gpu.func @v4_decode_lens_attention(
 // CHECK-SAME: gather_staging = 1
-// CHECK: sm100.role "gather" warps[8, 12) regs 56 {
-// CHECK-NOT: -> (i32) {
+// CHECK: sm100.role "consumer_dv" warps[4, 8) regs 184 {
+// CHECK: sm100.role "gather" warps[8, 12) regs 64 {
+// CHECK: scf.for {{.*}} -> (i32) {
 // CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
-// CHECK-NOT: prefetch.global.L2
+// CHECK: prefetch.global.L2
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 func.func @v4_decode_lens(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
                           %s: tensor<64xf32>, %l: tensor<2xi32>,
