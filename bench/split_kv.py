@@ -97,6 +97,16 @@ def min_piece_slots(granule, min_piece_keys=MIN_PIECE_KEYS):
     return max(1, -(-min_piece_keys // granule))
 
 
+WHOLE_UNITS_SLACK = 4                    # plan::kWholeUnitsSlack
+
+
+def whole_units_share(share, units, unit_slots, parts):
+    """plan::wholeUnitsShare for units of equal slots."""
+    whole = -(-units // parts) * unit_slots
+    slack = min(WHOLE_UNITS_SLACK, share // 8)
+    return whole if share <= whole <= share + slack else share
+
+
 def balanced_plan(tiles, overhead, parts, min_slots=1):
     """plan::balancedPlan: per partition the (unit, t0, t1) pieces."""
     overhead = min(overhead, -(-sum(tiles) // parts) // 8)
@@ -105,6 +115,9 @@ def balanced_plan(tiles, overhead, parts, min_slots=1):
         x.append(total)
         total += max(1, overhead + t)
     S = max(1, min_slots, -(-total // parts))
+    if tiles and all(t == tiles[0] for t in tiles):
+        S = whole_units_share(S, len(tiles), max(1, overhead + tiles[0]),
+                              parts)
     plan = []
     for p in range(parts):
         a, e = p * S, min((p + 1) * S, total)

@@ -69,6 +69,15 @@ bool nvfp4::plan::preferFineGranule(int64_t coarseTotal, int64_t fineTotal,
   return 16 * fineTotal * cc >= 16 * coarseTotal * cf + P * cf * cc;
 }
 
+int64_t nvfp4::plan::wholeUnitsShare(int64_t share, bool even, int64_t units,
+                                     int64_t unitSlots, int64_t partitions) {
+  if (!even)
+    return share;
+  int64_t whole = ceilDiv(units, partitions) * unitSlots;
+  int64_t slack = std::min<int64_t>(kWholeUnitsSlack, share / 8);
+  return whole >= share && whole <= share + slack ? whole : share;
+}
+
 int64_t nvfp4::plan::minPieceSlots(int64_t minPieceKeys, int64_t granuleKeys) {
   return std::max<int64_t>(1, ceilDiv(minPieceKeys, granuleKeys));
 }
@@ -88,6 +97,14 @@ BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
   }
   plan.perPartition =
       std::max<int64_t>({1, minSlots, ceilDiv(plan.total, partitions)});
+  if (!tiles.empty()) {
+    bool even = true;
+    for (int64_t t : tiles)
+      even = even && t == tiles[0];
+    plan.perPartition =
+        wholeUnitsShare(plan.perPartition, even, int64_t(tiles.size()),
+                        unitSlots(tiles[0], plan.overhead), partitions);
+  }
   plan.parts.assign(size_t(partitions), Partition());
   const int64_t S = plan.perPartition;
   for (int64_t p = 0; p < partitions; ++p) {

@@ -116,6 +116,41 @@ TEST(SplitKvPlanTest, MorePartitionsThanSlots) {
     EXPECT_TRUE(plan.parts[p].empty()) << p;
 }
 
+TEST(SplitKvPlanTest, WholeUnitsWhenCheap) {
+  // DeepSeek-V4, 128 heads, B 128, top-k 1024: 256 units of 16 tiles (17
+  // slots with the overhead) over 132 SMs. Balanced, S = ceil(4352 / 132)
+  // = 33 and almost every unit is split; two whole units are 34 slots, one
+  // more (within min(4, 33 / 8)): S = 34, no unit split, 128 partitions
+  // busy.
+  std::vector<int64_t> tiles(256, 16);
+  BalancedPlan plan = balancedPlan(tiles, 1, 132);
+  EXPECT_EQ(plan.perPartition, 34);
+  EXPECT_TRUE(splitUnits(plan).empty());
+  for (int p = 0; p < 132; ++p) {
+    if (p >= 128) {
+      EXPECT_TRUE(plan.parts[p].empty()) << p;
+      continue;
+    }
+    EXPECT_EQ(plan.parts[p].uFirst, 2 * p) << p;
+    EXPECT_EQ(plan.parts[p].uLast, 2 * p + 1) << p;
+    EXPECT_EQ(plan.parts[p].t0, 0) << p;
+    EXPECT_EQ(plan.parts[p].t1, 16) << p;
+  }
+  // 64 heads, B 64: 64 units over 132 SMs, S = 9; a whole unit (17) costs
+  // 8 more: split as before.
+  EXPECT_EQ(balancedPlan(std::vector<int64_t>(64, 16), 1, 132).perPartition, 9);
+  // Uneven units are never rounded: one unit of 15 tiles among 16s.
+  tiles[7] = 15;
+  EXPECT_EQ(balancedPlan(tiles, 1, 132).perPartition, 33);
+  // The rule alone: whole = ceil(U / P) x slots within min(4, S / 8).
+  EXPECT_EQ(wholeUnitsShare(33, true, 256, 17, 132), 34);
+  EXPECT_EQ(wholeUnitsShare(33, false, 256, 17, 132), 33);
+  EXPECT_EQ(wholeUnitsShare(994, true, 128, 1025, 132), 994); // 31 > 4
+  EXPECT_EQ(wholeUnitsShare(16, true, 128, 18, 132), 18);     // 2 <= 2
+  EXPECT_EQ(wholeUnitsShare(16, true, 128, 19, 132), 16);     // 3 > 2
+  EXPECT_EQ(wholeUnitsShare(20, true, 100, 19, 132), 20);     // whole < S
+}
+
 TEST(SplitKvPlanTest, ShortestPiece) {
   // A GQA decode at B = 1, KV 1K: 8 units of 16 blocks over 132
   // partitions. Without a minimum each partition takes 1 block (128

@@ -26,11 +26,12 @@ constexpr const char *kPlanWords = "plan_words";
 constexpr const char *kPlanTable = "plan_table";
 /// Shared words of a device plan: uFirst and uLast (words 0 and 2), b0First
 /// and b1Last (words 4 and 5), then per warp a partial sum of tiles, of
-/// blocks and of empty units. b0First / b1Last sit in another 16-byte group
-/// than uFirst / uLast: LLVM reads words 0 and 2 as one 16-byte vector, and
-/// one thread writes the b words while the other warps still read the u
+/// blocks, of empty units and of units whose tiles or blocks differ from
+/// unit 0's (plan::wholeUnitsShare). b0First / b1Last sit in another 16-byte
+/// group than uFirst / uLast: LLVM reads words 0 and 2 as one 16-byte vector,
+/// and one thread writes the b words while the other warps still read the u
 /// words (the emulator's sanitizer reports that as a race).
-/// Each of the three per-warp groups holds one word per warp of the CTA
+/// Each of the five per-warp groups holds one word per warp of the CTA
 /// (8 on SM100, 12 on sm_90a with two consumer warpgroups).
 constexpr int64_t kWordUFirst = 0, kWordULast = 2, kWordT0 = 4, kWordT1 = 5,
                   kWordWarps = 8;
@@ -41,8 +42,14 @@ int64_t wordWarpsFine(const AttentionSchedule &s) {
 int64_t wordWarpsEmpty(const AttentionSchedule &s) {
   return kWordWarps + 2 * warpWords(s);
 }
-int64_t wordsOf(const AttentionSchedule &s) {
+int64_t wordWarpsUneven(const AttentionSchedule &s) {
   return kWordWarps + 3 * warpWords(s);
+}
+int64_t wordWarpsUnevenFine(const AttentionSchedule &s) {
+  return kWordWarps + 4 * warpWords(s);
+}
+int64_t wordsOf(const AttentionSchedule &s) {
+  return kWordWarps + 5 * warpWords(s);
 }
 /// A row of the static plan table: uFirst, b0First, uLast, b1Last, S.
 constexpr int64_t kTableUFirst = 0, kTableT0 = 1, kTableULast = 2,
@@ -246,16 +253,28 @@ void WorkPlan::computePartition() {
   Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(s.units));
   Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(s.units));
   Value tileKeys = ir.idx(s.kvTile), blockKeys = ir.idx(s.planKeys);
+  auto blocksOf = [&](const UnitGeom &g) {
+    return ir.sub(ir.ceilDivu(g.keyHi, blockKeys), ir.divu(g.keyLo, blockKeys));
+  };
+  // Unit 0's tiles and blocks: a unit with other counts (in the granule
+  // chosen below) makes the units uneven (plan::wholeUnitsShare).
+  UnitGeom g0 = unitGeometry(env, ir.idx(0), tileKeys);
+  Value tiles0 = g0.blockCount, blocks0 = blocksOf(g0);
   SmallVector<Value> mine = ir.forLoop(
-      begin, end, ir.idx(1), ValueRange{ir.idx(0), ir.idx(0), ir.idx(0)},
+      begin, end, ir.idx(1),
+      ValueRange{ir.idx(0), ir.idx(0), ir.idx(0), ir.idx(0), ir.idx(0)},
       [&](Value u, ValueRange acc) -> SmallVector<Value> {
         UnitGeom g = unitGeometry(env, u, tileKeys);
-        Value blocks = ir.sub(ir.ceilDivu(g.keyHi, blockKeys),
-                              ir.divu(g.keyLo, blockKeys));
+        Value blocks = blocksOf(g);
         Value empty =
             ir.select(ir.eq(g.blockCount, ir.idx(0)), ir.idx(1), ir.idx(0));
+        auto other = [&](Value n, Value n0) {
+          return ir.select(ir.eq(n, n0), ir.idx(0), ir.idx(1));
+        };
         return {ir.add(acc[0], g.blockCount), ir.add(acc[1], blocks),
-                ir.add(acc[2], empty)};
+                ir.add(acc[2], empty),
+                ir.add(acc[3], other(g.blockCount, tiles0)),
+                ir.add(acc[4], other(blocks, blocks0))};
       });
   // A CTA-wide exclusive scan: within the warp by shuffles, then over the
   // eight warp sums in shared memory.
@@ -277,6 +296,8 @@ void WorkPlan::computePartition() {
   Value inclTiles = scan(mine[0], kWordWarps);
   Value inclBlocks = scan(mine[1], wordWarpsFine(s));
   Value inclEmpty = scan(mine[2], wordWarpsEmpty(s));
+  Value inclUneven = scan(mine[3], wordWarpsUneven(s));
+  Value inclUnevenFine = scan(mine[4], wordWarpsUnevenFine(s));
   ir.named(gpu::BarrierOp::create(b), "plan: barrier after the warp sums");
   auto finish = [&](Value incl, Value v, int64_t word, Value &before,
                     Value &total) {
@@ -292,10 +313,14 @@ void WorkPlan::computePartition() {
     before = ir.toIndex(ir.sub(ir.add(warpBase, incl), ir.toI32(v)));
     total = ir.toIndex(sum);
   };
-  Value tilesBefore, blocksBefore, emptyBefore, Tc, Tf, E0;
+  Value tilesBefore, blocksBefore, emptyBefore, unevenBefore, Tc, Tf, E0,
+      unevenTiles, unevenBlocks;
   finish(inclTiles, mine[0], kWordWarps, tilesBefore, Tc);
   finish(inclBlocks, mine[1], wordWarpsFine(s), blocksBefore, Tf);
   finish(inclEmpty, mine[2], wordWarpsEmpty(s), emptyBefore, E0);
+  finish(inclUneven, mine[3], wordWarpsUneven(s), unevenBefore, unevenTiles);
+  finish(inclUnevenFine, mine[4], wordWarpsUnevenFine(s), unevenBefore,
+         unevenBlocks);
   // plan::preferFineGranule: 16 Tf cc >= 16 Tc cf + P cf cc.
   Value P = ir.idx(s.partitions);
   Value cf = ir.maxs(ir.idx(1), ir.ceilDivu(Tf, P));
@@ -322,6 +347,22 @@ void WorkPlan::computePartition() {
       ir.select(fine, ir.idx(plan::minPieceSlots(s.minPieceKeys, s.planKeys)),
                 ir.idx(plan::minPieceSlots(s.minPieceKeys, s.kvTile)));
   Value S = ir.maxs(minSlots, ir.ceilDivu(total, ir.idx(s.partitions)));
+  // plan::wholeUnitsShare: with units of equal slots u, k = ceil(U / P)
+  // whole units a partition when that costs at most min(slack, S / 8)
+  // slots more.
+  {
+    Value unit =
+        ir.maxs(ir.idx(1), ir.add(ir.select(fine, blocks0, tiles0), o));
+    Value whole =
+        ir.mul(ir.idx((s.units + s.partitions - 1) / s.partitions), unit);
+    Value slack =
+        ir.mins(ir.idx(plan::kWholeUnitsSlack), ir.divu(S, ir.idx(8)));
+    Value take = ir.andi(
+        ir.eq(ir.select(fine, unevenBlocks, unevenTiles), ir.idx(0)),
+        ir.andi(ir.cmp(arith::CmpIPredicate::sge, whole, S),
+                ir.cmp(arith::CmpIPredicate::sle, whole, ir.add(S, slack))));
+    S = ir.select(take, whole, S);
+  }
   Value A = ir.mul(p, S);
   Value E = ir.mins(ir.add(A, S), total);
   // Which of this thread's units the partition processes (it owns one of
