@@ -1602,6 +1602,22 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
       x.space = XSpace::Local;
     return address(in, 0, x);
   }
+  case Opcode::CpAsyncBulkPrefetch: {
+    // cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [a], size{, policy}:
+    // a prefetch of `size` bytes (a multiple of 16, from a 16-byte aligned
+    // address); like prefetch, it changes no data but the whole range must
+    // lie in one allocation.
+    if (!checkMods(in, {ModId::L2, ModId::Global, ModId::L2CacheHint}))
+      return false;
+    if (!in.has(ModId::L2) || !in.has(ModId::Global))
+      return fail("'" + in.mnemonic + "' needs .L2.global");
+    unsigned n = in.has(ModId::L2CacheHint) ? 3 : 2;
+    if (!expectOperands(in, n, n))
+      return false;
+    x.op = XOp::Prefetch;
+    x.space = XSpace::Global;
+    return address(in, 0, x) && srcU32(in, 1, x.src[1]);
+  }
   case Opcode::Prefetchu:
   case Opcode::Applypriority:
   case Opcode::Discard:

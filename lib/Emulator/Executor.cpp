@@ -946,9 +946,21 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     break;
   case XOp::Prefetch: {
     const uint64_t *base = src(w, I.src[0]);
+    // cp.async.bulk.prefetch: src[1] is the size (a multiple of 16, from a
+    // 16-byte aligned address); prefetch: one byte.
+    const uint64_t *size = I.src[1] != kNone ? src(w, I.src[1]) : nullptr;
     NVFP4_FOR_LANES(mask, {
-      if (!resolve(w, l, I.space, base[l] + static_cast<uint64_t>(I.imm), 1,
-                   false, I))
+      uint32_t bytes = 1, align = 1;
+      if (size) {
+        bytes = static_cast<uint32_t>(size[l]);
+        align = 16;
+        if (bytes == 0 || bytes % 16 != 0)
+          return fault(Fault::Kind::Invalid, w, l, I,
+                       "cp.async.bulk.prefetch size " + std::to_string(bytes) +
+                           " is not a positive multiple of 16");
+      }
+      if (!resolve(w, l, I.space, base[l] + static_cast<uint64_t>(I.imm), bytes,
+                   false, I, align))
         return false;
     });
     break;

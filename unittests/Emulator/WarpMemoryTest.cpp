@@ -286,6 +286,40 @@ TEST(MemoryTest, PrefetchAddressIsChecked) {
   EXPECT_EQ(f.kind, Fault::Kind::Memory);
 }
 
+TEST(MemoryTest, BulkPrefetchRangeIsChecked) {
+  // cp.async.bulk.prefetch.L2 of `size` bytes: the whole range must lie in
+  // the allocation (64 bytes here), from a 16-byte aligned address, size a
+  // positive multiple of 16.
+  std::vector<uint64_t> out(8);
+  std::string inside =
+      "  mov.u32 %r1, 64;\n"
+      "  cp.async.bulk.prefetch.L2.global [%rd1], %r1;\n"
+      "  cp.async.bulk.prefetch.L2.global [%rd1+48], 16;\n  ret;";
+  EXPECT_EQ(runKernel(addrKern(inside), "k", {}, out), "");
+  Fault f;
+  std::string past = "  cp.async.bulk.prefetch.L2.global [%rd1+32], 48;\n"
+                     "  ret;";
+  std::string msg = runKernel(addrKern(past), "k", {}, out, &f);
+  EXPECT_NE(msg.find("out-of-bounds global prefetch of 48 bytes at "
+                     "0x100000020"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(f.kind, Fault::Kind::Memory);
+  std::string odd = "  cp.async.bulk.prefetch.L2.global [%rd1+8], 16;\n"
+                    "  ret;";
+  msg = runKernel(addrKern(odd), "k", {}, out, &f);
+  EXPECT_NE(msg.find("misaligned global prefetch of 16 bytes"),
+            std::string::npos)
+      << msg;
+  std::string size = "  cp.async.bulk.prefetch.L2.global [%rd1], 24;\n"
+                     "  ret;";
+  msg = runKernel(addrKern(size), "k", {}, out, &f);
+  EXPECT_NE(msg.find("size 24 is not a positive multiple of 16"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(f.kind, Fault::Kind::Invalid);
+}
+
 TEST(MemoryTest, OutOfBoundsStoreIsReported) {
   // The out buffer has 8 words (64 bytes); lane 5 stores just past its end.
   std::string body = "  setp.ne.u32 %p1, %r0, 5;\n"      // 14
