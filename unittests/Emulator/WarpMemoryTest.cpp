@@ -296,28 +296,23 @@ TEST(MemoryTest, BulkPrefetchRangeIsChecked) {
       "  cp.async.bulk.prefetch.L2.global [%rd1], %r1;\n"
       "  cp.async.bulk.prefetch.L2.global [%rd1+48], 16;\n  ret;";
   EXPECT_EQ(runKernel(addrKern(inside), "k", {}, out), "");
-  Fault f;
-  std::string past = "  cp.async.bulk.prefetch.L2.global [%rd1+32], 48;\n"
-                     "  ret;";
-  std::string msg = runKernel(addrKern(past), "k", {}, out, &f);
-  EXPECT_NE(msg.find("out-of-bounds global prefetch of 48 bytes at "
-                     "0x100000020"),
-            std::string::npos)
-      << msg;
-  EXPECT_EQ(f.kind, Fault::Kind::Memory);
-  std::string odd = "  cp.async.bulk.prefetch.L2.global [%rd1+8], 16;\n"
-                    "  ret;";
-  msg = runKernel(addrKern(odd), "k", {}, out, &f);
-  EXPECT_NE(msg.find("misaligned global prefetch of 16 bytes"),
-            std::string::npos)
-      << msg;
-  std::string size = "  cp.async.bulk.prefetch.L2.global [%rd1], 24;\n"
-                     "  ret;";
-  msg = runKernel(addrKern(size), "k", {}, out, &f);
-  EXPECT_NE(msg.find("size 24 is not a positive multiple of 16"),
-            std::string::npos)
-      << msg;
-  EXPECT_EQ(f.kind, Fault::Kind::Invalid);
+  // One bulk prefetch `operands` and the fault it must raise.
+  auto faults = [&](const std::string &operands, const std::string &what,
+                    Fault::Kind kind) {
+    Fault f;
+    std::string msg = runKernel(addrKern("  cp.async.bulk.prefetch.L2.global " +
+                                         operands + ";\n  ret;"),
+                                "k", {}, out, &f);
+    EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    EXPECT_EQ(f.kind, kind) << msg;
+  };
+  faults("[%rd1+32], 48",
+         "out-of-bounds global prefetch of 48 bytes at 0x100000020",
+         Fault::Kind::Memory);
+  faults("[%rd1+8], 16", "misaligned global prefetch of 16 bytes",
+         Fault::Kind::Memory);
+  faults("[%rd1], 24", "size 24 is not a positive multiple of 16",
+         Fault::Kind::Invalid);
 }
 
 TEST(MemoryTest, OutOfBoundsStoreIsReported) {
