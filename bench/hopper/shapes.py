@@ -120,10 +120,12 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     rows, head_blocks = min(group, 64), -(-group // 64)
     tile = 128 if d <= 128 and dv <= 128 else 64
     lens = lens or [s["skv"]] * s["b"]
-    per = s.get("hkv", 1) * head_blocks
+    hkv = s.get("hkv", 1)
 
+    # Head-block major with several head blocks (plan::unitOrder).
     def units(keys):
-        return [-(-n // keys) for n in lens for _ in range(per)]
+        return [-(-n // keys) for _ in range(head_blocks) for n in lens
+                for _ in range(hkv)]
 
     def overhead(keys):
         kb = keys * (d if mla else d + dv) * 2

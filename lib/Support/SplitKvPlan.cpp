@@ -9,6 +9,7 @@
 #include "nvfp4/Support/SplitKvPlan.h"
 
 #include <algorithm>
+#include <queue>
 
 using namespace nvfp4::plan;
 
@@ -42,12 +43,32 @@ std::vector<int64_t>
 nvfp4::plan::unitTileCounts(const UnitShape &s,
                             const std::vector<int64_t> &lens) {
   std::vector<int64_t> out;
-  out.reserve(lens.size() * s.headsKv * s.rowBlocks);
-  for (int64_t len : lens)
-    for (int64_t h = 0; h < s.headsKv; ++h)
-      for (int64_t r = 0; r < s.rowBlocks; ++r)
-        out.push_back(unitTiles(s, len, r).count);
+  int64_t batch = int64_t(lens.size());
+  int64_t units = batch * s.headsKv * s.rowBlocks;
+  out.reserve(units);
+  for (int64_t u = 0; u < units; ++u) {
+    UnitIndex at = unitOrder(s, batch, u);
+    out.push_back(unitTiles(s, lens[at.batch], at.rowBlock).count);
+  }
   return out;
+}
+
+nvfp4::plan::UnitIndex nvfp4::plan::unitOrder(const UnitShape &s, int64_t batch,
+                                              int64_t u) {
+  UnitIndex at;
+  if (s.headBlockMajor && s.headBlocks > 1) {
+    int64_t qBlocks = s.rowBlocks / s.headBlocks;
+    int64_t perBlock = batch * s.headsKv * qBlocks;
+    int64_t hb = u / perBlock, rest = u % perBlock;
+    at.rowBlock = rest % qBlocks * s.headBlocks + hb;
+    at.kvHead = rest / qBlocks % s.headsKv;
+    at.batch = rest / qBlocks / s.headsKv;
+    return at;
+  }
+  at.rowBlock = u % s.rowBlocks;
+  at.kvHead = u / s.rowBlocks % s.headsKv;
+  at.batch = u / s.rowBlocks / s.headsKv;
+  return at;
 }
 
 int64_t nvfp4::plan::effectiveOverhead(int64_t overhead, int64_t tiles,
@@ -179,6 +200,82 @@ std::vector<int64_t> nvfp4::plan::splitUnits(const BalancedPlan &plan) {
     prevLast = part.uLast;
   }
   return out;
+}
+
+nvfp4::plan::LocalOrder
+nvfp4::plan::localOrder(const std::vector<int64_t> &tiles,
+                        const std::vector<int64_t> &kvOf, int64_t kvsPerGroup,
+                        int64_t overhead, int64_t partitions) {
+  const int64_t units = int64_t(tiles.size());
+  kvsPerGroup = std::max<int64_t>(1, kvsPerGroup);
+  partitions = std::max<int64_t>(1, partitions);
+  // The last groups merge until the last holds 2 x partitions units: a
+  // last group of few long units (one sequence-head of a long prefill)
+  // would give each partition one of them at the end, unbalanced.
+  int64_t groups = 0;
+  for (int64_t u = 0; u < units; ++u)
+    groups = std::max(groups, kvOf[u] / kvsPerGroup + 1);
+  std::vector<int64_t> inGroup(size_t(std::max<int64_t>(1, groups)), 0);
+  for (int64_t u = 0; u < units; ++u)
+    ++inGroup[kvOf[u] / kvsPerGroup];
+  int64_t last = groups - 1, tail = groups > 0 ? inGroup[last] : 0;
+  while (last > 0 && tail < 2 * partitions)
+    tail += inGroup[--last];
+  auto groupOf = [&](int64_t u) {
+    return std::min(kvOf[u] / kvsPerGroup, last);
+  };
+  std::vector<int64_t> byTime(units);
+  for (int64_t u = 0; u < units; ++u)
+    byTime[u] = u;
+  std::stable_sort(byTime.begin(), byTime.end(), [&](int64_t a, int64_t b) {
+    int64_t ga = groupOf(a), gb = groupOf(b);
+    if (ga != gb)
+      return ga < gb;
+    return tiles[a] > tiles[b];
+  });
+  // The least-loaded partition, lowest index first.
+  using Load = std::pair<int64_t, int64_t>;
+  std::priority_queue<Load, std::vector<Load>, std::greater<Load>> free;
+  for (int64_t p = 0; p < partitions; ++p)
+    free.push({0, p});
+  std::vector<std::vector<int64_t>> lists(partitions);
+  LocalOrder out;
+  for (int64_t u : byTime) {
+    auto [load, p] = free.top();
+    free.pop();
+    lists[p].push_back(u);
+    load += unitSlots(tiles[u], overhead);
+    out.busiest = std::max(out.busiest, load);
+    free.push({load, p});
+  }
+  out.order.reserve(units);
+  for (const std::vector<int64_t> &l : lists) {
+    out.starts.push_back(int64_t(out.order.size()));
+    out.order.insert(out.order.end(), l.begin(), l.end());
+  }
+  out.starts.push_back(units);
+  return out;
+}
+
+nvfp4::plan::BalancedPlan
+nvfp4::plan::localPlan(const LocalOrder &local,
+                       const std::vector<int64_t> &tiles, int64_t overhead) {
+  BalancedPlan plan;
+  plan.overhead = overhead;
+  plan.perPartition = std::max<int64_t>(1, local.busiest);
+  for (int64_t t : tiles)
+    plan.total += unitSlots(t, overhead);
+  for (size_t p = 0; p + 1 < local.starts.size(); ++p) {
+    Partition part;
+    if (local.starts[p] < local.starts[p + 1]) {
+      part.uFirst = local.starts[p];
+      part.uLast = local.starts[p + 1] - 1;
+      part.t0 = 0;
+      part.t1 = tiles[local.order[part.uLast]];
+    }
+    plan.parts.push_back(part);
+  }
+  return plan;
 }
 
 double nvfp4::plan::smFill(const std::vector<int64_t> &perCta, int64_t sms) {

@@ -52,6 +52,97 @@ TEST(SplitKvPlanTest, UnitTilesFollowTheMasks) {
   EXPECT_EQ(unitTiles(p, 256, 3).count, 2);
 }
 
+TEST(SplitKvPlanTest, HeadBlockMajorOrder) {
+  // 3 sequences, 2 KV heads, 2 query blocks x 2 head blocks: the default
+  // order is sequence, KV head, row block; head-block major puts the 12
+  // units of head block 0 first (row blocks 0 and 2), each a bijection.
+  UnitShape s;
+  s.headsKv = 2;
+  s.headBlocks = 2;
+  s.rowBlocks = 4;
+  UnitIndex a = unitOrder(s, 3, 5);
+  EXPECT_EQ(a.batch, 0);
+  EXPECT_EQ(a.kvHead, 1);
+  EXPECT_EQ(a.rowBlock, 1);
+  s.headBlockMajor = true;
+  // u 5: head block 0, then sequence 1, KV head 0, query block 1.
+  UnitIndex m = unitOrder(s, 3, 5);
+  EXPECT_EQ(m.batch, 1);
+  EXPECT_EQ(m.kvHead, 0);
+  EXPECT_EQ(m.rowBlock, 2);
+  // u 12: the first unit of head block 1.
+  m = unitOrder(s, 3, 12);
+  EXPECT_EQ(m.batch, 0);
+  EXPECT_EQ(m.kvHead, 0);
+  EXPECT_EQ(m.rowBlock, 1);
+  for (bool major : {false, true}) {
+    s.headBlockMajor = major;
+    std::vector<int> seen(3 * 2 * 4, 0);
+    for (int64_t u = 0; u < 24; ++u) {
+      UnitIndex x = unitOrder(s, 3, u);
+      ++seen[(x.batch * 2 + x.kvHead) * 4 + x.rowBlock];
+    }
+    for (int n : seen)
+      EXPECT_EQ(n, 1);
+  }
+  // The tile counts follow the order: sequence lengths 128 and 384 in
+  // 128-key blocks, one query block, two head blocks.
+  UnitShape d;
+  d.blockKeys = 128;
+  d.headBlocks = 2;
+  d.rowBlocks = 2;
+  EXPECT_EQ(unitTileCounts(d, {128, 384}), (std::vector<int64_t>{1, 1, 3, 3}));
+  d.headBlockMajor = true;
+  EXPECT_EQ(unitTileCounts(d, {128, 384}), (std::vector<int64_t>{1, 3, 1, 3}));
+}
+
+TEST(SplitKvPlanTest, LocalOrderRunsSharedKeysTogether) {
+  // A causal prefill of 4 sequence-heads x 8 row blocks (tiles 1..8), 4
+  // partitions, overhead 0, 2 key sets a group: group 0 (units 0..15)
+  // first, longest first. The first four units placed are the 8-tile row
+  // blocks of key sets 0 and 1 and the 7-tile ones of set 0 and 1 go to
+  // the four partitions: every partition starts on group 0's keys.
+  std::vector<int64_t> tiles, kvOf;
+  for (int64_t kv = 0; kv < 4; ++kv)
+    for (int64_t r = 0; r < 8; ++r) {
+      tiles.push_back(r + 1);
+      kvOf.push_back(kv);
+    }
+  LocalOrder l = localOrder(tiles, kvOf, 2, 0, 4);
+  ASSERT_EQ(l.starts.size(), 5u);
+  EXPECT_EQ(l.starts.front(), 0);
+  EXPECT_EQ(l.starts.back(), 32);
+  // 32 units of 144 tiles over 4: 36 each, and LPT reaches it.
+  EXPECT_EQ(l.busiest, 36);
+  std::vector<int> seen(32, 0);
+  for (int64_t u : l.order)
+    ++seen[u];
+  for (int n : seen)
+    EXPECT_EQ(n, 1);
+  // Each partition's first unit is an 8- or 7-tile row block of set 0 / 1.
+  for (int64_t p = 0; p < 4; ++p) {
+    int64_t u = l.order[l.starts[p]];
+    EXPECT_LT(kvOf[u], 2);
+    EXPECT_GE(tiles[u], 7);
+  }
+  // As a plan: whole units, partition p's are positions starts[p] ..
+  BalancedPlan plan = localPlan(l, tiles, 0);
+  ASSERT_EQ(plan.parts.size(), 4u);
+  for (int64_t p = 0; p < 4; ++p) {
+    EXPECT_EQ(plan.parts[p].uFirst, l.starts[p]);
+    EXPECT_EQ(plan.parts[p].uLast, l.starts[p + 1] - 1);
+    EXPECT_EQ(plan.parts[p].t0, 0);
+    EXPECT_EQ(plan.parts[p].t1, tiles[l.order[plan.parts[p].uLast]]);
+  }
+  EXPECT_TRUE(splitUnits(plan).empty());
+  // The last group merges into the one before when it holds fewer than 2 x
+  // partitions units: with 16 partitions, groups of one key set (8 units)
+  // all merge into one, so the order is longest first over all units.
+  LocalOrder m = localOrder(tiles, kvOf, 1, 0, 16);
+  for (int64_t p = 0; p < 4; ++p)
+    EXPECT_EQ(tiles[m.order[m.starts[p]]], 8);
+}
+
 TEST(SplitKvPlanTest, HandWorkedPlan) {
   // Units with 40, 0 and 16 tiles, overhead 1, 3 partitions: a share is
   // ceil(56 / 3) = 19 tiles, so the overhead stays (min(1, 19 / 8)).

@@ -26,6 +26,8 @@ struct UnitShape {
   int64_t queriesPerCta = 1; ///< queries of one row block
   int64_t rowBlocks = 1;     ///< ceil(Sq / queriesPerCta) x headBlocks
   int64_t headBlocks = 1;    ///< row blocks per query block (head blocks)
+  /// Units in head-block-major order (unitOrder).
+  bool headBlockMajor = false;
   int64_t headsKv = 1;       ///< Hkv
   int64_t blockKeys = 64;    ///< keys per block, the plan's granule
   bool causal = false;
@@ -43,8 +45,22 @@ struct UnitTiles {
 /// The blocks of row block `rowBlock` of a sequence with `len` keys.
 UnitTiles unitTiles(const UnitShape &shape, int64_t len, int64_t rowBlock);
 
-/// Tile counts of every unit, u = (b * Hkv + h) * rowBlocks + r, for the
-/// sequence lengths `lens` (one per sequence).
+/// Where unit `u` of `batch` sequences sits: its sequence, KV head and row
+/// block. The default order is u = (b * Hkv + h) * rowBlocks + r. Head-block
+/// major (headBlocks > 1, sm_90a's 128-head Dv split) puts every unit of
+/// head block 0 first: u = (hb * B * Hkv + b * Hkv + h) * qBlocks + qb,
+/// with r = qb * headBlocks + hb, so that when a partition takes several
+/// whole units, the two head blocks of a sequence (the same keys) run on
+/// two CTAs at the same time rather than one after the other on one, and
+/// the second read of the keys hits the L2 (docs/AttentionLowering.md,
+/// "Unit order").
+struct UnitIndex {
+  int64_t batch = 0, kvHead = 0, rowBlock = 0;
+};
+UnitIndex unitOrder(const UnitShape &shape, int64_t batch, int64_t u);
+
+/// Tile counts of every unit u (unitOrder) for the sequence lengths `lens`
+/// (one per sequence).
 std::vector<int64_t> unitTileCounts(const UnitShape &shape,
                                     const std::vector<int64_t> &lens);
 
@@ -103,6 +119,36 @@ int64_t unitSlots(int64_t tiles, int64_t overhead);
 /// (overhead >= 0, partitions >= 1, minSlots >= 1).
 BalancedPlan balancedPlan(const std::vector<int64_t> &tiles, int64_t overhead,
                           int64_t partitions, int64_t minSlots = 1);
+
+/// A static plan of whole units in an order of its own, for units that
+/// share keys (the row blocks of one sequence and KV head in a prefill):
+/// the balanced plan's consecutive slot ranges would have every partition
+/// on another sequence's keys at once (a causal prefill of 64 sequence-
+/// heads of 2 MiB of K and V each: 128 MiB against a 50 MiB L2, so each
+/// row block reads its keys from DRAM again). Here the units are taken in
+/// groups of `kvsPerGroup` key sets (kvOf[u] names unit u's; the last
+/// groups merged until the last holds 2 x partitions units, so that its
+/// short units even out the end), within a group longest first (ties in
+/// unit order), and each goes to the partition with
+/// the least work so far (slots max(1, tiles + overhead); ties to the
+/// lowest partition): the units running at one time are a window of that
+/// order, a few key sets. `order` lists the units partition by partition
+/// (plan position -> unit), partition p's from starts[p] to starts[p + 1];
+/// `busiest` is the most slots any partition gets
+/// (docs/AttentionLowering.md, "Unit order").
+struct LocalOrder {
+  std::vector<int64_t> order, starts;
+  int64_t busiest = 0;
+};
+LocalOrder localOrder(const std::vector<int64_t> &tiles,
+                      const std::vector<int64_t> &kvOf, int64_t kvsPerGroup,
+                      int64_t overhead, int64_t partitions);
+
+/// The plan of `local` as a balanced plan over its order: each partition's
+/// units whole (t0 = 0, t1 = the last unit's tiles), perPartition the
+/// busiest; `tiles` in unit order.
+BalancedPlan localPlan(const LocalOrder &local,
+                       const std::vector<int64_t> &tiles, int64_t overhead);
 
 /// The smallest share S of a partition, in granules of `granuleKeys` keys:
 /// ceil(minPieceKeys / granuleKeys), at least 1 (minPieceKeys in [0,

@@ -242,10 +242,7 @@ DictionaryAttr nvfp4::attn::buildCombineKernel(const AttentionSchedule &s,
   Value rg = ir.remu(ir.divu(bx, ir.idx(slices)), ir.idx(rowGroups));
   Value slice = ir.remu(bx, ir.idx(slices));
   Value colBase = ir.mul(slice, ir.idx(sliceColumns));
-  Value rowBlock = ir.remu(u, ir.idx(s.rowBlocks));
-  Value bh = ir.divu(u, ir.idx(s.rowBlocks));
-  Value kvHead = ir.remu(bh, ir.idx(p.headsKv));
-  Value batch = ir.divu(bh, ir.idx(p.headsKv));
+  auto [batch, kvHead, rowBlock] = unitIndex(ir, s, p, u);
   auto [firstQuery, firstHead] = rowBlockStart(ir, s, rowBlock, kvHead);
   auto word = [&](int64_t w) {
     return ir.toIndex(

@@ -69,6 +69,14 @@ struct UnitGeom {
   Value blockCount;   ///< its blocks
 };
 
+/// The sequence, KV head and row block of unit `u` (index), in the order
+/// plan::unitOrder gives them.
+struct UnitIndex {
+  Value batch, kvHead, rowBlock;
+};
+UnitIndex unitIndex(IR &ir, const AttentionSchedule &s,
+                    const AttentionProblemShape &p, Value u);
+
 /// The first query and the first query head (index) of row block
 /// `rowBlock` of KV head `kvHead` (AttentionSchedule::rowBlocks).
 std::pair<Value, Value> rowBlockStart(IR &ir, const AttentionSchedule &s,

@@ -229,6 +229,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
           ? 1
           : std::max<int64_t>(1, std::min(rowCap / s.headsPerCta, p.seqQ));
   s.rowBlocks = (p.seqQ + s.queriesPerCta - 1) / s.queriesPerCta * s.headBlocks;
+  s.headBlockMajor = s.headBlocks > 1;
   // TMA: a box dimension is at most 256 elements.
   if (s.queriesPerCta > 256)
     return op.emitOpError("internal error: a Q box of ")
@@ -455,6 +456,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       shape.queriesPerCta = s.queriesPerCta;
       shape.rowBlocks = s.rowBlocks;
       shape.headBlocks = s.headBlocks;
+      shape.headBlockMajor = s.headBlockMajor;
       shape.headsKv = p.headsKv;
       shape.causal = p.causal;
       shape.window = p.window;
@@ -477,6 +479,41 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
           useFine ? fine : coarse, useFine ? s.overheadBlocks : s.overheadTiles,
           s.partitions, plan::minPieceSlots(s.minPieceKeys, s.staticPlanKeys));
       s.staticSplitUnits = plan::splitUnits(*s.staticPlan);
+      // Several row blocks share each sequence-head's keys (a prefill):
+      // whole units in the order of plan::localOrder when that is as
+      // balanced (at most 1/64 more slots on the busiest partition), so
+      // that the row blocks of a few sequence-heads run at the same time
+      // and their keys are read from the L2 rather than once per row block
+      // from DRAM (docs/AttentionLowering.md, "Unit order").
+      const int64_t qBlocks = s.rowBlocks / s.headBlocks;
+      if (qBlocks > 1 && s.units >= 4 * s.partitions &&
+          s.units <= AttentionSchedule::kMaxOrderedUnits) {
+        int64_t kvBytes = p.seqKv * (p.headDim + (p.kvSame ? 0 : p.headDimV)) *
+                          (p.element.getIntOrFloatBitWidth() / 8);
+        int64_t group =
+            std::max<int64_t>(1, AttentionSchedule::kLocalOrderBytes /
+                                     std::max<int64_t>(1, kvBytes));
+        std::vector<int64_t> kvOf(size_t(s.units));
+        for (int64_t u = 0; u < s.units; ++u) {
+          plan::UnitIndex at = plan::unitOrder(shape, p.batch, u);
+          kvOf[size_t(u)] = at.batch * p.headsKv + at.kvHead;
+        }
+        int64_t o =
+            plan::effectiveOverhead(s.overheadTiles, sum(coarse), s.partitions);
+        plan::LocalOrder local =
+            plan::localOrder(coarse, kvOf, group, o, s.partitions);
+        // The balanced plan's share in tiles (it may have chosen blocks).
+        int64_t share =
+            plan::balancedPlan(coarse, s.overheadTiles, s.partitions,
+                               plan::minPieceSlots(s.minPieceKeys, s.kvTile))
+                .perPartition;
+        if (local.busiest <= share + share / 64) {
+          s.staticPlanKeys = s.kvTile;
+          s.staticPlan = plan::localPlan(local, coarse, o);
+          s.staticSplitUnits.clear();
+          s.unitOrder = std::move(local.order);
+        }
+      }
     }
   }
   // A plan made on the device (kv_lens) keeps the staged gather's L2

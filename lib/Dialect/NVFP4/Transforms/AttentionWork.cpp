@@ -1,7 +1,9 @@
 //===- AttentionWork.cpp - which pieces an attention CTA processes --------===//
 //
 // The work split of docs/AttentionLowering.md. A unit is one (sequence, KV
-// head, row block), u = (b * Hkv + h) * rowBlocks + r; a piece is the tiles
+// head, row block), u = (b * Hkv + h) * rowBlocks + r, or in the orders of
+// "Unit order" (unitIndex: head block first; a static plan's own
+// unit_order table); a piece is the tiles
 // [t0, t1) of one unit that one CTA (pair) processes. Whole: CTA u
 // processes unit u. Uniform: CTA u * N + k the k-th of N near-equal parts.
 // Balanced: plan::balancedPlan over the SMs, from a table computed at
@@ -24,6 +26,7 @@ namespace {
 
 constexpr const char *kPlanWords = "plan_words";
 constexpr const char *kPlanTable = "plan_table";
+constexpr const char *kUnitOrderTable = "unit_order";
 /// Shared words of a device plan: uFirst and uLast (words 0 and 2), b0First
 /// and b1Last (words 4 and 5), then per warp a partial sum of tiles, of
 /// blocks, of empty units and of units whose tiles or blocks differ from
@@ -68,7 +71,9 @@ Value nvfp4::attn::constantTable(ImplicitLocOpBuilder &b,
                                  ArrayRef<int64_t> shape,
                                  ArrayRef<int32_t> data) {
   auto type = MemRefType::get(shape, b.getI32Type());
-  {
+  // A table asked for again (the unit order, read wherever a unit is
+  // decoded) is declared once.
+  if (!module.lookupSymbol(name)) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
     memref::GlobalOp::create(
@@ -94,16 +99,45 @@ std::pair<Value, Value> nvfp4::attn::rowBlockStart(IR &ir,
                  ir.mul(hb, ir.idx(s.headsPerCta)))};
 }
 
+UnitIndex nvfp4::attn::unitIndex(IR &ir, const AttentionSchedule &s,
+                                 const AttentionProblemShape &p, Value u) {
+  UnitIndex at;
+  // A static plan's own unit order (plan::localOrder): plan position u is
+  // unit unitOrder[u] of the order below.
+  if (!s.unitOrder.empty()) {
+    SmallVector<int32_t> order(s.unitOrder.begin(), s.unitOrder.end());
+    Value table = constantTable(ir.b, moduleOf(ir.b), kUnitOrderTable,
+                                {int64_t(order.size())}, order);
+    u = ir.toIndex(memref::LoadOp::create(ir.b, table, ValueRange{u}));
+  }
+  if (s.headBlockMajor && s.headBlocks > 1) {
+    int64_t qBlocks = s.rowBlocks / s.headBlocks;
+    Value perBlock = ir.idx(p.batch * p.headsKv * qBlocks);
+    Value hb = ir.divu(u, perBlock), rest = ir.remu(u, perBlock);
+    at.rowBlock = ir.add(
+        ir.mul(ir.remu(rest, ir.idx(qBlocks)), ir.idx(s.headBlocks)), hb);
+    Value bh = ir.divu(rest, ir.idx(qBlocks));
+    at.kvHead = ir.remu(bh, ir.idx(p.headsKv));
+    at.batch = ir.divu(bh, ir.idx(p.headsKv));
+    return at;
+  }
+  at.rowBlock = ir.remu(u, ir.idx(s.rowBlocks));
+  Value bh = ir.divu(u, ir.idx(s.rowBlocks));
+  at.kvHead = ir.remu(bh, ir.idx(p.headsKv));
+  at.batch = ir.divu(bh, ir.idx(p.headsKv));
+  return at;
+}
+
 UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
   IR &ir = env.ir;
   const AttentionSchedule &s = env.s;
   const AttentionProblemShape &p = env.p;
   UnitGeom g;
   g.u = u;
-  g.rowBlock = ir.remu(u, ir.idx(s.rowBlocks));
-  Value bh = ir.divu(u, ir.idx(s.rowBlocks));
-  g.kvHead = ir.remu(bh, ir.idx(p.headsKv));
-  g.batch = ir.divu(bh, ir.idx(p.headsKv));
+  UnitIndex at = unitIndex(ir, s, p, u);
+  g.rowBlock = at.rowBlock;
+  g.kvHead = at.kvHead;
+  g.batch = at.batch;
   std::tie(g.firstQuery, g.firstHead) =
       rowBlockStart(ir, s, g.rowBlock, g.kvHead);
   if (env.lens)

@@ -159,6 +159,10 @@ struct AttentionSchedule {
   /// blocks x headBlocks; row block r holds queries from (r / headBlocks)
   /// x queriesPerCta and heads from (r mod headBlocks) x headsPerCta.
   int64_t rowBlocks = 0;
+  /// Units in head-block-major order (plan::unitOrder): with several head
+  /// blocks, the two head blocks of a sequence read the same keys, and
+  /// this order runs them on two CTAs at the same time.
+  bool headBlockMajor = false;
   /// sm_90a: consumer warpgroups that share each row, each computing O
   /// for Dv / dvGroups columns (FlashMLA's split of Dv: 2 for Dv > 256,
   /// whose 64 x Dv f32 O does not fit one warpgroup's registers). The
@@ -263,7 +267,8 @@ struct AttentionSchedule {
   int64_t sBuffers = 1;
 
   // The work split (docs/AttentionLowering.md, "Work split"). A unit is one
-  // (sequence, KV head, row block): u = (b * Hkv + h) * rowBlocks + r.
+  // (sequence, KV head, row block): u = (b * Hkv + h) * rowBlocks + r, or
+  // head-block major (headBlockMajor, plan::unitOrder).
   WorkSplit split = WorkSplit::Whole;
   int64_t units = 0;
   /// CTAs (pairs, with a Dv split) of the main kernel's grid.
@@ -285,6 +290,16 @@ struct AttentionSchedule {
   /// With a static plan: the units it splits (plan::splitUnits), the only
   /// ones the combine kernel visits.
   std::vector<int64_t> staticSplitUnits;
+  /// With a static plan of whole units in an order of its own
+  /// (plan::localOrder: units that share keys run at the same time): plan
+  /// position u is unit unitOrder[u]; empty for the plain order.
+  std::vector<int64_t> unitOrder;
+  /// The working set plan::localOrder aims for: the keys and values of the
+  /// sequence-heads one group holds (half of an H100's 50 MiB L2).
+  static constexpr int64_t kLocalOrderBytes = int64_t(24) << 20;
+  /// The most units a unit-order table lists (256 KiB of i32 in the
+  /// cubin); larger problems keep the balanced plan.
+  static constexpr int64_t kMaxOrderedUnits = 65536;
   bool splitKv() const { return split != WorkSplit::Whole; }
   /// Partial results the workspace holds: Balanced 2 per partition (a
   /// partition's first and last unit may both be split), Uniform 1.
