@@ -216,7 +216,7 @@ def ci_cases():
              d=64, causal=True, sms=3),
         # A static prefill with many row blocks a partition: whole units in
         # the plan's own order (plan::localOrder, a unit-order table).
-        case("ordered4_static_prefill", b=2, sq=600, hq=4, hkv=2, skv=650,
+        case("ordered4_static_prefill", b=2, sq=300, hq=4, hkv=2, skv=320,
              d=64, causal=True, sms=4),
         case("balanced7_d512_sink", b=3, sq=1, hq=128, hkv=1, skv=900,
              d=512, same=True, sink=True, lens=True, sms=14),

@@ -146,7 +146,9 @@ LocalOrder localOrder(const std::vector<int64_t> &tiles,
 
 /// The plan of `local` as a balanced plan over its order: each partition's
 /// units whole (t0 = 0, t1 = the last unit's tiles), perPartition the
-/// busiest; `tiles` in unit order.
+/// busiest; `tiles` in unit order. Its uFirst / uLast are plan positions
+/// (local.order[u] is the unit): pieceOf and the other helpers that take
+/// tiles by unit need tiles in plan order for it.
 BalancedPlan localPlan(const LocalOrder &local,
                        const std::vector<int64_t> &tiles, int64_t overhead);
 

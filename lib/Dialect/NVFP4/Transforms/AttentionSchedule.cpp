@@ -479,14 +479,18 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
           useFine ? fine : coarse, useFine ? s.overheadBlocks : s.overheadTiles,
           s.partitions, plan::minPieceSlots(s.minPieceKeys, s.staticPlanKeys));
       s.staticSplitUnits = plan::splitUnits(*s.staticPlan);
-      // Several row blocks share each sequence-head's keys (a prefill):
+      // Several row blocks share each sequence-head's keys (a prefill; not
+      // a sparse decode, whose queries each have keys of their own, nor a
+      // Dv split, whose consumers spilled 32 bytes beside the table's
+      // read in a 128-head D 576 kernel with three queries):
       // whole units in the order of plan::localOrder when that is as
       // balanced (at most 1/64 more slots on the busiest partition), so
       // that the row blocks of a few sequence-heads run at the same time
       // and their keys are read from the L2 rather than once per row block
       // from DRAM (docs/AttentionLowering.md, "Unit order").
       const int64_t qBlocks = s.rowBlocks / s.headBlocks;
-      if (qBlocks > 1 && s.units >= 4 * s.partitions &&
+      if (qBlocks > 1 && !p.sparse() && s.dvGroups == 1 &&
+          s.units >= 4 * s.partitions &&
           s.units <= AttentionSchedule::kMaxOrderedUnits) {
         int64_t kvBytes = p.seqKv * (p.headDim + (p.kvSame ? 0 : p.headDimV)) *
                           (p.element.getIntOrFloatBitWidth() / 8);
