@@ -85,7 +85,8 @@ std::pair<Value, Value> rowBlockStart(IR &ir, const AttentionSchedule &s,
 /// A constant i32 table `name` of `shape` holding `data` (row-major),
 /// declared at the start of `module` (a `memref.global`, 16-byte aligned),
 /// and its memref at the builder's insertion point: the static plan's rows,
-/// the combine's split units.
+/// the combine's split units. Asked for again by the same name, the table
+/// already declared is returned (`data` is then not read).
 Value constantTable(mlir::ImplicitLocOpBuilder &b,
                     mlir::gpu::GPUModuleOp module, llvm::StringRef name,
                     llvm::ArrayRef<int64_t> shape,

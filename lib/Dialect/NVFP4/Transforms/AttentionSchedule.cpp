@@ -229,7 +229,6 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
           ? 1
           : std::max<int64_t>(1, std::min(rowCap / s.headsPerCta, p.seqQ));
   s.rowBlocks = (p.seqQ + s.queriesPerCta - 1) / s.queriesPerCta * s.headBlocks;
-  s.headBlockMajor = s.headBlocks > 1;
   // TMA: a box dimension is at most 256 elements.
   if (s.queriesPerCta > 256)
     return op.emitOpError("internal error: a Q box of ")
@@ -456,7 +455,8 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       shape.queriesPerCta = s.queriesPerCta;
       shape.rowBlocks = s.rowBlocks;
       shape.headBlocks = s.headBlocks;
-      shape.headBlockMajor = s.headBlockMajor;
+      // The kernel numbers units head block first (attn::unitIndex).
+      shape.headBlockMajor = s.headBlocks > 1;
       shape.headsKv = p.headsKv;
       shape.causal = p.causal;
       shape.window = p.window;

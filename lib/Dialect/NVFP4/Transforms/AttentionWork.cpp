@@ -72,8 +72,11 @@ Value nvfp4::attn::constantTable(ImplicitLocOpBuilder &b,
                                  ArrayRef<int32_t> data) {
   auto type = MemRefType::get(shape, b.getI32Type());
   // A table asked for again (the unit order, read wherever a unit is
-  // decoded) is declared once.
-  if (!module.lookupSymbol(name)) {
+  // decoded) is declared once; later requests may pass no data.
+  if (auto old = module.lookupSymbol<memref::GlobalOp>(name)) {
+    assert(old.getType() == type && "one table name, two shapes");
+    (void)old;
+  } else {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
     memref::GlobalOp::create(
@@ -105,12 +108,17 @@ UnitIndex nvfp4::attn::unitIndex(IR &ir, const AttentionSchedule &s,
   // A static plan's own unit order (plan::localOrder): plan position u is
   // unit unitOrder[u] of the order below.
   if (!s.unitOrder.empty()) {
-    SmallVector<int32_t> order(s.unitOrder.begin(), s.unitOrder.end());
-    Value table = constantTable(ir.b, moduleOf(ir.b), kUnitOrderTable,
-                                {int64_t(order.size())}, order);
+    // The table's data only for its first declaration in the module.
+    gpu::GPUModuleOp module = moduleOf(ir.b);
+    SmallVector<int32_t> order;
+    if (!module.lookupSymbol(kUnitOrderTable))
+      order.assign(s.unitOrder.begin(), s.unitOrder.end());
+    Value table = constantTable(ir.b, module, kUnitOrderTable,
+                                {int64_t(s.unitOrder.size())}, order);
     u = ir.toIndex(memref::LoadOp::create(ir.b, table, ValueRange{u}));
   }
-  if (s.headBlockMajor && s.headBlocks > 1) {
+  // With several head blocks, head block first (plan::unitOrder).
+  if (s.headBlocks > 1) {
     int64_t qBlocks = s.rowBlocks / s.headBlocks;
     Value perBlock = ir.idx(p.batch * p.headsKv * qBlocks);
     Value hb = ir.divu(u, perBlock), rest = ir.remu(u, perBlock);

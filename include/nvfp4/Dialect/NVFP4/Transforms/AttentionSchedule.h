@@ -159,10 +159,6 @@ struct AttentionSchedule {
   /// blocks x headBlocks; row block r holds queries from (r / headBlocks)
   /// x queriesPerCta and heads from (r mod headBlocks) x headsPerCta.
   int64_t rowBlocks = 0;
-  /// Units in head-block-major order (plan::unitOrder): with several head
-  /// blocks, the two head blocks of a sequence read the same keys, and
-  /// this order runs them on two CTAs at the same time.
-  bool headBlockMajor = false;
   /// sm_90a: consumer warpgroups that share each row, each computing O
   /// for Dv / dvGroups columns (FlashMLA's split of Dv: 2 for Dv > 256,
   /// whose 64 x Dv f32 O does not fit one warpgroup's registers). The
@@ -268,7 +264,7 @@ struct AttentionSchedule {
 
   // The work split (docs/AttentionLowering.md, "Work split"). A unit is one
   // (sequence, KV head, row block): u = (b * Hkv + h) * rowBlocks + r, or
-  // head-block major (headBlockMajor, plan::unitOrder).
+  // head block first whenever headBlocks > 1 (plan::unitOrder).
   WorkSplit split = WorkSplit::Whole;
   int64_t units = 0;
   /// CTAs (pairs, with a Dv split) of the main kernel's grid.
