@@ -122,10 +122,14 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     lens = lens or [s["skv"]] * s["b"]
     hkv = s.get("hkv", 1)
 
-    # Head-block major with several head blocks (plan::unitOrder).
+    # Several head blocks: head block 0's units over its share of the CTAs,
+    # every head block's CTAs taking the same pieces (plan::mirroredPlan).
+    copies = head_blocks if sms % head_blocks == 0 else 1
+    parts = sms // copies
+
     def units(keys):
-        return [-(-n // keys) for _ in range(head_blocks) for n in lens
-                for _ in range(hkv)]
+        return [-(-n // keys) for _ in range(head_blocks // copies)
+                for n in lens for _ in range(hkv)]
 
     def overhead(keys):
         kb = keys * (d if mla else d + dv) * 2
@@ -134,11 +138,11 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     # tiles (plan::preferFineGranule), else tiles.
     block = 64
     if tile > block and not prefer_fine(sum(units(tile)), sum(units(block)),
-                                        sms):
+                                        parts):
         block = tile
-    plan = balanced_plan(units(block), overhead(block), sms,
+    plan = balanced_plan(units(block), overhead(block), parts,
                          min_piece_slots(block, min_piece_keys))
     work = [sum(-(-t1 * block // tile) - t0 * block // tile
-                for _, t0, t1 in pieces if t1 > t0) for pieces in plan]
+                for _, t0, t1 in pieces if t1 > t0) for pieces in plan] * copies
     busiest = max(work)
     return sum(work) / (sms * busiest) if busiest else 0.0

@@ -148,6 +148,22 @@ BalancedPlan nvfp4::plan::balancedPlan(const std::vector<int64_t> &tiles,
   return plan;
 }
 
+BalancedPlan nvfp4::plan::mirroredPlan(const BalancedPlan &block0,
+                                       int64_t copies, int64_t unitsPerCopy) {
+  BalancedPlan plan = block0;
+  plan.total = block0.total * copies;
+  plan.parts.clear();
+  for (int64_t c = 0; c < copies; ++c)
+    for (Partition part : block0.parts) {
+      if (!part.empty()) {
+        part.uFirst += c * unitsPerCopy;
+        part.uLast += c * unitsPerCopy;
+      }
+      plan.parts.push_back(part);
+    }
+  return plan;
+}
+
 std::pair<int64_t, int64_t>
 nvfp4::plan::pieceOf(const BalancedPlan &plan,
                      const std::vector<int64_t> &tiles, int64_t p, int64_t u) {

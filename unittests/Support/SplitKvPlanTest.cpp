@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <random>
 
 using namespace nvfp4::plan;
@@ -94,6 +95,57 @@ TEST(SplitKvPlanTest, HeadBlockMajorOrder) {
   EXPECT_EQ(unitTileCounts(d, {128, 384}), (std::vector<int64_t>{1, 1, 3, 3}));
   d.headBlockMajor = true;
   EXPECT_EQ(unitTileCounts(d, {128, 384}), (std::vector<int64_t>{1, 3, 1, 3}));
+}
+
+TEST(SplitKvPlanTest, MirroredPlanPairsTheHeadBlocks) {
+  // MLA with 128 heads, B 128 at KV 8K: 256 units of 128 tiles (two head
+  // blocks, head block first), overhead 2, 132 partitions. The balanced
+  // plan over all units offsets head block 1 by 58 slots against head
+  // block 0 (S = 253, 66 x 253 - 128 x 130); mirrored, partitions p and
+  // p + 66 take the same tiles of the two head blocks of a sequence.
+  std::vector<int64_t> tiles(256, 128);
+  BalancedPlan all = balancedPlan(tiles, 2, 132);
+  EXPECT_EQ(all.perPartition, 253);
+  EXPECT_NE(all.parts[66].t0, all.parts[0].t0);
+  std::vector<int64_t> half(tiles.begin(), tiles.begin() + 128);
+  BalancedPlan m = mirroredPlan(balancedPlan(half, 2, 66), 2, 128);
+  ASSERT_EQ(m.parts.size(), 132u);
+  EXPECT_EQ(m.perPartition, all.perPartition);
+  EXPECT_EQ(m.total, all.total);
+  for (int64_t p = 0; p < 66; ++p) {
+    const Partition &a = m.parts[p], &b = m.parts[p + 66];
+    EXPECT_EQ(b.uFirst, a.uFirst + 128);
+    EXPECT_EQ(b.uLast, a.uLast + 128);
+    EXPECT_EQ(b.t0, a.t0);
+    EXPECT_EQ(b.t1, a.t1);
+  }
+  // Every tile once, the busiest partition no busier than before, and the
+  // split units in unit order (both halves').
+  std::vector<int64_t> perPart = tilesPerPartition(m, tiles);
+  int64_t sum = 0;
+  for (int64_t n : perPart)
+    sum += n;
+  EXPECT_EQ(sum, 256 * 128);
+  EXPECT_LE(*std::max_element(perPart.begin(), perPart.end()), m.perPartition);
+  for (int64_t u = 0; u < 256; ++u) {
+    int64_t covered = 0;
+    for (int64_t p = 0; p < 132; ++p) {
+      auto [t0, t1] = pieceOf(m, tiles, p, u);
+      covered += t1 - t0;
+    }
+    EXPECT_EQ(covered, 128) << "unit " << u;
+  }
+  std::vector<int64_t> split = splitUnits(m);
+  EXPECT_TRUE(std::is_sorted(split.begin(), split.end()));
+  std::vector<int64_t> splitHalf = splitUnits(balancedPlan(half, 2, 66));
+  EXPECT_EQ(split.size(), 2 * splitHalf.size());
+  // An empty partition stays empty in every copy.
+  BalancedPlan few = mirroredPlan(balancedPlan({4}, 1, 3, 4), 2, 1);
+  ASSERT_EQ(few.parts.size(), 6u);
+  EXPECT_FALSE(few.parts[0].empty());
+  EXPECT_EQ(few.parts[3].uFirst, 1);
+  EXPECT_TRUE(few.parts[2].empty());
+  EXPECT_TRUE(few.parts[5].empty());
 }
 
 TEST(SplitKvPlanTest, LocalOrderRunsSharedKeysTogether) {

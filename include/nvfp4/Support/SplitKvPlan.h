@@ -120,6 +120,20 @@ int64_t unitSlots(int64_t tiles, int64_t overhead);
 BalancedPlan balancedPlan(const std::vector<int64_t> &tiles, int64_t overhead,
                           int64_t partitions, int64_t minSlots = 1);
 
+/// The plan of `copies` blocks of units that read the same keys (sm_90a's
+/// head blocks, numbered head block first: block c is units [c U', (c + 1)
+/// U') and has block 0's tiles) over partitions in `copies` groups of P':
+/// `block0` is the plan of block 0's units over P' partitions, and
+/// partition c P' + p takes what partition p takes there, in block c. The
+/// CTAs of one head block's pieces of a sequence then run at the same time
+/// on the same keys, and all but the first read them from the L2; the
+/// balanced plan over all the units offsets the groups by up to P' slots,
+/// enough that the second read comes from DRAM (docs/AttentionLowering.md,
+/// "Unit order"). Same share S as the balanced plan over all units when P
+/// and U are multiples of `copies`.
+BalancedPlan mirroredPlan(const BalancedPlan &block0, int64_t copies,
+                          int64_t unitsPerCopy);
+
 /// A static plan of whole units in an order of its own, for units that
 /// share keys (the row blocks of one sequence and KV head in a prefill):
 /// the balanced plan's consecutive slot ranges would have every partition

@@ -465,6 +465,13 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       std::vector<int64_t> coarse = plan::unitTileCounts(shape, lens);
       shape.blockKeys = s.planKeys;
       std::vector<int64_t> fine = plan::unitTileCounts(shape, lens);
+      // Head blocks: head block 0's units over its share of the partitions
+      // (plan::mirroredPlan).
+      const int64_t copies = s.planCopies();
+      const int64_t blockUnits = s.units / copies;
+      const int64_t blockPartitions = s.partitions / copies;
+      coarse.resize(size_t(blockUnits));
+      fine.resize(size_t(blockUnits));
       auto sum = [](const std::vector<int64_t> &v) {
         int64_t n = 0;
         for (int64_t x : v)
@@ -473,11 +480,14 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       };
       bool useFine =
           s.planKeys < s.kvTile &&
-          plan::preferFineGranule(sum(coarse), sum(fine), s.partitions);
+          plan::preferFineGranule(sum(coarse), sum(fine), blockPartitions);
       s.staticPlanKeys = useFine ? s.planKeys : s.kvTile;
-      s.staticPlan = plan::balancedPlan(
-          useFine ? fine : coarse, useFine ? s.overheadBlocks : s.overheadTiles,
-          s.partitions, plan::minPieceSlots(s.minPieceKeys, s.staticPlanKeys));
+      s.staticPlan = plan::mirroredPlan(
+          plan::balancedPlan(
+              useFine ? fine : coarse,
+              useFine ? s.overheadBlocks : s.overheadTiles, blockPartitions,
+              plan::minPieceSlots(s.minPieceKeys, s.staticPlanKeys)),
+          copies, blockUnits);
       s.staticSplitUnits = plan::splitUnits(*s.staticPlan);
       // Several row blocks share each sequence-head's keys (a prefill; not
       // a sparse decode, whose queries each have keys of their own, nor a
@@ -489,7 +499,7 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
       // and their keys are read from the L2 rather than once per row block
       // from DRAM (docs/AttentionLowering.md, "Unit order").
       const int64_t qBlocks = s.rowBlocks / s.headBlocks;
-      if (qBlocks > 1 && !p.sparse() && s.dvGroups == 1 &&
+      if (qBlocks > 1 && !p.sparse() && s.dvGroups == 1 && copies == 1 &&
           s.units >= 4 * s.partitions &&
           s.units <= AttentionSchedule::kMaxOrderedUnits) {
         int64_t kvBytes = p.seqKv * (p.headDim + (p.kvSame ? 0 : p.headDimV)) *

@@ -289,11 +289,25 @@ void WorkPlan::computePartition() {
   // better: plan::preferFineGranule), the overhead o = min(overhead,
   // ceil(T / P) / 8) and the first slot of each thread's first unit:
   // x_u = granules before u + u o (+ the empty units before u when o = 0,
-  // each taking one slot).
+  // each taking one slot). With head blocks (planCopies() > 1), the plan
+  // of head block 0's units over P' = P / copies partitions, partition
+  // c P' + p' taking what p' takes, in head block c (plan::mirroredPlan).
+  const int64_t copies = s.planCopies();
+  const int64_t units = s.units / copies;
+  const int64_t partitions = s.partitions / copies;
+  // Head block `copy`'s units are those of head block 0 plus `shift`.
+  Value shift;
+  if (copies > 1) {
+    shift = ir.mul(ir.divu(p, ir.idx(partitions)), ir.idx(units));
+    p = ir.remu(p, ir.idx(partitions));
+  }
+  auto unitOf = [&](const UnitGeom &g) {
+    return shift ? ir.add(g.u, shift) : g.u;
+  };
   const int64_t threads = s.threads;
-  const int64_t per = (s.units + threads - 1) / threads;
-  Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(s.units));
-  Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(s.units));
+  const int64_t per = (units + threads - 1) / threads;
+  Value begin = ir.mins(ir.mul(env.tid, ir.idx(per)), ir.idx(units));
+  Value end = ir.mins(ir.add(begin, ir.idx(per)), ir.idx(units));
   Value tileKeys = ir.idx(s.kvTile), blockKeys = ir.idx(s.planKeys);
   auto blocksOf = [&](const UnitGeom &g) {
     return ir.sub(ir.ceilDivu(g.keyHi, blockKeys), ir.divu(g.keyLo, blockKeys));
@@ -364,7 +378,7 @@ void WorkPlan::computePartition() {
   finish(inclUnevenFine, mine[4], wordWarpsUnevenFine(s), unevenBefore,
          unevenBlocks);
   // plan::preferFineGranule: 16 Tf cc >= 16 Tc cf + P cf cc.
-  Value P = ir.idx(s.partitions);
+  Value P = ir.idx(partitions);
   Value cf = ir.maxs(ir.idx(1), ir.ceilDivu(Tf, P));
   Value cc = ir.maxs(ir.idx(1), ir.ceilDivu(Tc, P));
   Value fine = ir.i1(false);
@@ -380,7 +394,7 @@ void WorkPlan::computePartition() {
       ir.select(fine, ir.idx(s.overheadBlocks), ir.idx(s.overheadTiles)),
       ir.divu(ir.ceilDivu(T, P), ir.idx(8)));
   Value noOverhead = ir.eq(o, ir.idx(0));
-  Value total = ir.add(ir.add(T, ir.mul(ir.idx(s.units), o)),
+  Value total = ir.add(ir.add(T, ir.mul(ir.idx(units), o)),
                        ir.select(noOverhead, E0, ir.idx(0)));
   Value x0 = ir.add(ir.add(before, ir.mul(begin, o)),
                     ir.select(noOverhead, emptyBefore, ir.idx(0)));
@@ -388,15 +402,14 @@ void WorkPlan::computePartition() {
   Value minSlots =
       ir.select(fine, ir.idx(plan::minPieceSlots(s.minPieceKeys, s.planKeys)),
                 ir.idx(plan::minPieceSlots(s.minPieceKeys, s.kvTile)));
-  Value S = ir.maxs(minSlots, ir.ceilDivu(total, ir.idx(s.partitions)));
+  Value S = ir.maxs(minSlots, ir.ceilDivu(total, P));
   // plan::wholeUnitsShare: with units of equal slots u, k = ceil(U / P)
   // whole units a partition when that costs at most min(slack, S / 8)
   // slots more.
   {
     Value unit =
         ir.maxs(ir.idx(1), ir.add(ir.select(fine, blocks0, tiles0), o));
-    Value whole =
-        ir.mul(ir.idx((s.units + s.partitions - 1) / s.partitions), unit);
+    Value whole = ir.mul(ir.idx((units + partitions - 1) / partitions), unit);
     Value slack =
         ir.mins(ir.idx(plan::kWholeUnitsSlack), ir.divu(S, ir.idx(8)));
     Value take = ir.andi(
@@ -431,7 +444,7 @@ void WorkPlan::computePartition() {
   };
   walk([&](const UnitGeom &g, Value, Value, Value processed) {
     ir.ifThen(processed, [&] {
-      Value u = ir.toI32(g.u);
+      Value u = ir.toI32(unitOf(g));
       memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::mins, u, planWords,
                                   ValueRange{ir.idx(kWordUFirst)});
       memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, u, planWords,
@@ -445,12 +458,12 @@ void WorkPlan::computePartition() {
       memref::LoadOp::create(b, planWords, ValueRange{ir.idx(kWordULast)}));
   walk([&](const UnitGeom &g, Value, Value t, Value) {
     Value zero = ir.idx(0);
-    ir.ifThen(ir.eq(g.u, first), [&] {
+    ir.ifThen(ir.eq(unitOf(g), first), [&] {
       memref::StoreOp::create(
           b, ir.toI32(ir.clamp(ir.sub(A, t), zero, g.blockCount)), planWords,
           ValueRange{ir.idx(kWordT0)});
     });
-    ir.ifThen(ir.eq(g.u, last), [&] {
+    ir.ifThen(ir.eq(unitOf(g), last), [&] {
       memref::StoreOp::create(
           b, ir.toI32(ir.clamp(ir.sub(E, t), zero, g.blockCount)), planWords,
           ValueRange{ir.idx(kWordT1)});

@@ -290,6 +290,17 @@ struct AttentionSchedule {
   /// (plan::localOrder: units that share keys run at the same time): plan
   /// position u is unit unitOrder[u]; empty for the plain order.
   std::vector<int64_t> unitOrder;
+  /// Balanced with head blocks (sm_90a's Dv split with more than 64 query
+  /// heads a KV head): the plan of head block 0's units over partitions /
+  /// headBlocks partitions, repeated for every head block
+  /// (plan::mirroredPlan), so that the CTAs reading the same keys run
+  /// side by side; 1 otherwise, or when the partitions do not divide.
+  int64_t planCopies() const {
+    return split == WorkSplit::Balanced && headBlocks > 1 &&
+                   partitions % headBlocks == 0
+               ? headBlocks
+               : 1;
+  }
   /// The working set plan::localOrder aims for: the keys and values of the
   /// sequence-heads one group holds (half of an H100's 50 MiB L2).
   static constexpr int64_t kLocalOrderBytes = int64_t(24) << 20;
