@@ -99,7 +99,7 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     MLA shape of MLA_SHAPES, V = K's first `dv` columns, or a GQA one of
     SHAPES, V of its own): the KV tiles the busiest of `sms` CTAs
     multiplies against the mean. Units are (sequence, KV head, block of
-    64 query heads) in 64-key blocks or whole KV tiles (128 keys up to D
+    64 query heads under the Dv split, else 128) in 64-key blocks or whole KV tiles (128 keys up to D
     and Dv 128, else 64; plan::preferFineGranule picks), a piece's work
     the tiles it touches, the overhead AttentionSchedule's for the
     granule, no CTA's share below `min_piece_keys` keys (plan::minPieceSlots,
@@ -117,7 +117,9 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     dv = s.get("dv", d)
     mla = "dv" in s                         # V is a slice of K
     group = s["hq"] // s.get("hkv", 1)
-    rows, head_blocks = min(group, 64), -(-group // 64)
+    # A CTA's rows: 64 under the Dv split (Dv > 256), else 128.
+    cap = 64 if dv > 256 else 128
+    rows, head_blocks = min(group, cap), -(-group // cap)
     tile = 128 if d <= 128 and dv <= 128 else 64
     lens = lens or [s["skv"]] * s["b"]
     hkv = s.get("hkv", 1)
