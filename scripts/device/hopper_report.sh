@@ -21,10 +21,12 @@
 # Writes OUTDIR/matrix/ (hopper_attention.txt), OUTDIR/bench/ (ours.md,
 # ours.json), OUTDIR/mla/ (mla.md, mla.json), OUTDIR/v4/ (v4.md, v4.json)
 # and OUTDIR/report.md (the
-# parts run, with the GPU's name and driver). The three parts' folders
-# and the working tree exceed what one device call carries (64 MiB): run
-# "mla bench" (about 2.5 minutes, FlashMLA's build included), "matrix"
-# (about 2 minutes) and "v4" as separate calls.
+# parts run, with the GPU's name and driver). The parts' folders and
+# the working tree exceed what one device call carries (64 MiB), so carry
+# build/device-report.tar.xz from scripts/device/pack_report.sh instead
+# (about 3 MB, unpacked into build/ first) and every part runs in one
+# call (about 7-8 minutes: matrix 2-3.5, mla and bench 2.5, v4 1-2);
+# without it, carry the folders themselves a part or two a call.
 #
 # Usage: scripts/device/hopper_report.sh [OUTDIR [PART...]]
 #        (default $OUT, all parts)
@@ -38,6 +40,19 @@ shift || true
 PARTS="${*:-matrix bench mla v4}"
 mkdir -p "$OUTDIR"
 status=0
+# Every artifact folder in one archive (scripts/device/pack_report.sh):
+# unpacked into build/ first, so that one call can run every part.
+# The folders it holds replace any left from an earlier call.
+if [[ -f "$ROOT/build/device-report.tar.xz" ]]; then
+  for f in $(tar -tJf "$ROOT/build/device-report.tar.xz" | cut -d/ -f1 |
+    sort -u); do
+    rm -rf "${ROOT:?}/build/$f"
+  done
+  tar -C "$ROOT/build" -xJf "$ROOT/build/device-report.tar.xz" || {
+    echo "hopper_report.sh: cannot unpack build/device-report.tar.xz" >&2
+    exit 1
+  }
+fi
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 LIB=/tmp/nvfp4-hopper-build/libnvfp4_runtime.so
 if has matrix; then
