@@ -99,8 +99,9 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     MLA shape of MLA_SHAPES, V = K's first `dv` columns, or a GQA one of
     SHAPES, V of its own): the KV tiles the busiest of `sms` CTAs
     multiplies against the mean. Units are (sequence, KV head, block of
-    64 query heads under the Dv split, else 128) in 64-key blocks or whole KV tiles (128 keys up to D
-    and Dv 128, else 64; plan::preferFineGranule picks), a piece's work
+    64 query heads under the Dv split, else 128) in 64-key blocks or whole
+    KV tiles (128 keys up to D and Dv 128, else 64;
+    plan::preferFineGranule picks), a piece's work
     the tiles it touches, the overhead AttentionSchedule's for the
     granule, no CTA's share below `min_piece_keys` keys (plan::minPieceSlots,
     the kernels' default 256: bench/hopper/gen_ours.sh's MIN_PIECE_KEYS

@@ -20,15 +20,20 @@ set -eu -o pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT/build"
 folders=()
+# The generators' folders that exist; an extra folder must exist.
 for f in device-hopper device-hopper-bench device-hopper-mla \
-  device-hopper-v4 peers "$@"; do
-  f="${f#build/}"
+  device-hopper-v4 peers; do
   if [[ -d "$f" ]]; then
     folders+=("$f")
-  elif [[ $# -gt 0 && " $* " == *" $f "* ]]; then
+  fi
+done
+for f in "$@"; do
+  f="${f#build/}"
+  if [[ ! -d "$f" ]]; then
     echo "pack_report.sh: no folder build/$f" >&2
     exit 1
   fi
+  folders+=("$f")
 done
 if [[ ${#folders[@]} -eq 0 ]]; then
   echo "pack_report.sh: no artifact folder under build/ (run the generators first)" >&2
