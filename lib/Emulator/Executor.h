@@ -212,7 +212,11 @@ public:
       std::vector<uint32_t> values; ///< dRows.size() x 32 results
       std::vector<uint32_t> aRows;  ///< A-fragment register rows (if any)
       std::vector<uint64_t> aValues; ///< aRows.size() x 32, read at issue
-      uint64_t smemLo[2] = {0, 0}, smemHi[2] = {0, 0}; ///< A, B bytes read
+      /// A's (0) and B's (1) bytes read: [smemLo, smemHi) per LBO repeat
+      /// (smem::lboRepeat; the last takes the repeats beyond), empty when
+      /// smemHi is 0.
+      static constexpr int kRanges = 8;
+      uint64_t smemLo[2][kRanges] = {}, smemHi[2][kRanges] = {};
       std::string origin; ///< location of the issue (race reports)
     };
     std::vector<WgmmaOp> wgmma;

@@ -59,6 +59,20 @@ inline uint64_t canonicalOffset(const Canonical &d, unsigned eb, uint32_t mn,
          (k % 8) * W + (k / 8) * uint64_t(d.sbo);
 }
 
+/// The LBO repeat that element (mn, k) lies in (0 for a layout without an
+/// LBO stride). Within one repeat the canonical layouts are contiguous up
+/// to their SBO strides, so the bytes an operand reads are one range per
+/// repeat; repeats LBO apart may have anything between them.
+inline uint32_t lboRepeat(const Canonical &d, unsigned eb, uint32_t mn,
+                          uint32_t k) {
+  const uint32_t T = 16 / eb;
+  if (d.kMajor)
+    return d.swizzleBits == 0 ? k / T : 0;
+  if (d.swizzleBits == 0)
+    return k / 8;
+  return mn / (swizzleWidth(d.swizzleBits) / eb);
+}
+
 /// The swizzle XOR on an absolute shared address.
 inline uint64_t swizzle(uint64_t a, unsigned bits) {
   if (bits == 0)

@@ -276,8 +276,9 @@ const std::string *Executor::wgmmaReadsShared(const Cta &cta, uint64_t off,
   for (const Warp &w : cta.warps)
     for (const Warp::WgmmaOp &op : w.wgmma)
       for (int q = 0; q < 2; ++q)
-        if (off < op.smemHi[q] && op.smemLo[q] < off + bytes)
-          return &op.origin;
+        for (int r = 0; r < Warp::WgmmaOp::kRanges; ++r)
+          if (off < op.smemHi[q][r] && op.smemLo[q][r] < off + bytes)
+            return &op.origin;
   return nullptr;
 }
 
@@ -404,8 +405,12 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
   // Operands, as doubles (scaled by imm-scale-a / -b).
   const double sa = (I.sub2 & XW_NegA) ? -1.0 : 1.0;
   const double sb = (I.sub2 & XW_NegB) ? -1.0 : 1.0;
-  // Bytes read from shared memory: [lo, hi) of A (0) and B (1).
-  uint64_t lo[2] = {~uint64_t(0), ~uint64_t(0)}, hi[2] = {0, 0};
+  // Bytes read from shared memory: [lo, hi) of A (0) and B (1), one range
+  // per LBO repeat (B's N columns Dv .. may come from a block far from V's).
+  constexpr int kRanges = Warp::WgmmaOp::kRanges;
+  uint64_t lo[2][kRanges], hi[2][kRanges] = {};
+  for (auto &l : lo)
+    std::fill(std::begin(l), std::end(l), ~uint64_t(0));
   int part = 1;
   std::string oob;
   auto load = [&](const smem::Canonical &c, unsigned eb, uint32_t mn,
@@ -415,8 +420,10 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
       oob = hexStr(a);
       return false;
     }
-    lo[part] = std::min(lo[part], a);
-    hi[part] = std::max(hi[part], a + eb);
+    const uint32_t r =
+        std::min<uint32_t>(smem::lboRepeat(c, eb, mn, k), kRanges - 1);
+    lo[part][r] = std::min(lo[part][r], a);
+    hi[part][r] = std::max(hi[part][r], a + eb);
     bits = 0;
     std::memcpy(&bits, cta.shared.data() + a, eb);
     return true;
@@ -484,29 +491,30 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
         Am[size_t(r) * K + k] = sa * elemValue(at, bits);
       }
   }
-  for (int q = 0; q < 2; ++q) {
-    if (hi[q] == 0)
-      continue;
-    if (san_) {
-      // The operands are read through the async proxy (the PTX ISA's
-      // wgmma.fence section asks for fence.proxy.async after generic
-      // writes of them).
-      std::string e = san_->proxyRead(
-          sanWarp(w), cta.rank, static_cast<uint32_t>(lo[q]),
-          static_cast<uint32_t>(hi[q]), I.line,
-          q ? "wgmma.mma_async's read of B" : "wgmma.mma_async's read of A");
-      if (!e.empty())
-        return sanFault(w, 0, I, e);
+  for (int q = 0; q < 2; ++q)
+    for (int r = 0; r < kRanges; ++r) {
+      if (hi[q][r] == 0)
+        continue;
+      if (san_) {
+        // The operands are read through the async proxy (the PTX ISA's
+        // wgmma.fence section asks for fence.proxy.async after generic
+        // writes of them).
+        std::string e = san_->proxyRead(
+            sanWarp(w), cta.rank, static_cast<uint32_t>(lo[q][r]),
+            static_cast<uint32_t>(hi[q][r]), I.line,
+            q ? "wgmma.mma_async's read of B" : "wgmma.mma_async's read of A");
+        if (!e.empty())
+          return sanFault(w, 0, I, e);
+      }
+      if (tma_ && cfg_.checkTmaRaces)
+        if (const std::string *t = tmaInFlight(
+                cta, lo[q][r], static_cast<uint32_t>(hi[q][r] - lo[q][r])))
+          return fault(Fault::Kind::Invalid, w, 0, I,
+                       "race: '" + mnem + "' reads shared memory [" +
+                           hexStr(lo[q][r]) + ", " + hexStr(hi[q][r]) +
+                           ") that the TMA load issued in " + *t +
+                           " is still writing (wait on its mbarrier first)");
     }
-    if (tma_ && cfg_.checkTmaRaces)
-      if (const std::string *t =
-              tmaInFlight(cta, lo[q], static_cast<uint32_t>(hi[q] - lo[q])))
-        return fault(Fault::Kind::Invalid, w, 0, I,
-                     "race: '" + mnem + "' reads shared memory [" +
-                         hexStr(lo[q]) + ", " + hexStr(hi[q]) +
-                         ") that the TMA load issued in " + *t +
-                         " is still writing (wait on its mbarrier first)");
-  }
 
   // Registers other instructions wrote after the warp's last wgmma.fence:
   // the PTX ISA asks for a wgmma.fence between any access of a register
@@ -615,10 +623,11 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
   op.dRows = dRows;
   op.aRows = std::move(aRowsList);
   op.aValues = std::move(aVals);
-  for (int q = 0; q < 2; ++q) {
-    op.smemLo[q] = hi[q] ? lo[q] : 0;
-    op.smemHi[q] = hi[q];
-  }
+  for (int q = 0; q < 2; ++q)
+    for (int r = 0; r < kRanges; ++r) {
+      op.smemLo[q][r] = hi[q][r] ? lo[q][r] : 0;
+      op.smemHi[q][r] = hi[q][r];
+    }
   op.origin = location(w, 0, I.line);
   w.wgmma.push_back(std::move(op));
   ++cta.wgmmaPending;

@@ -311,7 +311,7 @@ struct Result {
 
 /// Runs `c`; `patch` is "old\x01new", replaced in the kernel text.
 Result runCase(const WgCase &c, const std::string &patch = "",
-               uint32_t block = 0) {
+               uint32_t block = 0, const std::string &patch2 = "") {
   Result res;
   const unsigned K = instrK(c.a), kTot = 2 * K;
   const unsigned ea = bytesOf(c.a), eb = bytesOf(c.b);
@@ -405,14 +405,16 @@ Result runCase(const WgCase &c, const std::string &patch = "",
     }
 
   std::string text = kernelText(c, smemBytes, nd);
-  if (!patch.empty()) {
-    size_t sep = patch.find('\x01');
-    size_t at = text.find(patch.substr(0, sep));
+  for (const std::string *p : {&patch, &patch2}) {
+    if (p->empty())
+      continue;
+    size_t sep = p->find('\x01');
+    size_t at = text.find(p->substr(0, sep));
     if (at == std::string::npos) {
       res.error = "patch not found";
       return res;
     }
-    text.replace(at, sep, patch.substr(sep + 1));
+    text.replace(at, sep, p->substr(sep + 1));
   }
   Machine mach;
   auto mod = mach.loadPTX(text, "wgmma.ptx");
@@ -938,6 +940,43 @@ TEST(WgmmaTest, Errors) {
                      "  wgmma.fence.sync.aligned;\n"
                      "  setp.eq.u32 %p7, %r0, 3;\n  @%p7 bra WAIT;\n");
   EXPECT_NE(r.error.find(".aligned"), std::string::npos) << r.error;
+}
+
+// The bytes an operand reads are tracked as one range per LBO repeat
+// (smem::lboRepeat), not one range over all of them: B's N columns 64 ..
+// may come from a block far from columns 0 .. 63 (the sm_90a attention
+// kernel's row sums by the tensor cores read a block of ones after the K/V
+// stages), and a TMA load or store between the two is no race.
+TEST(WgmmaTest, OperandRangesPerLboRepeat) {
+  WgCase c = mk("lbo_ranges", Major::K, Major::MN, Swizzle::B128);
+  c.n = 128;
+  // The A tile is 8 KiB (64 rows x 64 K-major bf16), so B starts at 8192.
+  // Its 64-column blocks are 1024 bytes apart (LBO 1024), its 8-key groups
+  // 2048 (SBO): the first MMA reads B bytes [0, 4096), the second [4096,
+  // 8192). Moving the first MMA's LBO to 4096 makes it read block 1 of
+  // keys 0 .. 15 at [4096, 5120) and [6144, 7168), and nothing of [3072,
+  // 4096) (the unmoved block 1 of keys 8 .. 15).
+  const std::string moveLbo = std::string("add.s64 %rd11, %rd11, %rd8;") +
+                              '\x01' +
+                              "add.s64 %rd11, %rd11, %rd8;\n"
+                              "  add.s64 %rd11, %rd11, 0xc00000;";
+  auto storeAt = [](uint32_t off) {
+    return std::string("WAIT:\n") + '\x01' +
+           "  setp.eq.u32 %p7, %r0, 0;\n  add.u32 %r9, %r3, " +
+           std::to_string(off) + ";\n  @%p7 st.shared.u32 [%r9], %r0;\nWAIT:\n";
+  };
+  // Both patches: the LBO moved, then a store while both MMAs are pending.
+  auto run = [&](uint32_t off) { return runCase(c, storeAt(off), 0, moveLbo); };
+  // The moved descriptor alone runs (its values differ, no error).
+  EXPECT_EQ(runCase(c, moveLbo).error, "");
+  // Into the gap between the first MMA's two blocks: not read by either.
+  Result r = run(8192 + 3072);
+  EXPECT_EQ(r.error, "");
+  // Into the moved block: a race.
+  r = run(8192 + 4096);
+  EXPECT_NE(r.error.find("overwrites an operand of the wgmma.mma_async"),
+            std::string::npos)
+      << r.error;
 }
 
 TEST(WgmmaTest, UnimplementedFormsSayWhat) {
