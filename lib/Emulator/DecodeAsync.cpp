@@ -791,6 +791,60 @@ bool Decoder::decodeBulk(const Instruction &in, XInst &x) {
   return true;
 }
 
+bool Decoder::decodeStAsync(const Instruction &in, XInst &x) {
+  // st.async{.weak}{.cluster}.shared::cluster.mbarrier::complete_tx::bytes
+  //     {.v2, .v4}.type [a], b, [mbar];  .type: b32 b64 u32 u64 s32 s64 f32
+  //     f64 (.v4 only with 32-bit types). The .mmio.release form (global
+  //     memory) is not implemented.
+  if (in.has(ModId::Mmio) || in.has(ModId::Global)) {
+    x.op = XOp::NotImplemented;
+    err_ = "not implemented yet: '" + in.mnemonic +
+           "' (the .mmio / .global form of st.async)";
+    return false;
+  }
+  if (!checkMods(in, {ModId::Weak, ModId::Cluster, ModId::SharedCluster,
+                      ModId::MbarrierCompleteTxBytes, ModId::Vec}))
+    return false;
+  if (!in.has(ModId::SharedCluster) || !in.has(ModId::MbarrierCompleteTxBytes))
+    return fail("'" + in.mnemonic +
+                "' needs .shared::cluster and .mbarrier::complete_tx::bytes");
+  Type t = in.type(0);
+  unsigned bits = in.numTypes() == 1 ? typeBits(t) : 0;
+  if ((bits != 32 && bits != 64) || t == Type::Pred)
+    return fail("'" + in.mnemonic +
+                "' needs one of .b32 .b64 .u32 .u64 .s32 .s64 .f32 .f64");
+  x.op = XOp::StAsync;
+  x.type = t;
+  x.vec = static_cast<uint8_t>(in.value(ModId::Vec, 1));
+  if (x.vec != 1 && x.vec != 2 && (x.vec != 4 || bits != 32))
+    return fail("'" + in.mnemonic +
+                "' stores 1, 2 or 4 32-bit values or 1 "
+                "or 2 64-bit values");
+  if (!expectOperands(in, 3, 3))
+    return false;
+  x.space = XSpace::SharedCluster;
+  if (!address(in, 0, x))
+    return false;
+  const Operand &data = in.operands[1];
+  if (x.vec > 1) {
+    if (data.kind != Operand::Kind::Vector || data.elems.size() != x.vec)
+      return fail("'" + in.mnemonic + "' needs a vector of " +
+                  std::to_string(x.vec) + " registers");
+    if (!regList(in, data, t, /*isDst=*/false, x))
+      return false;
+  } else {
+    if (!src(in, 1, t, x.src[1]))
+      return false;
+    x.listBegin = static_cast<uint32_t>(p_.lists.size());
+    x.listCount = 0;
+  }
+  int64_t mbImm = 0;
+  if (!plainAddress(in, 2, XSpace::SharedCluster, x.src[2], mbImm))
+    return false;
+  p_.lists.push_back(constRow(static_cast<uint64_t>(mbImm)));
+  return true;
+}
+
 bool Decoder::decodeTma(const Instruction &in, XInst &x) {
   // cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}
   //     .mbarrier::complete_tx::bytes{.multicast::cluster}{.cta_group::N}

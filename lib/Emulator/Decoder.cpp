@@ -1488,6 +1488,8 @@ bool Decoder::decodeInst(const Instruction &in, XInst &x) {
   case Opcode::CpAsyncBulkTensor:
   case Opcode::CpAsyncBulkPrefetchTensor:
     return decodeTma(in, x);
+  case Opcode::StAsync:
+    return decodeStAsync(in, x);
   case Opcode::Tcgen05Alloc:
   case Opcode::Tcgen05Dealloc:
   case Opcode::Tcgen05RelinquishAllocPermit:

@@ -186,6 +186,7 @@ private:
   bool decodeTcgen05(const Instruction &in, XInst &x);
   bool decodeTcgen05Mma(const Instruction &in, XInst &x);
   bool decodeBulk(const Instruction &in, XInst &x);
+  bool decodeStAsync(const Instruction &in, XInst &x);
   bool decodeTcgen05Commit(const Instruction &in, XInst &x);
   bool decodeTcgen05CpShift(const Instruction &in, XInst &x);
   bool decodeWgmma(const Instruction &in, XInst &x);

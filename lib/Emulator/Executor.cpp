@@ -905,6 +905,10 @@ bool Executor::exec(Warp &w, const XInst &I, uint32_t mask, bool &yield) {
     if (mask && !execBulk(w, I, mask))
       return false;
     break;
+  case XOp::StAsync:
+    if (mask && !execStAsync(w, I, mask))
+      return false;
+    break;
   case XOp::AsyncCopy:
   case XOp::AsyncCommit:
   case XOp::AsyncWait:

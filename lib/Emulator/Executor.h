@@ -440,6 +440,7 @@ private:
   void clearTma();
   TmaUnit &tmaUnit();
   bool execBulk(Warp &w, const XInst &I, uint32_t mask);
+  bool execStAsync(Warp &w, const XInst &I, uint32_t mask);
   /// cp.async (non-bulk), commit_group and wait_group / wait_all.
   bool execAsyncCopy(Warp &w, const XInst &I, uint32_t mask);
   void completeBulkStores(

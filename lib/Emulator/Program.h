@@ -207,6 +207,11 @@ enum class XOp : uint16_t {
   /// src[1] src, src[2] size, src[3] mbarrier; imm the dst offset; lists:
   /// constant rows of the src and mbarrier offsets, then the CTA mask.
   BulkCopy,
+  /// st.async.shared::cluster.mbarrier::complete_tx::bytes (Tma.cpp):
+  /// src[0] the destination, src[1] the value (vec 1), src[2] the
+  /// mbarrier; imm the destination offset; lists: the value's registers
+  /// (vec > 1), then a constant row of the mbarrier offset.
+  StAsync,
   BulkCommit, ///< cp.async.bulk.commit_group
   BulkWait,   ///< cp.async.bulk.wait_group{.read} N (imm N)
   /// cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size (Tma.cpp):

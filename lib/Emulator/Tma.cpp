@@ -645,6 +645,88 @@ bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
 }
 
 //===----------------------------------------------------------------------===//
+// st.async
+//===----------------------------------------------------------------------===//
+//
+// st.async.shared::cluster.mbarrier::complete_tx::bytes [a], b, [mbar]: the
+// value's bytes are read from the registers when the instruction issues and
+// handed to the TMA unit like a bulk copy, which writes them into the CTA
+// that `a` names and signals complete_tx of their size on the mbarrier
+// `mbar` names: a reader sees them only after waiting on that mbarrier.
+// `a` must be aligned to the bytes stored, and `mbar` must be in the CTA
+// that `a` names (the emulator's strict reading of the ISA's remote-barrier
+// use: the barrier tracks the stores into its own CTA).
+
+bool Executor::execStAsync(Warp &w, const XInst &I, uint32_t mask) {
+  const std::string mnem = I.inst ? I.inst->mnemonic : "st.async";
+  const unsigned eb = ptx::typeBits(I.type) / 8;
+  const uint32_t total = eb * I.vec;
+  const uint32_t *list = prog_.lists.data() + I.listBegin;
+  const uint32_t mbRow = list[I.vec > 1 ? I.vec : 0];
+  for (uint32_t m = mask; m; m &= m - 1) {
+    uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    uint64_t dst = src(w, I.src[0])[lane] + static_cast<uint64_t>(I.imm);
+    if (dst % total != 0)
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "'" + mnem + "' to " + hexStr(dst) +
+                       ": the address must be a multiple of the " +
+                       std::to_string(total) + " bytes stored");
+    uint32_t rank = static_cast<uint32_t>(addrspace::sharedRank(dst));
+    uint32_t off = static_cast<uint32_t>(addrspace::sharedOffset(dst));
+    if (rank >= ctas_.size())
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "'" + mnem + "' to " + hexStr(dst) + " names CTA rank " +
+                       std::to_string(rank) + ", but the cluster has " +
+                       std::to_string(ctas_.size()) + " CTAs");
+    Cta *c = ctas_[rank].get();
+    if (uint64_t(off) + total > c->shared.size())
+      return fault(Fault::Kind::Memory, w, lane, I,
+                   "'" + mnem + "' of " + std::to_string(total) +
+                       " bytes to shared offset " + hexStr(off) +
+                       " is outside the shared memory of CTA rank " +
+                       std::to_string(rank));
+    std::vector<uint8_t> bytes(total);
+    for (unsigned e = 0; e < I.vec; ++e) {
+      uint64_t v = src(w, I.vec > 1 ? list[e] : I.src[1])[lane];
+      std::memcpy(bytes.data() + e * eb, &v, eb);
+    }
+    XInst mb = I;
+    mb.src[0] = I.src[2];
+    mb.imm = static_cast<int64_t>(src(w, mbRow)[lane]);
+    mb.space = XSpace::SharedCluster;
+    Cta *mbCta = nullptr;
+    uint32_t mbOff = 0;
+    if (!mbarAddress(w, lane, mb, /*ownCtaOnly=*/false, mbCta, mbOff))
+      return false;
+    if (mbCta != c)
+      return fault(Fault::Kind::Invalid, w, lane, I,
+                   "'" + mnem + "' stores into CTA rank " +
+                       std::to_string(rank) +
+                       " but completes on an mbarrier of CTA rank " +
+                       std::to_string(mbCta->rank) +
+                       " (the mbarrier must be in the destination's CTA)");
+    TmaCopy copy;
+    copy.cta = c;
+    copy.off = off;
+    copy.image = std::move(bytes);
+    copy.mbCta = mbCta;
+    copy.mbOff = mbOff;
+    copy.txBytes = total;
+    copy.origin = location(w, lane, I.line);
+    if (san_) {
+      copy.warp = sanWarp(w);
+      copy.line = I.line;
+      std::string e = san_->tmaIssue(copy.warp, c->rank, copy.off,
+                                     copy.off + total, I.line);
+      if (!e.empty())
+        return sanFault(w, lane, I, e);
+    }
+    tmaUnit().push(std::move(copy), *this);
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
 // cp.async.bulk (non-tensor)
 //===----------------------------------------------------------------------===//
 //

@@ -153,6 +153,97 @@ TEST(BulkCopyTest, SharedToPeerShared) {
     EXPECT_EQ(out[32 + t], 500 + t) << t;
 }
 
+// st.async: CTA 0's threads 0-15 store 8 bytes each into CTA 1's buf
+// (`store`, with %r11 = the peer's buf + 8 t as a shared::cluster address
+// and %r13 the peer's barrier), completing on CTA 1's barrier (armed by CTA
+// 1 for 128 bytes); CTA 1 then reads what arrived. With `readEarly` CTA 1
+// reads buf before it waits.
+std::string stAsyncBody(const std::string &store, bool readEarly = false) {
+  return std::string(kInit) +
+         "  setp.ne.u32 %p5, %r30, 0;\n"
+         "  setp.eq.u32 %p6, %r30, 1;\n"
+         "  setp.eq.and.u32 %p6, %r0, 0, %p6;\n  @!%p6 bra SYNC;\n"
+         "  mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 128;\n"
+         "SYNC:\n"
+         "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+         "  @%p5 bra ISSUED;\n"
+         "  setp.ge.u32 %p3, %r0, 16;\n  @%p3 bra ISSUED;\n"
+         "  mov.u32 %r10, buf;\n  mapa.shared::cluster.u32 %r11, %r10, 1;\n"
+         "  shl.b32 %r14, %r0, 3;\n  add.u32 %r11, %r11, %r14;\n"
+         "  mov.u32 %r12, bar;\n  mapa.shared::cluster.u32 %r13, %r12, 1;\n"
+         "  cvt.u64.u32 %rd8, %r0;\n  add.s64 %rd8, %rd8, 600;\n"
+         "  add.u32 %r15, %r0, 700;\n  add.u32 %r16, %r0, 800;\n" +
+         store +
+         "ISSUED:\n"
+         "  @!%p5 bra END;\n"
+         "  setp.ge.u32 %p4, %r0, 16;\n  @%p4 bra END;\n" +
+         (readEarly ? std::string(kStoreBuf) + kWait
+                    : std::string(kWait) + kStoreBuf) +
+         "END:\n"
+         "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
+         "  ret;";
+}
+
+TEST(BulkCopyTest, StAsyncToPeerShared) {
+  std::vector<uint64_t> out(64);
+  ASSERT_EQ(runBulk(stAsyncBody("  st.async.shared::cluster.mbarrier::"
+                                "complete_tx::bytes.b64 [%r11], %rd8, "
+                                "[%r13];\n"),
+                    out, 2),
+            "");
+  for (uint64_t t = 0; t < 16; ++t)
+    EXPECT_EQ(out[32 + t], 600 + t) << t;
+  // .v2.b32 (the full form's qualifiers): the low word first.
+  ASSERT_EQ(runBulk(stAsyncBody("  st.async.weak.cluster.shared::cluster."
+                                "mbarrier::complete_tx::bytes.v2.b32 "
+                                "[%r11], {%r15, %r16}, [%r13];\n"),
+                    out, 2),
+            "");
+  for (uint64_t t = 0; t < 16; ++t)
+    EXPECT_EQ(out[32 + t], (800 + t) << 32 | (700 + t)) << t;
+}
+
+TEST(BulkCopyTest, StAsyncReadBeforeTheBarrierIsARace) {
+  std::vector<uint64_t> out(64);
+  std::string r = runBulk(stAsyncBody("  st.async.shared::cluster.mbarrier::"
+                                      "complete_tx::bytes.b64 [%r11], %rd8, "
+                                      "[%r13];\n",
+                                      /*readEarly=*/true),
+                          out, 2);
+  EXPECT_NE(r.find("race:"), std::string::npos) << r;
+}
+
+TEST(BulkCopyTest, StAsyncErrors) {
+  std::vector<uint64_t> out(64);
+  const std::string st = "  st.async.shared::cluster.mbarrier::complete_tx::"
+                         "bytes";
+  // Not aligned to the bytes stored.
+  std::string r = runBulk(stAsyncBody("  add.u32 %r11, %r11, 4;\n" + st +
+                                      ".b64 [%r11], %rd8, "
+                                      "[%r13];\n"),
+                          out, 2);
+  EXPECT_NE(r.find("must be a multiple of the 8 bytes stored"),
+            std::string::npos)
+      << r;
+  // The barrier of another CTA than the destination's.
+  r = runBulk(stAsyncBody(st + ".b64 [%r11], %rd8, [%r12];\n"), out, 2);
+  EXPECT_NE(r.find("the mbarrier must be in the destination's CTA"),
+            std::string::npos)
+      << r;
+  // 32 bytes, and a missing completion mechanism: rejected when loaded.
+  r = runBulk(stAsyncBody(st + ".v4.b64 [%r11], {%rd8, %rd8, %rd8, %rd8}, "
+                               "[%r13];\n"),
+              out, 2);
+  EXPECT_NE(r.find("1, 2 or 4 32-bit values"), std::string::npos) << r;
+  r = runBulk(stAsyncBody("  st.async.shared::cluster.b64 [%r11], %rd8, "
+                          "[%r13];\n"),
+              out, 2);
+  EXPECT_NE(r.find("needs .shared::cluster and "
+                   ".mbarrier::complete_tx::bytes"),
+            std::string::npos)
+      << r;
+}
+
 TEST(BulkCopyTest, SharedToGlobalLandsAtWaitGroup) {
   // Thread 0 copies 64 bytes of buf to out[8..15]; before wait_group it
   // still reads the old contents, after it the copied ones.
