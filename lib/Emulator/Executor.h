@@ -441,6 +441,13 @@ private:
   TmaUnit &tmaUnit();
   bool execBulk(Warp &w, const XInst &I, uint32_t mask);
   bool execStAsync(Warp &w, const XInst &I, uint32_t mask);
+  /// Hands `bytes` for shared offset `off` of `cta` to the TMA unit, with
+  /// complete_tx of their size on the mbarrier at `mbOff` of `mbCta` (a
+  /// bulk copy into shared memory, st.async); false after a sanitizer
+  /// fault.
+  bool pushSharedCopy(Warp &w, uint32_t lane, const XInst &I, Cta &cta,
+                      uint32_t off, std::vector<uint8_t> bytes, Cta &mbCta,
+                      uint32_t mbOff);
   /// cp.async (non-bulk), commit_group and wait_group / wait_all.
   bool execAsyncCopy(Warp &w, const XInst &I, uint32_t mask);
   void completeBulkStores(

@@ -644,6 +644,29 @@ bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
   return true;
 }
 
+bool Executor::pushSharedCopy(Warp &w, uint32_t lane, const XInst &I, Cta &cta,
+                              uint32_t off, std::vector<uint8_t> bytes,
+                              Cta &mbCta, uint32_t mbOff) {
+  TmaCopy copy;
+  copy.cta = &cta;
+  copy.off = off;
+  copy.txBytes = static_cast<uint32_t>(bytes.size());
+  copy.image = std::move(bytes);
+  copy.mbCta = &mbCta;
+  copy.mbOff = mbOff;
+  copy.origin = location(w, lane, I.line);
+  if (san_) {
+    copy.warp = sanWarp(w);
+    copy.line = I.line;
+    std::string e = san_->tmaIssue(copy.warp, cta.rank, copy.off,
+                                   copy.off + copy.txBytes, I.line);
+    if (!e.empty())
+      return sanFault(w, lane, I, e);
+  }
+  tmaUnit().push(std::move(copy), *this);
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // st.async
 //===----------------------------------------------------------------------===//
@@ -705,23 +728,8 @@ bool Executor::execStAsync(Warp &w, const XInst &I, uint32_t mask) {
                        " but completes on an mbarrier of CTA rank " +
                        std::to_string(mbCta->rank) +
                        " (the mbarrier must be in the destination's CTA)");
-    TmaCopy copy;
-    copy.cta = c;
-    copy.off = off;
-    copy.image = std::move(bytes);
-    copy.mbCta = mbCta;
-    copy.mbOff = mbOff;
-    copy.txBytes = total;
-    copy.origin = location(w, lane, I.line);
-    if (san_) {
-      copy.warp = sanWarp(w);
-      copy.line = I.line;
-      std::string e = san_->tmaIssue(copy.warp, c->rank, copy.off,
-                                     copy.off + total, I.line);
-      if (!e.empty())
-        return sanFault(w, lane, I, e);
-    }
-    tmaUnit().push(std::move(copy), *this);
+    if (!pushSharedCopy(w, lane, I, *c, off, std::move(bytes), *mbCta, mbOff))
+      return false;
   }
   return true;
 }
@@ -856,24 +864,8 @@ bool Executor::execBulk(Warp &w, const XInst &I, uint32_t mask) {
       // The mbarrier sits at the same offset in each destination CTA
       // (multicast), or where the operand says.
       Cta *bc = (I.sub2 & XT_Multicast) ? c : mbCta;
-      TmaCopy copy;
-      copy.cta = c;
-      copy.off = off;
-      copy.image = bytes;
-      copy.mbCta = bc;
-      copy.mbOff = mbOff;
-      copy.txBytes = size;
-      copy.origin = location(w, lane, I.line);
-      if (san_) {
-        copy.warp = sanWarp(w);
-        copy.line = I.line;
-        std::string e = san_->tmaIssue(
-            copy.warp, c->rank, copy.off,
-            copy.off + static_cast<uint32_t>(copy.image.size()), I.line);
-        if (!e.empty())
-          return sanFault(w, lane, I, e);
-      }
-      tmaUnit().push(std::move(copy), *this);
+      if (!pushSharedCopy(w, lane, I, *c, off, bytes, *bc, mbOff))
+        return false;
     }
   }
   return true;
