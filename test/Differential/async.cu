@@ -312,6 +312,54 @@ extern "C" __global__ void bulk_copies(const uint8_t *in, uint8_t *out,
   clusterSync();
 }
 
+// st.async into the peer CTA of a cluster of 2, completing on the peer's
+// mbarrier: thread t stores words of `in` (rank r reads from in + r * 1664
+// words) as .b32, .v2.b32, .v4.b32, .b64 and .v2.b64 into five regions of
+// the peer's buffer (6656 bytes); each CTA waits on its own barrier and
+// writes what arrived to out + rank * 6656 bytes.
+extern "C" __global__ void st_async_peer(const uint32_t *in, uint8_t *out) {
+  __shared__ alignas(128) uint8_t buf[6656];
+  __shared__ alignas(8) uint64_t bar;
+  uint32_t rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  const uint32_t t = threadIdx.x, b = smem(&bar);
+  if (t == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(b));
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  clusterSync();
+  if (t == 0)
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 6656;" ::"r"(b) : "memory");
+  clusterSync();
+  uint32_t peer, peerBar;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer) : "r"(smem(buf)), "r"(rank ^ 1));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peerBar) : "r"(b), "r"(rank ^ 1));
+  const uint32_t *w = in + rank * 1664 + t * 13;
+  uint64_t d0 = (uint64_t(w[6]) << 32) | w[5];
+  uint64_t d1 = (uint64_t(w[8]) << 32) | w[7];
+  uint64_t d2 = (uint64_t(w[10]) << 32) | w[9];
+  // OP("st.async.b32")
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+               :: "r"(peer + 4 * t), "r"(w[0]), "r"(peerBar) : "memory");
+  // OP("st.async.v2.b32")
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
+               :: "r"(peer + 512 + 8 * t), "r"(w[1]), "r"(w[2]), "r"(peerBar) : "memory");
+  // OP("st.async.v4.b32")
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
+               :: "r"(peer + 1536 + 16 * t), "r"(w[3]), "r"(w[4]), "r"(w[11]), "r"(w[12]), "r"(peerBar) : "memory");
+  // OP("st.async.b64")
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];"
+               :: "r"(peer + 3584 + 8 * t), "l"(d0), "r"(peerBar) : "memory");
+  // OP("st.async.v2.b64")
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];"
+               :: "r"(peer + 4608 + 16 * t), "l"(d1), "l"(d2), "r"(peerBar) : "memory");
+  waitParity(b, 0);
+  for (uint32_t i = t; i < 6656 / 4; i += blockDim.x)
+    reinterpret_cast<uint32_t *>(out + rank * 6656)[i] =
+        reinterpret_cast<const uint32_t *>(buf)[i];
+  clusterSync();
+}
+
 // Clusters of 4 in a grid of 8: special registers, distributed shared
 // memory reads and writes through mapa (shared::cluster and generic),
 // remote mbarrier arrivals, cluster-scope atomics.

@@ -333,6 +333,12 @@ def other_cases():
              args=["buf:in:4112:seed=8:u8", "buf:out:24576:poison:out={out:out}",
                    "u32:1040", "u32:3040", "u32:16"],
              outputs={"out": "bits"}),
+        # st.async into the peer CTA (.b32, .v2.b32, .v4.b32, .b64,
+        # .v2.b64), completing on the peer's mbarrier.
+        dict(name="st_async_peer", ptx="async.ptx", kernel="st_async_peer",
+             grid=2, block=128, cluster=2, smem=0, bufs=[],
+             args=["buf:in:13312:seed=12:i32", "buf:out:13312:poison:out={out:out}"],
+             outputs={"out": "bits"}),
         dict(name="is_explicit_cluster", ptx="async.ptx", kernel="is_explicit_cluster",
              grid=2, block=32, cluster=2, smem=0, bufs=[],
              args=["buf:out:8:poison:out={out:out}"], outputs={"out": "bits"}),
