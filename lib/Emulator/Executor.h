@@ -447,7 +447,7 @@ private:
   /// fault.
   bool pushSharedCopy(Warp &w, uint32_t lane, const XInst &I, Cta &cta,
                       uint32_t off, std::vector<uint8_t> bytes, Cta &mbCta,
-                      uint32_t mbOff);
+                      uint32_t mbOff, bool generic = false);
   /// cp.async (non-bulk), commit_group and wait_group / wait_all.
   bool execAsyncCopy(Warp &w, const XInst &I, uint32_t mask);
   void completeBulkStores(

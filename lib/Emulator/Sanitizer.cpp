@@ -184,7 +184,7 @@ std::string Sanitizer::tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo,
 
 void Sanitizer::tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank,
                             uint32_t lo, uint32_t hi, uint32_t mbRank,
-                            uint32_t mbOff) {
+                            uint32_t mbOff, bool generic) {
   if (rank >= smemWrite_.size() || hi <= lo)
     return;
   uint32_t a = agentOf(mbRank, mbOff);
@@ -199,7 +199,13 @@ void Sanitizer::tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank,
   for (uint32_t i = lo / 4; i <= (hi - 1) / 4 && i < wr.size(); ++i) {
     wr[i] = e;
     rd[i] = Epoch();
-    proxyDirty_[rank][i] = 0; // written through the async proxy now
+    if (generic && issuer < numWarps_) {
+      // st.async: a generic write by its issuer, not yet proxy-fenced.
+      proxyDirty_[rank][i] = static_cast<uint16_t>(issuer + 1);
+      warps_[issuer].proxyUnfenced.push_back((uint64_t(rank) << 32) | i);
+    } else {
+      proxyDirty_[rank][i] = 0; // written through the async proxy now
+    }
     if (!byteShadow_.empty())
       byteShadow_.erase((uint64_t(rank) << 32) | i);
   }

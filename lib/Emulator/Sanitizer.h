@@ -144,8 +144,11 @@ public:
   std::string tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo, uint32_t hi,
                        uint32_t line);
   /// At its completion: the bytes now belong to the mbarrier's phase.
+  /// `generic`: st.async, whose bytes are written through the generic
+  /// proxy (an async-proxy read of them needs fence.proxy.async first).
   void tmaComplete(uint32_t issuer, uint32_t line, uint32_t rank, uint32_t lo,
-                   uint32_t hi, uint32_t mbRank, uint32_t mbOff);
+                   uint32_t hi, uint32_t mbRank, uint32_t mbOff,
+                   bool generic = false);
   SyncState &barrier(uint32_t rank, uint32_t id) {
     return bars_[rank * 16 + id];
   }

@@ -110,6 +110,9 @@ struct TmaCopy {
   std::string origin; ///< "CTA ... warp ... lane ... at line N: ..."
   uint32_t warp = 0, line = 0; ///< the issuing warp (sanitizer) and line
   uint8_t swizzle = 0xff; ///< a tensor load's swizzle bits (0xff: a bulk copy)
+  /// st.async: the bytes are written through the generic proxy (the
+  /// sanitizer asks for fence.proxy.async before an async-proxy read).
+  bool generic = false;
   uint32_t parity = 0;    ///< its mbarrier's phase parity at the issue
 };
 
@@ -213,7 +216,7 @@ public:
       if (ex.san_) {
         const uint32_t end = c.off + static_cast<uint32_t>(c.image.size());
         ex.san_->tmaComplete(c.warp, c.line, c.cta->rank, c.off, end,
-                             c.mbCta->rank, c.mbOff);
+                             c.mbCta->rank, c.mbOff, c.generic);
         Sanitizer::asyncWrite(ex.san_->mbarCurrent(c.mbCta->rank, c.mbOff),
                               {c.warp, c.line, c.cta->rank, c.off, end});
       }
@@ -518,8 +521,10 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     c.txBytes = static_cast<uint32_t>(total);
     c.origin = location(w, lane, I.line);
     c.swizzle = static_cast<uint8_t>(swz);
+    // The issuer also decides, without the sanitizer, whether a landing
+    // CTA has exited before its peer's copy (TmaUnit::step).
+    c.warp = sanWarp(w);
     if (san_) {
-      c.warp = sanWarp(w);
       c.line = I.line;
       if (t.second != w.cta) {
         std::string e = san_->mbarRemoteUse(c.warp, t.second->rank, mbOff,
@@ -646,7 +651,7 @@ bool Executor::tmaStoreLane(Warp &w, uint32_t lane, const XInst &I,
 
 bool Executor::pushSharedCopy(Warp &w, uint32_t lane, const XInst &I, Cta &cta,
                               uint32_t off, std::vector<uint8_t> bytes,
-                              Cta &mbCta, uint32_t mbOff) {
+                              Cta &mbCta, uint32_t mbOff, bool generic) {
   TmaCopy copy;
   copy.cta = &cta;
   copy.off = off;
@@ -655,9 +660,19 @@ bool Executor::pushSharedCopy(Warp &w, uint32_t lane, const XInst &I, Cta &cta,
   copy.mbCta = &mbCta;
   copy.mbOff = mbOff;
   copy.origin = location(w, lane, I.line);
+  copy.generic = generic;
+  // The issuer also decides, without the sanitizer, whether a landing CTA
+  // has exited before its peer's copy (TmaUnit::step).
+  copy.warp = sanWarp(w);
   if (san_) {
-    copy.warp = sanWarp(w);
     copy.line = I.line;
+    if (&mbCta != w.cta) {
+      std::string e =
+          san_->mbarRemoteUse(copy.warp, mbCta.rank, mbOff, I.line,
+                              generic ? "st.async" : "the bulk copy");
+      if (!e.empty())
+        return sanFault(w, lane, I, e);
+    }
     std::string e = san_->tmaIssue(copy.warp, cta.rank, copy.off,
                                    copy.off + copy.txBytes, I.line);
     if (!e.empty())
@@ -728,7 +743,8 @@ bool Executor::execStAsync(Warp &w, const XInst &I, uint32_t mask) {
                        " but completes on an mbarrier of CTA rank " +
                        std::to_string(mbCta->rank) +
                        " (the mbarrier must be in the destination's CTA)");
-    if (!pushSharedCopy(w, lane, I, *c, off, std::move(bytes), *mbCta, mbOff))
+    if (!pushSharedCopy(w, lane, I, *c, off, std::move(bytes), *mbCta, mbOff,
+                        /*generic=*/true))
       return false;
   }
   return true;

@@ -56,7 +56,8 @@ std::string runBulk(const std::string &body, std::vector<uint64_t> &out,
 
 // Thread 0 initializes the barrier; everyone syncs.
 const char *kInit = "  setp.ne.u32 %p1, %r0, 0;\n  @%p1 bra I;\n"
-                    "  mbarrier.init.shared.b64 [bar], 1;\nI:\n"
+                    "  mbarrier.init.shared.b64 [bar], 1;\n"
+                    "  fence.mbarrier_init.release.cluster;\nI:\n"
                     "  barrier.cluster.arrive.aligned;\n"
                     "  barrier.cluster.wait.aligned;\n";
 // All threads wait for phase 0 of `bar`.
@@ -158,7 +159,8 @@ TEST(BulkCopyTest, SharedToPeerShared) {
 // and %r13 the peer's barrier), completing on CTA 1's barrier (armed by CTA
 // 1 for 128 bytes); CTA 1 then reads what arrived. With `readEarly` CTA 1
 // reads buf before it waits.
-std::string stAsyncBody(const std::string &store, bool readEarly = false) {
+std::string stAsyncBody(const std::string &store, bool readEarly = false,
+                        const std::string &afterWait = "") {
   return std::string(kInit) +
          "  setp.ne.u32 %p5, %r30, 0;\n"
          "  setp.eq.u32 %p6, %r30, 1;\n"
@@ -178,7 +180,7 @@ std::string stAsyncBody(const std::string &store, bool readEarly = false) {
          "  @!%p5 bra END;\n"
          "  setp.ge.u32 %p4, %r0, 16;\n  @%p4 bra END;\n" +
          (readEarly ? std::string(kStoreBuf) + kWait
-                    : std::string(kWait) + kStoreBuf) +
+                    : std::string(kWait) + afterWait + kStoreBuf) +
          "END:\n"
          "  barrier.cluster.arrive.aligned;\n  barrier.cluster.wait.aligned;\n"
          "  ret;";
@@ -230,6 +232,27 @@ TEST(BulkCopyTest, StAsyncErrors) {
   EXPECT_NE(r.find("the mbarrier must be in the destination's CTA"),
             std::string::npos)
       << r;
+  // The peer's barrier used before its initialization is fenced
+  // (fence.mbarrier_init), as for any remote barrier.
+  std::string noFence = stAsyncBody(st + ".b64 [%r11], %rd8, [%r13];\n");
+  noFence.replace(
+      noFence.find("  fence.mbarrier_init.release.cluster;\n"),
+      std::string("  fence.mbarrier_init.release.cluster;\n").size(), "");
+  r = runBulk(noFence, out, 2);
+  EXPECT_NE(r.find("missing fence.mbarrier_init"), std::string::npos) << r;
+  // st.async writes through the generic proxy: the receiver's bulk copy of
+  // the bytes (the async proxy) needs fence.proxy.async after the wait.
+  const std::string bulkOut =
+      "  setp.ne.u32 %p7, %r0, 0;\n  @%p7 bra SKIP;\n"
+      "  cp.async.bulk.global.shared::cta.bulk_group [%rd1], [buf], 128;\n"
+      "  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group 0;\nSKIP:\n";
+  r = runBulk(stAsyncBody(st + ".b64 [%r11], %rd8, [%r13];\n", false, bulkOut),
+              out, 2);
+  EXPECT_NE(r.find("fence.proxy.async"), std::string::npos) << r;
+  r = runBulk(stAsyncBody(st + ".b64 [%r11], %rd8, [%r13];\n", false,
+                          "  fence.proxy.async.shared::cta;\n" + bulkOut),
+              out, 2);
+  EXPECT_EQ(r, "");
   // 32 bytes, and a missing completion mechanism: rejected when loaded.
   r = runBulk(stAsyncBody(st + ".v4.b64 [%r11], {%rd8, %rd8, %rd8, %rd8}, "
                                "[%r13];\n"),

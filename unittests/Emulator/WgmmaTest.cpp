@@ -977,6 +977,11 @@ TEST(WgmmaTest, OperandRangesPerLboRepeat) {
   EXPECT_NE(r.error.find("overwrites an operand of the wgmma.mma_async"),
             std::string::npos)
       << r.error;
+  // Into the second MMA's block 1 (read by no other range): a race too.
+  r = run(8192 + 7168);
+  EXPECT_NE(r.error.find("overwrites an operand of the wgmma.mma_async"),
+            std::string::npos)
+      << r.error;
 }
 
 TEST(WgmmaTest, UnimplementedFormsSayWhat) {
