@@ -113,6 +113,8 @@ struct TmaCopy {
   /// st.async: the bytes are written through the generic proxy (the
   /// sanitizer asks for fence.proxy.async before an async-proxy read).
   bool generic = false;
+  /// What the messages call it.
+  std::string what() const { return generic ? "the st.async" : "the TMA load"; }
   uint32_t parity = 0;    ///< its mbarrier's phase parity at the issue
 };
 
@@ -153,20 +155,24 @@ public:
       }
       if (const std::string *mma =
               ex.mmaReadsShared(*c.cta, c.off, c.image.size())) {
-        err = Error::failure(
-            "race: the TMA load issued in " + c.origin + " writes shared "
-            "memory of CTA rank " + std::to_string(c.cta->rank) +
-            " that the tcgen05.mma issued in " + *mma +
-            " (not complete) reads; wait on the mbarrier of its "
-            "tcgen05.commit before reusing the buffer");
+        err =
+            Error::failure("race: " + c.what() + " issued in " + c.origin +
+                           " writes shared "
+                           "memory of CTA rank " +
+                           std::to_string(c.cta->rank) +
+                           " that the tcgen05.mma issued in " + *mma +
+                           " (not complete) reads; wait on the mbarrier of its "
+                           "tcgen05.commit before reusing the buffer");
         pending_.clear();
         return true;
       }
       if (const std::string *wg =
               ex.wgmmaReadsShared(*c.cta, c.off, c.image.size())) {
         err = Error::failure(
-            "race: the TMA load issued in " + c.origin + " writes shared "
-            "memory of CTA rank " + std::to_string(c.cta->rank) +
+            "race: " + c.what() + " issued in " + c.origin +
+            " writes shared "
+            "memory of CTA rank " +
+            std::to_string(c.cta->rank) +
             " that the wgmma.mma_async issued in " + *wg +
             " (not retired) reads; wgmma.wait_group before reusing the "
             "buffer");
@@ -179,7 +185,7 @@ public:
       if ((c.cta->rank != issuer && c.cta->liveWarps == 0) ||
           (c.mbCta->rank != issuer && c.mbCta->liveWarps == 0)) {
         err = Error::failure(
-            "the TMA load issued in " + c.origin + " lands in CTA rank " +
+            c.what() + " issued in " + c.origin + " lands in CTA rank " +
             std::to_string(c.cta->liveWarps == 0 ? c.cta->rank
                                                  : c.mbCta->rank) +
             ", which has exited (its shared memory is gone; a cluster "
@@ -199,9 +205,11 @@ public:
       if (ex.mbarrierParity(*c.mbCta, c.mbOff) != c.parity) {
         // The phase it was issued in completed without its bytes.
         err = Error::failure(
-            "the TMA load issued in " + c.origin + " completed after the "
+            c.what() + " issued in " + c.origin +
+            " completed after the "
             "mbarrier phase it was issued in had already completed (" +
-            ex.describeMbarrier(*c.mbCta, c.mbOff) + "): the phase's "
+            ex.describeMbarrier(*c.mbCta, c.mbOff) +
+            "): the phase's "
             "expect_tx announced fewer bytes than its copies deliver, so "
             "its waiters went on before this copy landed");
         pending_.clear();
@@ -225,8 +233,8 @@ public:
       changed = true;
       if (!e.empty()) {
         err = Error::failure("complete_tx of " + std::to_string(c.txBytes) +
-                             " bytes by the TMA load issued in " + c.origin +
-                             ": " + e);
+                             " bytes by " + c.what() + " issued in " +
+                             c.origin + ": " + e);
         pending_.clear();
         return true;
       }
