@@ -155,14 +155,12 @@ public:
       }
       if (const std::string *mma =
               ex.mmaReadsShared(*c.cta, c.off, c.image.size())) {
-        err =
-            Error::failure("race: " + c.what() + " issued in " + c.origin +
-                           " writes shared "
-                           "memory of CTA rank " +
-                           std::to_string(c.cta->rank) +
-                           " that the tcgen05.mma issued in " + *mma +
-                           " (not complete) reads; wait on the mbarrier of its "
-                           "tcgen05.commit before reusing the buffer");
+        err = Error::failure(
+            "race: " + c.what() + " issued in " + c.origin +
+            " writes shared memory of CTA rank " + std::to_string(c.cta->rank) +
+            " that the tcgen05.mma issued in " + *mma +
+            " (not complete) reads; wait on the mbarrier of its "
+            "tcgen05.commit before reusing the buffer");
         pending_.clear();
         return true;
       }
@@ -170,9 +168,7 @@ public:
               ex.wgmmaReadsShared(*c.cta, c.off, c.image.size())) {
         err = Error::failure(
             "race: " + c.what() + " issued in " + c.origin +
-            " writes shared "
-            "memory of CTA rank " +
-            std::to_string(c.cta->rank) +
+            " writes shared memory of CTA rank " + std::to_string(c.cta->rank) +
             " that the wgmma.mma_async issued in " + *wg +
             " (not retired) reads; wgmma.wait_group before reusing the "
             "buffer");
@@ -206,11 +202,11 @@ public:
         // The phase it was issued in completed without its bytes.
         err = Error::failure(
             c.what() + " issued in " + c.origin +
-            " completed after the "
-            "mbarrier phase it was issued in had already completed (" +
+            " completed after the mbarrier phase it was issued in had "
+            "already completed (" +
             ex.describeMbarrier(*c.mbCta, c.mbOff) +
-            "): the phase's "
-            "expect_tx announced fewer bytes than its copies deliver, so "
+            "): the phase's expect_tx announced fewer bytes than its copies "
+            "deliver, so "
             "its waiters went on before this copy landed");
         pending_.clear();
         return true;
