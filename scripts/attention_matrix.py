@@ -342,6 +342,15 @@ def hopper_cases():
              sink=True, lens=True),
         case("h_rows80_two_consumers", b=2, sq=5, hq=16, hkv=1, skv=300,
              d=64, causal=True, lens=True),
+        # D 64: three consumer warpgroups of a 192-row tile. GQA (96
+        # queries x 2 heads a CTA, five row blocks, the last partly
+        # filled), causal from a KV offset (Skv > Sq), a sink, kv_lens and
+        # a device-made balanced split; then MHA with whole units of up to
+        # 6 tiles (more than the ring's 3 stages).
+        case("h_d64_rows192_causal", b=2, sq=450, hq=2, hkv=1, skv=520,
+             d=64, causal=True, sink=True, lens=True, sms=4),
+        case("h_d64_rows192_whole", b=1, sq=400, hq=2, hkv=2, skv=700,
+             d=64, causal=True, splits=1),
         case("h_mha_prefill_whole_f16", b=2, sq=200, hq=2, hkv=2, skv=333,
              d=128, t="f16", causal=True, sink=True, splits=1),
         case("h_d192_dv128_vslice", b=1, sq=40, hq=4, hkv=1, skv=290, d=192,

@@ -1,7 +1,8 @@
 //===- AttentionHopper.cpp - the sm_90a consumer warpgroups ---------------===//
 //
 // The part of the attention kernel that differs on Hopper (docs/Hopper.md):
-// the consumer warpgroups. Each owns 64 of the CTA's 128 rows and does for
+// the consumer warpgroups. Each owns 64 of the CTA's rows (128, or 192 with
+// three warpgroups at D <= 64) and does for
 // every KV tile what the SM100 kernel spreads over its MMA warp and softmax
 // warpgroup:
 //
@@ -80,11 +81,13 @@ private:
                             TypeRange{}, ValueRange{}),
              nm(what));
   }
-  // The ping-pong of two consumer warpgroups (AttentionSchedule::pingPong,
-  // FlashAttention-3's): warpgroup w issues its wgmma only on its turn. It
-  // waits on named barrier kTurn + w, issues, and passes the turn with an
-  // arrival on kTurn + 1 - w (256 threads each), so that one warpgroup's
-  // softmax runs while the other's GEMMs hold the tensor cores.
+  // The ping-pong of two or three consumer warpgroups
+  // (AttentionSchedule::pingPong, FlashAttention-3's): warpgroup w issues
+  // its wgmma only on its turn. It waits on named barrier kTurn + w,
+  // issues, and passes the turn with an arrival on kTurn + (w + 1) mod
+  // consumers (256 threads each: one waiting and one arriving warpgroup),
+  // so that one warpgroup's softmax runs while another's GEMMs hold the
+  // tensor cores.
   static constexpr int64_t kTurn = 3;
   void turnBarrier(StringRef op, Value id, StringRef what) {
     ir.named(ir.inlinePtxOp((op + " $0, 256;").str(), TypeRange{},
@@ -98,8 +101,10 @@ private:
     turnBarrier("bar.sync", ir.add(idx(kTurn), wg),
                 (what + ": wait turn").str());
     issue();
-    turnBarrier("bar.arrive", ir.sub(idx(kTurn + 1), wg),
-                (what + ": pass turn").str());
+    turnBarrier(
+        "bar.arrive",
+        ir.add(idx(kTurn), ir.remu(ir.add(wg, idx(1)), idx(s.consumers))),
+        (what + ": pass turn").str());
   }
   /// Warpgroup 0: waits until warpgroup 1 has taken the last message,
   /// runs `write`, makes it visible (to wgmma too when `forWgmma`:
@@ -321,7 +326,7 @@ void Consumer::build() {
     barArrive(kHandEmpty, "start: arrive hand_empty");
   // The ping-pong starts with warpgroup 0's turn.
   if (s.pingPong)
-    ir.ifThen(ir.eq(wg, idx(1)), [&] {
+    ir.ifThen(ir.eq(wg, idx(s.consumers - 1)), [&] {
       turnBarrier("bar.arrive", idx(kTurn), "start: pass turn");
     });
   work.forEachPiece(
@@ -761,6 +766,17 @@ void Consumer::build() {
           llvm::append_range(res, last.getResults());
         }
 
+        // Three consumers (160 registers): the rows' epilogue geometry
+        // again, from opaque row numbers; held across the tiles, it made
+        // ptxas spill.
+        if (s.consumers == 3)
+          for (int h = 0; h < 2; ++h) {
+            Value r = ir.opaque(rows[h]);
+            Value lead = er[h].lead;
+            er[h] = unitRow(env, u, r, ir.divu(r, idx(s.headsPerCta)),
+                            ir.remu(r, idx(s.headsPerCta)));
+            er[h].lead = lead;
+          }
         // The row sums over the four threads of each row.
         Value m[2] = {res[0], res[1]}, l[2] = {res[2], res[3]};
         if (dvGroup == 0)
@@ -829,7 +845,7 @@ void Consumer::build() {
   // ... and ends taken: no arrival is left on the named barrier.
   if (splitDv && dvGroup == 0)
     barSync(kHandEmpty, "end: wait hand_empty");
-  // Warpgroup 1's last turn is passed to warpgroup 0: taken here, no
+  // The last warpgroup's last turn is passed to warpgroup 0: taken here, no
   // arrival is left on the named barrier.
   if (s.pingPong)
     ir.ifThen(ir.eq(wg, idx(0)),

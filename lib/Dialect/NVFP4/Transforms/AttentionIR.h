@@ -82,9 +82,11 @@ public:
   Value toI32(Value v) {
     return mlir::arith::IndexCastOp::create(b, b.getI32Type(), v);
   }
-  /// (v & 1) as i1: the parity of a phase counter (index).
+  /// (v & 1) as i1: the parity of a phase counter (index or i32).
   Value parityOf(Value v) {
-    Value a = mlir::arith::AndIOp::create(b, toI32(v), i32(1));
+    if (v.getType().isIndex())
+      v = toI32(v);
+    Value a = mlir::arith::AndIOp::create(b, v, i32(1));
     return mlir::arith::TruncIOp::create(b, b.getI1Type(), a);
   }
 

@@ -212,8 +212,17 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   // A CTA's rows: 128 (the MMA's M on SM100, two consumer warpgroups on
   // sm_90a), or 64 under sm_90a's Dv split, where a larger group is cut
   // into head blocks of 64.
-  const int64_t rowCap = s.dvGroups > 1 ? AttentionSchedule::kWarpgroupRows
-                                        : AttentionSchedule::kRows;
+  int64_t rowCap = s.dvGroups > 1 ? AttentionSchedule::kWarpgroupRows
+                                  : AttentionSchedule::kRows;
+  // sm_90a, D and Dv <= 64 (FlashAttention-3's D 64 tile): up to 192 rows,
+  // three consumer warpgroups, so that each warpgroup's softmax has two
+  // other warpgroups' GEMMs to hide behind (docs/Hopper.md, "D 64 with
+  // three consumer warpgroups"). Not with more than 4 of every 8
+  // exponentials on the FMA pipe: at 8 the polynomial's registers made
+  // ptxas spill at the consumers' 160 (prefill_causal_window_lens).
+  if (s.hopper() && s.dvGroups == 1 && p.headDim <= 64 && p.headDimV <= 64 &&
+      !p.sparse() && !p.cache && polyExp2 <= 4)
+    rowCap = AttentionSchedule::kMaxHopperRows;
   s.headsPerCta = std::min(s.group, rowCap);
   if (s.group % s.headsPerCta != 0)
     return op.emitOpError("cannot be lowered for sm_90a yet: with Dv > 256 "
@@ -370,14 +379,16 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   s.tmemColumns = nextPowerOfTwo(s.tmemO + s.dvPerCta());
   if (s.hopper()) {
     // No TMEM. Consumer warpgroups of 64 rows each (one when the rows fit
-    // 64), or two sharing 64 rows with a Dv split, then the producer
+    // 64, three for 192 rows), or two sharing 64 rows with a Dv split,
+    // then the producer
     // warpgroup; setmaxnreg moves the producer's registers to the
     // consumers (FlashAttention-3's 24 / 240).
     s.sBuffers = 1;
     s.tmemS = s.tmemP = s.tmemO = s.tmemColumns = 0;
-    s.consumers =
-        s.usedRows() > AttentionSchedule::kWarpgroupRows || s.dvGroups > 1 ? 2
-                                                                           : 1;
+    s.consumers = s.dvGroups > 1
+                      ? 2
+                      : (s.usedRows() + AttentionSchedule::kWarpgroupRows - 1) /
+                            AttentionSchedule::kWarpgroupRows;
     s.threads = 128 * (s.consumers + 1);
 
     // With one consumer warpgroup (256 threads) every warp may hold 240
@@ -387,13 +398,21 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     // of scripts/attention_matrix.py --chip=sm_90a (240 / 24 spills in the
     // loader, 216 / 72 in D 256's consumers; docs/Hopper.md).
     s.overlapSoftmax = p.headDimV <= 128;
-    s.pingPong = s.consumers == 2 && s.dvGroups == 1;
+    s.pingPong = s.consumers >= 2 && s.dvGroups == 1;
     // Exponentials on the FMA pipe: by default none (measured choice in
     // docs/Hopper.md, "Exponentials on the FMA pipe").
     s.polyExp2 = polyExp2 == kPolyExp2Auto ? 0 : polyExp2;
     s.maxRegs = s.consumers == 2 ? 168 : 240;
     s.softmaxRegs = s.consumers == 2 ? 224 : 240;
     s.otherRegs = s.consumers == 2 ? 56 : 240;
+    // Three consumers (512 threads, 128 registers each at launch): 160
+    // for the consumers and 32 for the producer (FlashAttention-3's split
+    // for three; ptxas spills neither at D 64).
+    if (s.consumers == 3) {
+      s.maxRegs = 128;
+      s.softmaxRegs = 160;
+      s.otherRegs = 32;
+    }
     // A Dv split: warpgroup 0 holds S, P and half of O (64 x 256 f32, 128
     // registers) and spills below 240; warpgroup 1 holds only its half of
     // O and takes the rest (240 + 208 + 56 = 3 x 168). Sparse (the key

@@ -185,8 +185,9 @@ private:
   /// Q and K boxes, in shared-memory order): col is the box's first column
   /// of D; a box only CTA 0 of the pair holds is guarded by its rank.
   void forEachDBox(function_ref<void(int64_t i, Value col)> f);
-  /// The chunks [first, end) of the unit's local tile `n` that hold a key
-  /// some row of the unit sees (AttentionSchedule::kChunkKeys keys each).
+  /// The chunks [first, end) of the unit's tile `t` that hold a key some
+  /// row of the unit sees (AttentionSchedule::kChunkKeys keys each), in
+  /// t's type (index, or i32 in the loader's tile loop).
   std::pair<Value, Value> chunkRange(const Piece &piece, Value t);
   /// Sparse: the byte offset of stage `stage`'s key mask (kvTile / 32
   /// words: bit j of word w for key 32 w + j of the tile).
@@ -577,13 +578,17 @@ void KernelBuilder::forEachDBox(function_ref<void(int64_t i, Value col)> f) {
 
 std::pair<Value, Value> KernelBuilder::chunkRange(const Piece &piece,
                                                   Value t) {
+  // In t's type (index, or i32 in the loader's tile loop).
+  const bool narrow = !t.getType().isIndex();
+  auto as = [&](Value v) { return narrow ? ir.toI32(v) : v; };
+  auto cst = [&](int64_t v) { return narrow ? ir.i32(v) : idx(v); };
   const int64_t ck = AttentionSchedule::kChunkKeys;
-  Value start = ir.mul(t, idx(s.kvTile));
+  Value start = ir.mul(t, cst(s.kvTile));
   // kLo <= start except in the piece's first tile; kHi > start in every
   // tile of the piece.
-  Value first = ir.divu(ir.sub(ir.maxs(piece.kLo, start), start), idx(ck));
-  Value end = ir.mins(idx(s.chunksPerTile()),
-                      ir.ceilDivu(ir.sub(piece.kHi, start), idx(ck)));
+  Value first = ir.divu(ir.sub(ir.maxs(as(piece.kLo), start), start), cst(ck));
+  Value end = ir.mins(cst(s.chunksPerTile()),
+                      ir.ceilDivu(ir.sub(as(piece.kHi), start), cst(ck)));
   return {first, end};
 }
 
@@ -1265,18 +1270,25 @@ void KernelBuilder::loadRole() {
       return;
     // K and V tiles through the ring; the first wait on each stage passes
     // at once (a fresh barrier completes "phase -1").
-    forLoop(idx(0), piece.tiles, idx(1), [&](Value n) {
-      Value gt = ir.add(g0, n);
-      Value stage = ir.remu(gt, idx(s.stages));
-      Value round = ir.divu(gt, idx(s.stages));
+    // The tile loop counts in i32 (tiles, keys and stages fit; the
+    // tensor maps take i32 coordinates): in index (i64) its bookkeeping
+    // needed more than the 32 registers a producer warpgroup has beside
+    // three consumer warpgroups.
+    Value g032 = ir.toI32(g0), tLo32 = ir.toI32(piece.tLo);
+    forLoop(ir.i32(0), ir.toI32(piece.tiles), ir.i32(1), [&](Value n32) {
+      Value gt = ir.add(g032, n32);
+      Value stage = ir.toIndex(ir.remu(gt, ir.i32(s.stages)));
+      Value round = ir.divu(gt, ir.i32(s.stages));
       wait(kvEmpty, stage, ir.xori1(parityOf(round)), "load: wait kv_empty");
-      Value t = ir.add(piece.tLo, n);
-      Value key0 = ir.mul(t, idx(tile));
+      Value t32 = ir.add(tLo32, n32);
+      Value key032 = ir.mul(t32, ir.i32(tile));
+      Value key0 = ir.toIndex(key032);
       // Only the chunks with a visible key: a whole tile is one box per
       // 64 columns (per page of boxKeys keys), a partly visible one a
       // chunk box per chunk and 64 columns (the bytes past the visible
       // keys are neither read nor waited for).
-      auto [cFirst, cEnd] = chunkRange(piece, t);
+      auto [cFirst32, cEnd32] = chunkRange(piece, t32);
+      Value cFirst = ir.toIndex(cFirst32), cEnd = ir.toIndex(cEnd32);
       // This CTA's K boxes (a pair may hold different numbers) and V.
       auto chunkBytes = [&](size_t boxes) {
         return (int64_t(boxes) * s.kvBoxBytes() + s.vBytes) / s.chunksPerTile();
@@ -1394,8 +1406,8 @@ void KernelBuilder::loadRole() {
             });
         return;
       }
-      Value whole =
-          ir.andi(ir.eq(cFirst, idx(0)), ir.eq(cEnd, idx(s.chunksPerTile())));
+      Value whole = ir.andi(ir.eq(cFirst32, ir.i32(0)),
+                            ir.eq(cEnd32, ir.i32(s.chunksPerTile())));
       ir.ifThenElse(
           whole,
           [&] {
@@ -1403,8 +1415,9 @@ void KernelBuilder::loadRole() {
               loadBox(idx(k0), wholeBox, kv.k, kv.v);
           },
           [&] {
-            forLoop(cFirst, cEnd, idx(1), [&](Value c) {
-              loadBox(ir.mul(c, idx(ck)), chunkBox, kv.kc, kv.vc);
+            forLoop(cFirst32, cEnd32, ir.i32(1), [&](Value c) {
+              loadBox(ir.toIndex(ir.mul(c, ir.i32(ck))), chunkBox, kv.kc,
+                      kv.vc);
             });
           });
     });

@@ -111,17 +111,19 @@ struct AttentionSchedule {
   /// Threads of the CTA: kThreads on SM100; on sm_90a 128 per consumer
   /// warpgroup plus one producer warpgroup.
   int64_t threads = 256;
-  /// sm_90a: consumer warpgroups, each owning 64 of the 128 rows (1 when
-  /// the used rows fit 64, e.g. a GQA decode).
+  /// sm_90a: consumer warpgroups, each owning 64 of the CTA's rows: one
+  /// per 64 used rows (1 for a GQA decode whose rows fit 64, 3 for a D 64
+  /// prefill's 192), or 2 sharing 64 rows under a Dv split.
   int64_t consumers = 0;
   /// sm_90a: each consumer warpgroup computes the softmax of tile n while
   /// the tensor cores run P(n-1) V(n-1) (FlashAttention-3's intra-warpgroup
   /// overlap); off when O (64 x Dv f32, Dv / 2 registers a thread) leaves
   /// too few registers for S and P in flight beside it (Dv > 128).
   bool overlapSoftmax = false;
-  /// sm_90a, two consumer warpgroups of 64 rows each: they take turns to
-  /// issue their wgmma (named barriers), so that one's softmax runs while
-  /// the other's GEMMs hold the tensor cores (FlashAttention-3's ping-pong).
+  /// sm_90a, two or three consumer warpgroups of 64 rows each: they take
+  /// turns to issue their wgmma (named barriers), so that one's softmax
+  /// runs while another's GEMMs hold the tensor cores (FlashAttention-3's
+  /// ping-pong; with three, each softmax has two GEMMs' time).
   bool pingPong = false;
   /// sm_90a: of every 8 exponentials of P, how many are computed on the
   /// FMA and integer pipes (nvfp4/Support/Ex2Poly.h) rather than by the SFU's
@@ -132,6 +134,9 @@ struct AttentionSchedule {
   int64_t polyExp2 = 0;
   /// sm_90a: rows of the wgmma M a consumer warpgroup owns.
   static constexpr int64_t kWarpgroupRows = 64;
+  /// sm_90a: the most rows a CTA holds (three consumer warpgroups, with
+  /// D and Dv <= 64).
+  static constexpr int64_t kMaxHopperRows = 3 * kWarpgroupRows;
 
   // Hardware and tiling constants.
   static constexpr int64_t kRows = 128;     ///< MMA M: TMEM lanes
@@ -177,8 +182,11 @@ struct AttentionSchedule {
   /// SM100, the 64-row box of a consumer warpgroup on sm_90a when the rows
   /// fit 64.
   int64_t qBoxStride() const {
-    return hopper() && usedRows() <= kWarpgroupRows ? kWarpgroupRows * 128
-                                                    : kBoxBytes;
+    if (hopper() && usedRows() <= kWarpgroupRows)
+      return kWarpgroupRows * 128;
+    if (hopper() && usedRows() > kRows)
+      return kMaxHopperRows * 128;
+    return kBoxBytes;
   }
   /// K/V stages of the TMA ring.
   int64_t stages = 0;
