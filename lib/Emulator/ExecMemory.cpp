@@ -127,10 +127,10 @@ uint8_t *Executor::resolve(Warp &w, uint32_t lane, XSpace space, uint64_t addr,
                     "in " +
                     *origin + " (not retired; wgmma.wait_group first)");
     if (tma_ && cfg_.checkTmaRaces)
-      if (const std::string *origin = tmaInFlight(*cta, off, bytes))
+      if (std::optional<std::string> copy = tmaInFlight(*cta, off, bytes))
         return fail("race: " + what + "shared address " + hex(off) +
                     " of CTA rank " + std::to_string(cta->rank) +
-                    " touches bytes that the TMA load issued in " + *origin +
+                    " touches bytes that " + *copy +
                     " is still writing (wait on its mbarrier first)");
     return cta->shared.data() + off;
   }

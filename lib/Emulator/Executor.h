@@ -38,6 +38,8 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace nvfp4::rt {
@@ -453,10 +455,11 @@ private:
   void completeBulkStores(
       Warp &w, uint32_t lanes,
       const std::function<bool(const Warp::BulkStore &)> &done);
-  /// The origin of a TMA load in flight that writes any of the `bytes` at
-  /// shared offset `off` of `cta`, or nullptr.
-  const std::string *tmaInFlight(const Cta &cta, uint64_t off,
-                                 uint32_t bytes) const;
+  /// A copy in flight (a TMA load, bulk copy or st.async) that writes any
+  /// of the `bytes` at shared offset `off` of `cta`, named for messages
+  /// ("the TMA load issued in CTA ... at line N: ..."), or nullopt.
+  std::optional<std::string> tmaInFlight(const Cta &cta, uint64_t off,
+                                         uint32_t bytes) const;
 
   std::vector<std::unique_ptr<Cta>> ctas_; ///< CTAs of the running cluster
   uint32_t warpsPerCta_ = 0;

@@ -957,18 +957,17 @@ bool Executor::mmaLane(Warp &w, uint32_t lane, const XInst &I) {
   if (tma_ && cfg_.checkTmaRaces)
     for (int q = 0; q < (op.ctaGroup2 ? 2 : 1); ++q)
       for (int o = op.aTmem ? 1 : 0; o < 2; ++o)
-        if (const std::string *tma =
-                tmaInFlight(*op.parts[q], op.smemLo[q][o],
-                            static_cast<uint32_t>(op.smemHi[q][o] -
-                                                  op.smemLo[q][o])))
+        if (std::optional<std::string> tma = tmaInFlight(
+                *op.parts[q], op.smemLo[q][o],
+                static_cast<uint32_t>(op.smemHi[q][o] - op.smemLo[q][o])))
           return fault(Fault::Kind::Invalid, w, lane, I,
                        std::string("race: this tcgen05.mma reads its ") +
                            (o ? "B" : "A") + " operand (shared " +
                            hexStr(op.smemLo[q][o]) + ".." +
                            hexStr(op.smemHi[q][o]) + " of CTA rank " +
-                           std::to_string(op.parts[q]->rank) +
-                           ") while the TMA load issued in " + *tma +
-                           " (not complete) writes it; wait on the load's "
+                           std::to_string(op.parts[q]->rank) + ") while " +
+                           *tma +
+                           " (not complete) writes it; wait on the copy's "
                            "mbarrier before issuing the MMA");
   op.origin = location(w, lane, I.line);
   if (const MmaOp *q = tensorUnit().crossPipelineHazard(op))

@@ -239,11 +239,11 @@ public:
     return changed;
   }
   bool idle() const override { return pending_.empty(); }
-  const std::string *overlap(const Executor::Cta &cta, uint64_t off,
-                             uint32_t bytes) const {
+  const TmaCopy *overlap(const Executor::Cta &cta, uint64_t off,
+                         uint32_t bytes) const {
     for (const TmaCopy &c : pending_)
       if (c.cta == &cta && off < c.off + c.image.size() && c.off < off + bytes)
-        return &c.origin;
+        return &c;
     return nullptr;
   }
 
@@ -256,9 +256,11 @@ void Executor::clearTma() {
     tma_->clear();
 }
 
-const std::string *Executor::tmaInFlight(const Cta &cta, uint64_t off,
-                                         uint32_t bytes) const {
-  return tma_ ? tma_->overlap(cta, off, bytes) : nullptr;
+std::optional<std::string> Executor::tmaInFlight(const Cta &cta, uint64_t off,
+                                                 uint32_t bytes) const {
+  if (const TmaCopy *c = tma_ ? tma_->overlap(cta, off, bytes) : nullptr)
+    return c->what() + " issued in " + c->origin;
+  return std::nullopt;
 }
 
 bool Executor::execTma(Warp &w, const XInst &I, uint32_t mask) {

@@ -507,12 +507,12 @@ bool Executor::wgmmaIssue(Warp &w, const XInst &I) {
           return sanFault(w, 0, I, e);
       }
       if (tma_ && cfg_.checkTmaRaces)
-        if (const std::string *t = tmaInFlight(
+        if (std::optional<std::string> t = tmaInFlight(
                 cta, lo[q][r], static_cast<uint32_t>(hi[q][r] - lo[q][r])))
           return fault(Fault::Kind::Invalid, w, 0, I,
                        "race: '" + mnem + "' reads shared memory [" +
                            hexStr(lo[q][r]) + ", " + hexStr(hi[q][r]) +
-                           ") that the TMA load issued in " + *t +
+                           ") that " + *t +
                            " is still writing (wait on its mbarrier first)");
     }
 
