@@ -396,6 +396,21 @@ def full_cases():
                     skv=2048, d=128, causal=True))
     out.append(case("prefill_4k_window_sink", b=1, sq=4096, hq=1, hkv=1,
                     skv=4096, d=64, causal=True, window=1024, sink=True))
+    # D 64 in 192-row CTAs (sm_90a's three consumer warpgroups) beside the
+    # CI matrix's two: paged with pages smaller than a tile, a window and a
+    # sink, an MTP decode of 3 x 64 heads, f16 non-causal, GQA 4.
+    out += [
+        case("rows192_paged16_prefill", b=2, sq=300, hq=2, hkv=2, skv=300,
+             d=64, page=16, causal=True, lens=True),
+        case("rows192_paged64_window_sink", b=1, sq=400, hq=1, hkv=1,
+             skv=520, d=64, page=64, causal=True, window=150, sink=True),
+        case("rows192_mtp3_h64", b=2, sq=3, hq=64, hkv=1, skv=400, d=64,
+             causal=True, lens=True),
+        case("rows192_f16_noncausal", b=1, sq=250, hq=3, hkv=1, skv=333,
+             d=64, t="f16", sink=True),
+        case("rows192_gqa4_whole", b=1, sq=200, hq=8, hkv=2, skv=260, d=64,
+             causal=True, splits=1),
+    ]
     return out
 
 
