@@ -380,9 +380,8 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   if (s.hopper()) {
     // No TMEM. Consumer warpgroups of 64 rows each (one when the rows fit
     // 64, three for 192 rows), or two sharing 64 rows with a Dv split,
-    // then the producer
-    // warpgroup; setmaxnreg moves the producer's registers to the
-    // consumers (FlashAttention-3's 24 / 240).
+    // then the producer warpgroup; setmaxnreg moves the producer's
+    // registers to the consumers (FlashAttention-3's 24 / 240).
     s.sBuffers = 1;
     s.tmemS = s.tmemP = s.tmemO = s.tmemColumns = 0;
     s.consumers = s.dvGroups > 1

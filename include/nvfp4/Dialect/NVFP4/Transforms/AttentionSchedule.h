@@ -180,7 +180,7 @@ struct AttentionSchedule {
   }
   /// Bytes between Q's 64-column boxes in shared memory: a 128-row box on
   /// SM100, the 64-row box of a consumer warpgroup on sm_90a when the rows
-  /// fit 64.
+  /// fit 64, a 192-row box with three consumer warpgroups.
   int64_t qBoxStride() const {
     if (hopper() && usedRows() <= kWarpgroupRows)
       return kWarpgroupRows * 128;
