@@ -49,6 +49,7 @@ struct TensorMapDesc;
 namespace nvfp4::emu {
 
 class Executor;
+struct TmaCopy; // Tma.cpp: a copy into shared memory in flight
 struct MmaOp;
 
 /// A source of asynchronous completions (TMA engine, tensor core, ...).
@@ -450,6 +451,12 @@ private:
   bool pushSharedCopy(Warp &w, uint32_t lane, const XInst &I, Cta &cta,
                       uint32_t off, std::vector<uint8_t> bytes, Cta &mbCta,
                       uint32_t mbOff, bool generic = false);
+  /// What every copy into shared memory does at its issue (tensor loads,
+  /// bulk copies, st.async): names its origin and issuing warp, runs the
+  /// sanitizer's remote-barrier and issue checks (`what` names it in their
+  /// messages) and queues it; false after a sanitizer fault.
+  bool pushCopy(Warp &w, uint32_t lane, const XInst &I, TmaCopy copy,
+                const char *what);
   /// cp.async (non-bulk), commit_group and wait_group / wait_all.
   bool execAsyncCopy(Warp &w, const XInst &I, uint32_t mask);
   void completeBulkStores(

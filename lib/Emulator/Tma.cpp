@@ -91,6 +91,7 @@ constexpr uint64_t kNanFill = 0x7ff77ff77ff77ff7ull;
 
 } // namespace
 
+namespace nvfp4::emu {
 /// One copy in flight: an image for `cta` at `off`, then complete_tx of
 /// `txBytes` on the mbarrier at `mbOff` of `mbCta`.
 struct TmaCopy {
@@ -117,6 +118,7 @@ struct TmaCopy {
   std::string what() const { return generic ? "the st.async" : "the TMA load"; }
   uint32_t parity = 0;    ///< its mbarrier's phase parity at the issue
 };
+} // namespace nvfp4::emu
 
 class Executor::TmaUnit : public AsyncUnit {
 public:
@@ -515,7 +517,6 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
                        "' is outside the shared memory of CTA rank " +
                        std::to_string(t.second->rank));
   }
-  tmaUnit();
   for (auto &t : targets) {
     TmaCopy c;
     c.cta = t.first;
@@ -525,26 +526,9 @@ bool Executor::tmaLane(Warp &w, uint32_t lane, const XInst &I) {
     c.mbCta = t.second;
     c.mbOff = mbOff;
     c.txBytes = static_cast<uint32_t>(total);
-    c.origin = location(w, lane, I.line);
     c.swizzle = static_cast<uint8_t>(swz);
-    // The issuer also decides, without the sanitizer, whether a landing
-    // CTA has exited before its peer's copy (TmaUnit::step).
-    c.warp = sanWarp(w);
-    if (san_) {
-      c.line = I.line;
-      if (t.second != w.cta) {
-        std::string e = san_->mbarRemoteUse(c.warp, t.second->rank, mbOff,
-                                            I.line, "the TMA load");
-        if (!e.empty())
-          return sanFault(w, lane, I, e);
-      }
-      std::string e = san_->tmaIssue(
-          c.warp, c.cta->rank, c.off,
-          c.off + static_cast<uint32_t>(c.image.size()), I.line);
-      if (!e.empty())
-        return sanFault(w, lane, I, e);
-    }
-    tma_->push(std::move(c), *this);
+    if (!pushCopy(w, lane, I, std::move(c), "the TMA load"))
+      return false;
   }
   return true;
 }
@@ -665,22 +649,28 @@ bool Executor::pushSharedCopy(Warp &w, uint32_t lane, const XInst &I, Cta &cta,
   copy.image = std::move(bytes);
   copy.mbCta = &mbCta;
   copy.mbOff = mbOff;
-  copy.origin = location(w, lane, I.line);
   copy.generic = generic;
+  return pushCopy(w, lane, I, std::move(copy),
+                  generic ? "st.async" : "the bulk copy");
+}
+
+bool Executor::pushCopy(Warp &w, uint32_t lane, const XInst &I, TmaCopy copy,
+                        const char *what) {
+  copy.origin = location(w, lane, I.line);
   // The issuer also decides, without the sanitizer, whether a landing CTA
   // has exited before its peer's copy (TmaUnit::step).
   copy.warp = sanWarp(w);
   if (san_) {
     copy.line = I.line;
-    if (&mbCta != w.cta) {
-      std::string e =
-          san_->mbarRemoteUse(copy.warp, mbCta.rank, mbOff, I.line,
-                              generic ? "st.async" : "the bulk copy");
+    if (copy.mbCta != w.cta) {
+      std::string e = san_->mbarRemoteUse(copy.warp, copy.mbCta->rank,
+                                          copy.mbOff, I.line, what);
       if (!e.empty())
         return sanFault(w, lane, I, e);
     }
-    std::string e = san_->tmaIssue(copy.warp, cta.rank, copy.off,
-                                   copy.off + copy.txBytes, I.line);
+    std::string e = san_->tmaIssue(
+        copy.warp, copy.cta->rank, copy.off,
+        copy.off + static_cast<uint32_t>(copy.image.size()), I.line);
     if (!e.empty())
       return sanFault(w, lane, I, e);
   }
