@@ -3,6 +3,7 @@
 // RUN: not nvfp4-opt %s --nvfp4-lower-attention="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: nvfp4-opt %s --nvfp4-sm100-to-cubin="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a poly-exp2=2" | FileCheck %s --check-prefix=POLY
+// RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a poly-exp2=8" | FileCheck %s --check-prefix=POLY8
 
 // The sm_90a kernel of a GQA decode (8 query heads per KV head: one
 // consumer warpgroup), of a prefill (128 rows: two) and of an MLA decode
@@ -309,3 +310,32 @@ func.func @v32_decode(%q: tensor<2x1x64x576xbf16>, %kv: tensor<24x41984xi8>,
 // POLY: ping_pong = 1 : i64{{.*}}poly_exp2 = 2 : i64
 // POLY-DAG: add.rm.f32 t, x, 0f4B400000;
 // POLY-DAG: ex2.approx.ftz.f32
+
+// D 64 (FlashAttention-3's tile): 192 rows a CTA in three consumer
+// warpgroups (512 threads; setmaxnreg 160 / 32), the turn going round the
+// three (docs/Hopper.md, "D 64 with three consumer warpgroups"); S is four
+// m64n128k16 a tile. With all 8 of P's exponentials on the FMA pipe the
+// polynomial's registers do not fit 160: 128 rows, two consumers.
+// CHECK-LABEL: gpu.module @prefill_d64_attention
+// CHECK: gpu.func @prefill_d64_attention(
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
+// CHECK-SAME: consumers = 3 : i64{{.*}}max_regs = 128 : i64{{.*}}other_regs = 32 : i64{{.*}}overlap_softmax = 1 : i64{{.*}}ping_pong = 1 : i64{{.*}}queries_per_cta = 192 : i64{{.*}}softmax_regs = 160 : i64
+// CHECK-SAME: nvvm.maxnreg = 128
+// CHECK: sm100.warp_roles 16 {
+// CHECK: sm100.role "consumer" warps[0, 12) regs 160 {
+// CHECK: nvvm.inline_ptx "bar.arrive $0, 256;"
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: sm100.role "load" warps[12, 13) regs 32 {
+// CHECK: sm100.role "idle" warps[13, 16) regs 32 {
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 {{(\\09)?}}160;
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 {{(\\09)?}}32;
+// POLY8-LABEL: gpu.module @prefill_d64_attention
+// POLY8: consumers = 2 : i64{{.*}}queries_per_cta = 128 : i64
+func.func @prefill_d64(%q: tensor<1x400x2x64xbf16>, %k: tensor<1x400x2x64xbf16>,
+                       %v: tensor<1x400x2x64xbf16>)
+    -> (tensor<1x400x2x64xbf16>, tensor<1x2x400xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.125) causal
+      : (tensor<1x400x2x64xbf16>, tensor<1x400x2x64xbf16>, tensor<1x400x2x64xbf16>)
+      -> (tensor<1x400x2x64xbf16>, tensor<1x2x400xf32>)
+  return %o, %lse : tensor<1x400x2x64xbf16>, tensor<1x2x400xf32>
+}
