@@ -334,12 +334,15 @@ void Consumer::build() {
       [&](const Piece &piece, ValueRange args) -> SmallVector<Value> {
         const UnitGeom &u = piece.unit;
         Value g0 = args[0], qLoads = args[1];
+        // The epilogue's geometry of CTA row r.
+        auto rowAt = [&](Value r) {
+          return unitRow(env, u, r, ir.divu(r, idx(s.headsPerCta)),
+                         ir.remu(r, idx(s.headsPerCta)));
+        };
         Epilogue::Row er[2];
         Value rowLo[2], rowHi[2];
         for (int h = 0; h < 2; ++h) {
-          Value r = rows[h];
-          er[h] = unitRow(env, u, r, ir.divu(r, idx(s.headsPerCta)),
-                          ir.remu(r, idx(s.headsPerCta)));
+          er[h] = rowAt(rows[h]);
           // One thread of the row's four writes its scalars (none in
           // warpgroup 1 of a Dv split: warpgroup 0's do).
           er[h].lead = dvGroup == 0 ? ir.eq(t, idx(0)) : ir.i1(false);
@@ -771,10 +774,8 @@ void Consumer::build() {
         // ptxas spill.
         if (s.consumers == 3)
           for (int h = 0; h < 2; ++h) {
-            Value r = ir.opaque(rows[h]);
             Value lead = er[h].lead;
-            er[h] = unitRow(env, u, r, ir.divu(r, idx(s.headsPerCta)),
-                            ir.remu(r, idx(s.headsPerCta)));
+            er[h] = rowAt(ir.opaque(rows[h]));
             er[h].lead = lead;
           }
         // The row sums over the four threads of each row.

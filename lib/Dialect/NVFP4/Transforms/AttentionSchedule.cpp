@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace mlir;
 using namespace nvfp4;
@@ -401,17 +402,14 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     // Exponentials on the FMA pipe: by default none (measured choice in
     // docs/Hopper.md, "Exponentials on the FMA pipe").
     s.polyExp2 = polyExp2 == kPolyExp2Auto ? 0 : polyExp2;
-    s.maxRegs = s.consumers == 2 ? 168 : 240;
-    s.softmaxRegs = s.consumers == 2 ? 224 : 240;
-    s.otherRegs = s.consumers == 2 ? 56 : 240;
-    // Three consumers (512 threads, 128 registers each at launch): 160
-    // for the consumers and 32 for the producer (FlashAttention-3's split
-    // for three; ptxas spills neither at D 64).
-    if (s.consumers == 3) {
-      s.maxRegs = 128;
-      s.softmaxRegs = 160;
-      s.otherRegs = 32;
-    }
+    // Launch cap / consumers / producer by consumer count. Three (512
+    // threads, 128 registers each at launch): 160 for the consumers and 32
+    // for the producer (FlashAttention-3's split for three; ptxas spills
+    // neither at D 64).
+    std::tie(s.maxRegs, s.softmaxRegs, s.otherRegs) =
+        s.consumers == 3   ? std::make_tuple(128, 160, 32)
+        : s.consumers == 2 ? std::make_tuple(168, 224, 56)
+                           : std::make_tuple(240, 240, 240);
     // A Dv split: warpgroup 0 holds S, P and half of O (64 x 256 f32, 128
     // registers) and spills below 240; warpgroup 1 holds only its half of
     // O and takes the rest (240 + 208 + 56 = 3 x 168). Sparse (the key
