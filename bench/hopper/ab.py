@@ -5,7 +5,8 @@ wins here, since separate runs of the same kernel differ by up to 11%).
 Here: bash bench/hopper/gen_ours.sh FOLDER with each build (e.g.
 build/ab-base from the commit before a change, build/device-hopper-bench
 after it). There (carry the folders): python3 bench/hopper/ab.py OUTDIR
-FOLDER... [--kind=prefill|decode|all|mla] [--rounds=N]. For every shape
+FOLDER... [--kind=prefill|decode|all|mla] [--rounds=N] [--cudnn]. For
+every shape
 of bench/hopper/shapes.py (of the kind asked, default prefill; mla:
 MLA_SHAPES, from bash bench/hopper/gen_ours.sh --mla FOLDER, on mla.py's
 paged inputs) that every folder holds: each variant's output against
@@ -14,8 +15,11 @@ float32 reference), then N rounds (default 5), each timing every variant
 in turn:
 its kernels' GPU time by CUPTI over 10 calls (timing.kernel_ms; CUDA
 events around back-to-back calls would count the host's launch time,
-which exceeds a short kernel's); the median over the rounds. Writes ab.md
-and ab.json to OUTDIR.
+which exceeds a short kernel's); the median over the rounds. With --cudnn
+(GQA and prefill shapes) SDPA's cuDNN backend runs on the same rotated
+inputs as one more variant, "cudnn", in the same rounds, so that a
+change's ratio to the peer comes from one run. Writes ab.md and ab.json
+to OUTDIR.
 """
 import os
 import statistics
@@ -80,6 +84,7 @@ def main(argv):
     out, folders = argv[0], [a for a in argv[1:] if not a.startswith("--")]
     opts = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--"))
     kind, rounds = opts.get("kind", "prefill"), int(opts.get("rounds", "5"))
+    with_cudnn = "cudnn" in opts and kind != "mla"
     os.makedirs(out, exist_ok=True)
     os.environ["NVFP4_LIBRARY"] = runtime_library()
     sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -87,6 +92,7 @@ def main(argv):
     cuda = nvfp4.Device("cuda")
     mm = matmul_ceiling()
     names = [os.path.basename(os.path.normpath(f)) for f in folders]
+    names += ["cudnn"] if with_cudnn else []
     result = {"device": torch.cuda.get_device_properties(0).name,
               "bf16_mm_tflops": mm, "variants": names, "rows": []}
     shapes = MLA_SHAPES if kind == "mla" else [
@@ -117,6 +123,27 @@ def main(argv):
             for _ in range(3):
                 run()
             runs.append(run)
+        if with_cudnn:
+            # SDPA takes [B, H, S, D]; its cuDNN backend, on the same
+            # rotated copies as ours.
+            views = [tuple(x.transpose(1, 2).contiguous() for x in c)
+                     for c in sets]
+            turn = [0]
+
+            def run_cudnn(turn=turn):
+                q, k, v = views[turn[0] % copies]
+                peers.sdpa("cudnn", q, k, v, s.get("causal", False),
+                           s["d"] ** -0.5)
+                turn[0] += 1
+            try:
+                q, k, v = views[0]
+                got = peers.sdpa("cudnn", q, k, v, s.get("causal", False),
+                                 s["d"] ** -0.5).transpose(1, 2)
+                rels.append(check(got))
+                runs.append(run_cudnn)
+            except Exception as e:  # cuDNN refuses the shape
+                print("cudnn: %s: %s" % (s["name"], e), flush=True)
+                continue
         times = [[] for _ in runs]
         for _ in range(rounds):
             for i, run in enumerate(runs):
