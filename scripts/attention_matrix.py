@@ -367,6 +367,14 @@ def hopper_cases():
              splits=1),
         case("h_dv384_uniform_window", b=2, sq=1, hq=8, hkv=1, skv=400,
              d=128, dv=384, window=250, splits=2),
+        # MHA prefill with the Dv split: the rows are queries, the last row
+        # block's rows past Sq are padding, so warpgroup 1 uses the final m
+        # only under a condition. LLVM sank that shared-memory load past
+        # the bar.arrive that returns the hand-over buffer until the named
+        # barriers' inline PTX clobbered memory (the sanitizer's race;
+        # docs/Hopper.md, "Inline PTX and LLVM's code motion").
+        case("h_mha512_prefill_handover", b=1, sq=100, hq=2, hkv=2, skv=200,
+             d=512, same=True, causal=True, sink=True, lens=True),
         # Sparse with two consumer warpgroups and 128-key tiles (two keys
         # a gathering lane), the ring cycled on 4 SMs.
         case("h_sparse_h128_d128", b=2, sq=1, hq=128, hkv=1, topk=700,

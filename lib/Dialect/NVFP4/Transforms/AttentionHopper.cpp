@@ -70,15 +70,17 @@ private:
   // (1 arrives, 0 waits), 256 threads each.
   static constexpr int64_t kHandFull = 1, kHandEmpty = 2;
   // Inline PTX: nvvm.barrier with a thread count does not survive a print
-  // and parse of the IR in MLIR 22 (the mutation tests re-read it).
+  // and parse of the IR in MLIR 22 (the mutation tests re-read it). With a
+  // memory clobber (IR::syncPtxOp): the hand-over's loads and stores must
+  // stay between its barriers.
   void barSync(int64_t id, StringRef what) {
-    ir.named(ir.inlinePtxOp("bar.sync " + std::to_string(id) + ", 256;",
-                            TypeRange{}, ValueRange{}),
-             nm(what));
+    ir.named(
+        ir.syncPtxOp("bar.sync " + std::to_string(id) + ", 256;", ValueRange{}),
+        nm(what));
   }
   void barArrive(int64_t id, StringRef what) {
-    ir.named(ir.inlinePtxOp("bar.arrive " + std::to_string(id) + ", 256;",
-                            TypeRange{}, ValueRange{}),
+    ir.named(ir.syncPtxOp("bar.arrive " + std::to_string(id) + ", 256;",
+                          ValueRange{}),
              nm(what));
   }
   // The ping-pong of two or three consumer warpgroups

@@ -137,6 +137,29 @@ public:
     return mlir::NVVM::InlinePtxOp::create(b, results, ins, mlir::ValueRange{},
                                            b.getStringAttr(code), Value());
   }
+  /// Inline PTX that synchronizes (a named barrier, a cp.async wait, a
+  /// cluster-scope arrive or wait) with at most one i32 result ($0) and
+  /// read-only operands `ins` (i32: "r", i64: "l"): like inlinePtxOp, and
+  /// with a "~{memory}" clobber.
+  /// Without it LLVM takes inline asm for an instruction that touches no
+  /// memory and moves plain loads and stores across it: it sank a
+  /// shared-memory load of warpgroup 1's hand-over past the `bar.arrive`
+  /// that hands the buffer back, a race the emulator's sanitizer reported
+  /// (docs/Hopper.md, "Inline PTX and LLVM's code motion").
+  mlir::LLVM::InlineAsmOp syncPtxOp(llvm::StringRef code, mlir::ValueRange ins,
+                                    mlir::Type result = {}) {
+    std::string constraints = result ? "=r," : "";
+    for (Value v : ins)
+      constraints += v.getType().isInteger(64) ? "l," : "r,";
+    constraints += "~{memory}";
+    return mlir::LLVM::InlineAsmOp::create(
+        b, result ? mlir::TypeRange{result} : mlir::TypeRange{}, ins, code,
+        constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        mlir::LLVM::TailCallKind::None,
+        mlir::LLVM::AsmDialectAttr::get(ctx, mlir::LLVM::AsmDialect::AD_ATT),
+        mlir::ArrayAttr());
+  }
   Value ptxF32(llvm::StringRef code, Value x) {
     return inlinePtx(code, b.getF32Type(), x)[0];
   }
@@ -250,11 +273,15 @@ public:
           role);
   }
 
-  /// try_wait.parity on barrier `index` of `group`, named `role`.
+  /// try_wait.parity on barrier `index` of `group`, named `role`, then a
+  /// compiler fence: upstream lowers the wait to inline PTX without a
+  /// memory clobber, across which LLVM may move a plain load of what the
+  /// barrier guards (IR::syncPtxOp).
   void wait(Value group, Value index, Value parity, const llvm::Twine &role) {
     named(mlir::nvgpu::MBarrierTryWaitParityOp::create(b, group, parity,
                                                        idx(kWaitTicks), index),
           role);
+    syncPtxOp("", mlir::ValueRange{});
   }
 
   /// A TMA load (cp.async.bulk.tensor to shared::cluster) through `map` of
@@ -287,10 +314,10 @@ public:
   /// Arrive (release at cluster scope) on the copy in cluster CTA `rank`
   /// (i32) of the barrier at shared address `addr` (i32), named `role`.
   void remoteArrive(Value addr, Value rank, const llvm::Twine &role) {
-    named(inlinePtxOp("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
-                      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-                      "[ra]; }",
-                      mlir::TypeRange{}, mlir::ValueRange{addr, rank}),
+    named(syncPtxOp("{ .reg .b32 ra; mapa.shared::cluster.u32 ra, $0, $1; "
+                    "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                    "[ra]; }",
+                    mlir::ValueRange{addr, rank}),
           role);
   }
   /// Wait (acquire at cluster scope) for phase `parity` (i1) of the barrier
@@ -304,11 +331,11 @@ public:
     mlir::Block *before = b.createBlock(&loop.getBefore());
     b.setInsertionPointToStart(before);
     Value done =
-        named(inlinePtxOp(
+        named(syncPtxOp(
                   "{ .reg .pred P; "
                   "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
                   "P, [$1], $2; selp.u32 $0, 1, 0, P; }",
-                  b.getI32Type(), mlir::ValueRange{addr, par}),
+                  mlir::ValueRange{addr, par}, b.getI32Type()),
               role)
             .getResult(0);
     mlir::scf::ConditionOp::create(b, eq(done, i32(0)), mlir::ValueRange{});

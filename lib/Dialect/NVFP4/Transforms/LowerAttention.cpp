@@ -1106,13 +1106,11 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
       for (int64_t c = 0; c < 4; ++c)
         code += "cp.async.cg.shared.global [$0+" + std::to_string(16 * c) +
                 "], [$1+" + std::to_string(16 * c) + "], 16; ";
-      ir.named(ir.inlinePtxOp(code, TypeRange{}, ValueRange{dst, src}),
-               "gather: cp.async");
+      ir.named(ir.syncPtxOp(code, ValueRange{dst, src}), "gather: cp.async");
     };
     auto commit = [&] {
-      ir.named(
-          ir.inlinePtxOp("cp.async.commit_group;", TypeRange{}, ValueRange{}),
-          "gather: cp.async.commit_group");
+      ir.named(ir.syncPtxOp("cp.async.commit_group;", ValueRange{}),
+               "gather: cp.async.commit_group");
     };
     auto groupOf = [&](Value i) { return ir.divu(i, idx(f.scaleGroup / 64)); };
     auto scaleOf = [&](Value i) { return kv.scale(slot, groupOf(i), extra); };
@@ -1139,8 +1137,7 @@ void KernelBuilder::gatherCacheKey(Value key0, Value k, Value slot, Value stage,
           SmallVector<Value> scNext;
           if (!whole)
             scNext.push_back(scaleOf(ir.mins(next, ir.sub(hi, idx(1)))));
-          ir.named(ir.inlinePtxOp("cp.async.wait_group 1;", TypeRange{},
-                                  ValueRange{}),
+          ir.named(ir.syncPtxOp("cp.async.wait_group 1;", ValueRange{}),
                    "gather: cp.async.wait_group");
           Value sc = whole ? kv.scaleFromRecord(record, groupOf(i)) : acc[0];
           Value scv =

@@ -24,9 +24,13 @@
 // from shared memory (two descriptors), the first without the accumulator
 // (scale-d 0), waited for; its softmax: masks only when some row of the
 // warp does not see the whole tile (a warp vote), row maxima across the
-// four threads of a row.
+// four threads of a row. Each wait is followed by a compiler fence (an
+// empty asm with a memory clobber: upstream's wait is inline PTX without
+// one, and LLVM would move loads across it).
 // CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "~{memory}"
 // CHECK: nvgpu.mbarrier.try_wait.parity
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "~{memory}"
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: setp.ne.b32 p, 0, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $128, $129, p, 1, 1, 0, 0; }
 // CHECK-COUNT-7: setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, $128, $129, p, 1, 1, 0, 0; }
@@ -123,26 +127,26 @@ func.func @prefill(%q: tensor<1x200x1x256xf16>, %k: tensor<1x330x1x256xf16>)
 // CHECK: scf.for
 // CHECK-COUNT-36: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvvm.inline_ptx "bar.sync 2, 256;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.sync 2, 256;", "{{[rl,]*}}~{memory}"
 // CHECK-COUNT-16: memref.store {{.*}} : memref<2048xi32, #gpu.address_space<workgroup>>
 // CHECK: memref.store {{.*}} : memref<192xf32, #gpu.address_space<workgroup>>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
-// CHECK: nvvm.inline_ptx "bar.arrive 1, 256;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.arrive 1, 256;", "{{[rl,]*}}~{memory}"
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, {$256, $257, $258, $259}, $260, p, 1, 1, 1; }
 // After the pieces: m and l handed over, then the last hand-over taken.
-// CHECK: nvvm.inline_ptx "bar.sync 2, 256;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.sync 2, 256;", "{{[rl,]*}}~{memory}"
 // CHECK: memref.store {{.*}} : memref<192xf32, #gpu.address_space<workgroup>>
-// CHECK: nvvm.inline_ptx "bar.arrive 1, 256;"
-// CHECK: nvvm.inline_ptx "bar.sync 2, 256;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.arrive 1, 256;", "{{[rl,]*}}~{memory}"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.sync 2, 256;", "{{[rl,]*}}~{memory}"
 // CHECK: sm100.role "consumer_dv" warps[4, 8) regs 208 {
-// CHECK: nvvm.inline_ptx "bar.arrive 2, 256;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.arrive 2, 256;", "{{[rl,]*}}~{memory}"
 // CHECK: scf.for
-// CHECK: nvvm.inline_ptx "bar.sync 1, 256;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.sync 1, 256;", "{{[rl,]*}}~{memory}"
 // CHECK: memref.load {{.*}} : memref<192xf32, #gpu.address_space<workgroup>>
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, $256, $257, p, 1, 1, 0, 1; }
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: nvvm.inline_ptx "bar.arrive 2, 256;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "bar.arrive 2, 256;", "{{[rl,]*}}~{memory}"
 // CHECK: sm100.role "load" warps[8, 9) regs 56 {
 func.func @mla_decode(%q: tensor<1x1x128x576xbf16>, %k: tensor<1x300x1x576xbf16>)
     -> (tensor<1x1x128x512xbf16>, tensor<1x128x1xf32>) {
@@ -207,14 +211,14 @@ func.func @sparse_decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<4x64x1x64xbf16>,
 // CHECK: nvgpu.mbarrier.try_wait.parity
 // CHECK: nvvm.vote.sync ballot
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
-// CHECK: nvvm.inline_ptx "cp.async.cg.shared.global [$0+0], [$1+0], 16; cp.async.cg.shared.global [$0+16], [$1+16], 16; cp.async.cg.shared.global [$0+32], [$1+32], 16; cp.async.cg.shared.global [$0+48], [$1+48], 16; "
-// CHECK: nvvm.inline_ptx "cp.async.commit_group;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.cg.shared.global [$0+0], [$1+0], 16; cp.async.cg.shared.global [$0+16], [$1+16], 16; cp.async.cg.shared.global [$0+32], [$1+32], 16; cp.async.cg.shared.global [$0+48], [$1+48], 16; ", "{{[rl,]*}}~{memory}"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.commit_group;", "{{[rl,]*}}~{memory}"
 // CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<16x65x576xi8>, vector<8xi8>
 // CHECK-NEXT: vector.bitcast %{{.*}} : vector<8xi8> to vector<1xi64>
 // CHECK: scf.for
 // CHECK-NOT: memref.load %{{.*}} : memref<16x65x576xi8>
-// CHECK: nvvm.inline_ptx "cp.async.commit_group;"
-// CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.commit_group;", "{{[rl,]*}}~{memory}"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.wait_group 1;", "{{[rl,]*}}~{memory}"
 // CHECK-NOT: memref.load %{{.*}} : memref<16x65x576xi8>
 // CHECK: vector.load %{{.*}} : memref<20480xi8, #gpu.address_space<workgroup>>, vector<16xi8>
 // CHECK: nvvm.convert.f8x2.to.f16x2
@@ -248,7 +252,7 @@ func.func @v4_decode(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
 // CHECK: sm100.role "consumer_dv" warps[4, 8) regs 184 {
 // CHECK: sm100.role "gather" warps[8, 12) regs 64 {
 // CHECK: scf.for {{.*}} -> (i32) {
-// CHECK: nvvm.inline_ptx "cp.async.wait_group 1;"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.wait_group 1;", "{{[rl,]*}}~{memory}"
 // CHECK: prefetch.global.L2
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 func.func @v4_decode_lens(%q: tensor<2x1x64x512xbf16>, %kv: tensor<16x37440xi8>,
