@@ -504,20 +504,28 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   if (s.hopper()) {
     if (s.dvGroups > 1)
       handOff = ir.add(qOff, idx(s.qBytes + s.stages * s.stageBytes()));
-    // The K/V stages start as zeros: O += P V multiplies whole tiles, and
+    // The V tiles start as zeros: O += P V multiplies whole tiles, and
     // the rows of a partly loaded tile that were not loaded hold what an
     // earlier tile loaded there (finite, with P = 0) or, before any load,
     // whatever shared memory held (possibly NaN, and 0 x NaN is NaN). A
-    // wgmma under a branch would be serialized by ptxas (C7520).
-    int64_t vecs = s.stages * s.stageBytes() / 16;
+    // wgmma under a branch would be serialized by ptxas (C7520). K's rows
+    // need no zeros: a key that was not loaded is outside the piece, so
+    // the masked logits replace its S by -inf whatever K held (the tile is
+    // not whole, so the plain path is not taken). With V inside K (K = V,
+    // or V a prefix of K) that is the K tile.
+    const int64_t stageVecs = s.stageBytes() / 16;
+    const int64_t zeroFirst = s.vBytes ? s.kBytes / 16 : 0;
+    const int64_t zeroVecs = (s.vBytes ? s.vBytes : s.kBytes) / 16;
     auto v4 = VectorType::get({4}, b.getI32Type());
     Value stagesView =
-        view(ir.add(qOff, idx(s.qBytes)), ir.smemMemref({vecs, 4},
-                                                        b.getI32Type()));
+        view(ir.add(qOff, idx(s.qBytes)),
+             ir.smemMemref({s.stages * stageVecs, 4}, b.getI32Type()));
     Value zeros = arith::ConstantOp::create(
         b, DenseElementsAttr::get(v4, b.getI32IntegerAttr(0)));
-    forLoop(tid, idx(vecs), idx(s.threads), [&](Value i) {
-      vector::StoreOp::create(b, zeros, stagesView, ValueRange{i, idx(0)});
+    forLoop(tid, idx(s.stages * zeroVecs), idx(s.threads), [&](Value i) {
+      Value at = ir.add(ir.mul(ir.divu(i, idx(zeroVecs)), idx(stageVecs)),
+                        ir.add(idx(zeroFirst), ir.remu(i, idx(zeroVecs))));
+      vector::StoreOp::create(b, zeros, stagesView, ValueRange{at, idx(0)});
     });
     // ... before the TMA (the async proxy) writes there.
     ir.fenceProxyAsync("start: fence.proxy.async");
