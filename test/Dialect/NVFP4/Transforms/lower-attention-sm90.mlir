@@ -14,7 +14,7 @@
 // CHECK-NOT: tmem_slot
 // CHECK: gpu.func @gqa_decode_attention(
 // CHECK-SAME: nvfp4.schedule = {box_keys = 128 : i64, chip = "sm_90a", consumers = 1 : i64{{.*}}overlap_softmax = 1 : i64
-// The K/V stages are zeroed and fenced for the TMA before the roles start.
+// The V stages are zeroed and fenced for the TMA before the roles start.
 // CHECK: vector.store
 // CHECK: nvvm.fence.proxy
 // CHECK: gpu.barrier
