@@ -82,7 +82,8 @@ def inputs(s, kern):
 
 def main(argv):
     out, folders = argv[0], [a for a in argv[1:] if not a.startswith("--")]
-    opts = dict(a[2:].split("=", 1) for a in argv[1:] if a.startswith("--"))
+    opts = dict((a[2:].split("=", 1) + [""])[:2] for a in argv[1:]
+                if a.startswith("--"))
     kind, rounds = opts.get("kind", "prefill"), int(opts.get("rounds", "5"))
     with_cudnn = "cudnn" in opts and kind != "mla"
     os.makedirs(out, exist_ok=True)
