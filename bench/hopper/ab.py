@@ -33,7 +33,7 @@ sys.path.insert(0, HERE)
 from ours import runtime_library  # noqa: E402
 from shapes import MLA_SHAPES, SHAPES  # noqa: E402
 from timing import (kernel_ms, l2_copies, matmul_ceiling,  # noqa: E402
-                    write_report)
+                    rotating, write_report)
 import peers  # noqa: E402
 
 
@@ -127,24 +127,17 @@ def main(argv):
         if with_cudnn:
             # SDPA takes [B, H, S, D]; its cuDNN backend, on the same
             # rotated copies as ours.
+            def cudnn(q, k, v):
+                return peers.sdpa("cudnn", q, k, v, s.get("causal", False),
+                                  s["d"] ** -0.5)
             views = [tuple(x.transpose(1, 2).contiguous() for x in c)
                      for c in sets]
-            turn = [0]
-
-            def run_cudnn(turn=turn):
-                q, k, v = views[turn[0] % copies]
-                peers.sdpa("cudnn", q, k, v, s.get("causal", False),
-                           s["d"] ** -0.5)
-                turn[0] += 1
             try:
-                q, k, v = views[0]
-                got = peers.sdpa("cudnn", q, k, v, s.get("causal", False),
-                                 s["d"] ** -0.5).transpose(1, 2)
-                rels.append(check(got))
-                runs.append(run_cudnn)
-            except Exception as e:  # cuDNN refuses the shape
+                rels.append(check(cudnn(*views[0]).transpose(1, 2)))
+            except Exception as e:  # cuDNN refuses the shape: no row
                 print("cudnn: %s: %s" % (s["name"], e), flush=True)
                 continue
+            runs.append(rotating(cudnn, views))
         times = [[] for _ in runs]
         for _ in range(rounds):
             for i, run in enumerate(runs):

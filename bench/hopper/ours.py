@@ -33,7 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from timing import (cell, copy_ceiling, kernel_ms, l2_copies,  # noqa: E402
-                    matmul_ceiling, outdir, time_ms, write_report)
+                    matmul_ceiling, outdir, rotating, time_ms,
+                    write_report)
 from shapes import SHAPES, selected, sm_fill  # noqa: E402
 import peers  # noqa: E402
 
@@ -130,14 +131,10 @@ def sdpa_kernel_ms(s):
              torch.randn(b, hkv, skv, d, device="cuda", dtype=torch.bfloat16),
              torch.randn(b, hkv, skv, d, device="cuda", dtype=torch.bfloat16))
             for _ in range(copies)]
-    i = [0]
-
-    def run():
-        q, k, v = sets[i[0] % copies]
-        i[0] += 1
+    def cudnn(q, k, v):
         peers.sdpa("cudnn", q, k, v, s.get("causal", False), d ** -0.5)
     try:
-        return kernel_ms(run)
+        return kernel_ms(rotating(cudnn, sets))
     except Exception:
         return None
 

@@ -149,8 +149,11 @@ public:
   mlir::LLVM::InlineAsmOp syncPtxOp(llvm::StringRef code, mlir::ValueRange ins,
                                     mlir::Type result = {}) {
     std::string constraints = result ? "=r," : "";
-    for (Value v : ins)
+    for (Value v : ins) {
+      assert((v.getType().isInteger(32) || v.getType().isInteger(64)) &&
+             "syncPtxOp takes i32 and i64 operands");
       constraints += v.getType().isInteger(64) ? "l," : "r,";
+    }
     constraints += "~{memory}";
     return mlir::LLVM::InlineAsmOp::create(
         b, result ? mlir::TypeRange{result} : mlir::TypeRange{}, ins, code,
