@@ -771,15 +771,16 @@ void Consumer::build() {
           llvm::append_range(res, last.getResults());
         }
 
-        // Three consumers (160 registers): the rows' epilogue geometry
-        // again, from opaque row numbers; held across the tiles, it made
-        // ptxas spill.
-        if (s.consumers == 3)
-          for (int h = 0; h < 2; ++h) {
-            Value lead = er[h].lead;
-            er[h] = rowAt(ir.opaque(rows[h]));
-            er[h].lead = lead;
-          }
+        // The rows' epilogue geometry again, from opaque row numbers: LLVM
+        // hoists what depends only on the thread out of the piece loop, and
+        // held across the tiles it made ptxas spill, with three consumers
+        // (160 registers) and in one-consumer MTP decodes at 240
+        // (docs/Hopper.md, "Spills of the larger sweep").
+        for (int h = 0; h < 2; ++h) {
+          Value lead = er[h].lead;
+          er[h] = rowAt(ir.opaque(rows[h]));
+          er[h].lead = lead;
+        }
         // The row sums over the four threads of each row.
         Value m[2] = {res[0], res[1]}, l[2] = {res[2], res[3]};
         if (dvGroup == 0)

@@ -492,15 +492,37 @@ SmallVector<Value> WorkPlan::forEachPiece(
     bool lean) {
   IR &ir = env.ir;
   const AttentionSchedule &s = env.s;
+  // Each role reads a device plan's bounds again from the shared words
+  // (for the first role LLVM merges the loads with the prologue's): held
+  // from the prologue, a later role's bounds stayed live across the
+  // earlier roles' loops (the roles are a sequence of ifs on the warp
+  // index), and ptxas spilled them in one-consumer sm_90a kernels at 240
+  // registers (docs/Hopper.md, "Spills of the larger sweep"). Not with
+  // the sm_90a ping-pong's two or three consumer warpgroups of 64 rows
+  // each, which spilled with the reads added and spill with none: ptxas's
+  // choice, measured over the matrix and the sweep.
+  Value uFirst0 = uFirst, uLast0 = uLast, b0First0 = b0First,
+        b1Last0 = b1Last;
+  if (planWords && !staticTable && s.split == WorkSplit::Balanced &&
+      !(s.hopper() && s.pingPong)) {
+    auto word = [&](int64_t w) {
+      return ir.toIndex(memref::LoadOp::create(env.b, planWords,
+                                               ValueRange{ir.idx(w)}));
+    };
+    uFirst0 = word(kWordUFirst);
+    uLast0 = word(kWordULast);
+    b0First0 = word(kWordT0);
+    b1Last0 = word(kWordT1);
+  }
   // uLast + 1 in i32 arithmetic: an empty device plan has uLast = -1.
-  Value end = ir.add(uLast, ir.idx(1));
+  Value end = ir.add(uLast0, ir.idx(1));
   lean = lean && staticTable;
   return ir.forLoop(
-      uFirst, end, ir.idx(1), init,
+      uFirst0, end, ir.idx(1), init,
       [&](Value u, ValueRange args) -> SmallVector<Value> {
         // A lean role re-reads the partition's bounds per piece.
-        Value uFirst = this->uFirst, uLast = this->uLast,
-              b0First = this->b0First, b1Last = this->b1Last;
+        Value uFirst = uFirst0, uLast = uLast0, b0First = b0First0,
+              b1Last = b1Last0;
         if (lean) {
           uFirst = reread(kTableUFirst);
           uLast = reread(kTableULast);
