@@ -379,6 +379,25 @@ def hopper_cases():
         # a gathering lane), the ring cycled on 4 SMs.
         case("h_sparse_h128_d128", b=2, sq=1, hq=128, hkv=1, topk=700,
              d=128, slots=3000, sink=True, lens=True, sms=4),
+        # The cluster merge (docs/Hopper.md, "The cluster merge"): equal
+        # units split into N pieces, one a CTA of an N-CTA cluster, merged
+        # through distributed shared memory (no combine kernel). N = 3
+        # pieces of 2, 3 and 3 tiles (1000 keys); an MTP decode whose
+        # window leaves some rows no key in some pieces; the Dv split (two
+        # warpgroups' columns, four 128-column chunks a row); three
+        # consumer warpgroups (192 rows, 64-column chunks).
+        case("h_cluster_merge_gqa_sink", b=1, sq=1, hq=8, hkv=2, skv=1000,
+             d=128, sink=True, sms=8),
+        case("h_cluster_merge_mtp_window", b=2, sq=2, hq=16, hkv=2,
+             skv=1200, d=128, causal=True, window=700, sink=True, sms=16),
+        case("h_cluster_merge_mla_dv_split", b=1, sq=1, hq=64, hkv=1,
+             skv=600, d=576, dv=512, vslice=True, sink=True, sms=8),
+        case("h_cluster_merge_d64_rows192", b=1, sq=3, hq=64, hkv=1,
+             skv=700, d=64, sms=8),
+        # One sequence with kv_lens (its length below Skv: pieces of one
+        # tile and empty ones), pages of 64 keys.
+        case("h_cluster_merge_lens_paged", b=1, sq=1, hq=16, hkv=2,
+             skv=1500, d=128, page=64, lens=True, sink=True, sms=16),
     ]
 
 
@@ -438,6 +457,8 @@ def run_case(c, args, tmp):
         cmd.append("--num-sms=%d" % sms)
     if args.poly_exp2 is not None:
         cmd.append("--poly-exp2=%d" % args.poly_exp2)
+    if args.cluster_merge is not None:
+        cmd.append("--cluster-merge=%d" % args.cluster_merge)
     if args.schedules:
         # Explored schedules (nvfp4-run --schedules): every one must pass.
         cmd.append("--schedules=%d" % args.schedules)
@@ -531,6 +552,9 @@ def main():
     ap.add_argument("--poly-exp2", type=int,
                     help="nvfp4-run --poly-exp2 (sm_90a): of every 8 of P's "
                     "exponentials, how many on the FMA pipe")
+    ap.add_argument("--cluster-merge", type=int,
+                    help="nvfp4-run --cluster-merge (sm_90a): the most pieces "
+                    "of a unit a cluster merges (0: the combine kernel)")
     ap.add_argument("--print", metavar="NAME",
                     help="print the MLIR of one case and exit")
     args = ap.parse_args()

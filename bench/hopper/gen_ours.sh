@@ -22,7 +22,10 @@
 # bench/hopper/ab.py); MIN_PIECE_KEYS=N sets the plan's shortest share
 # (nvfp4-lower-attention's min-piece-keys, default 256; 0: no floor);
 # POLY_EXP2=N computes N of every 8 of P's exponentials on the FMA pipe
-# (nvfp4-lower-attention's poly-exp2; default -1: the pass's rule).
+# (nvfp4-lower-attention's poly-exp2; default -1: the pass's rule);
+# CLUSTER_MERGE=N sets the most pieces a cluster merges instead of the
+# combine kernel (nvfp4-lower-attention's cluster-merge, default 8; 0:
+# never).
 # ONLY=SUBSTRING compiles only the shapes whose names hold it.
 #
 #===----------------------------------------------------------------------===#
@@ -43,7 +46,7 @@ rm -f "$OUT"/*.nvfp4
 NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
   PYTHONPATH="$ROOT/python:$ROOT/scripts:$ROOT/bench/hopper" \
   python3 - "$OUT" "$KIND" "${NUM_SMS:-132}" "${ONLY:-}" \
-  "${MIN_PIECE_KEYS:-256}" "${POLY_EXP2:--1}" <<'PY'
+  "${MIN_PIECE_KEYS:-256}" "${POLY_EXP2:--1}" "${CLUSTER_MERGE:-8}" <<'PY'
 import sys
 import attention_matrix as am
 import nvfp4
@@ -51,7 +54,7 @@ from shapes import MLA_PAGE, MLA_SHAPES, SHAPES, V4_PAGE, V4_SHAPES
 
 out, kind, only = sys.argv[1], sys.argv[2], sys.argv[4]
 sms, min_piece_keys = int(sys.argv[3]), int(sys.argv[5])
-poly_exp2 = int(sys.argv[6])
+poly_exp2, cluster_merge = int(sys.argv[6]), int(sys.argv[7])
 cases = []
 if kind == "v4":
     for s in V4_SHAPES:
@@ -74,7 +77,8 @@ cases = [c for c in cases if only in c["name"]]
 for c in cases:
     k = nvfp4.compile(am.op_text(c), chip="sm_90a", features="+ptx80",
                       num_sms=sms, min_piece_keys=min_piece_keys,
-                      poly_exp2=poly_exp2, cubin=1)
+                      poly_exp2=poly_exp2, cluster_merge=cluster_merge,
+                      cubin=1)
     k.save("%s/%s.nvfp4" % (out, c["name"]))
 print("gen_ours.sh: wrote %d kernels to %s" % (len(cases), out))
 PY

@@ -85,11 +85,12 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
     }
     if (name != "num-sms" && name != "min-piece-keys" && name != "chip" &&
         name != "features" && name != "cta-group" && name != "opt-level" &&
-        name != "poly-exp2")
+        name != "poly-exp2" && name != "cluster-merge")
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                   "options: unknown option '" + name +
-                      "' (expected num-sms, min-piece-keys, poly-exp2, chip, "
-                      "features, cta-group, opt-level, cubin or function)");
+                      "' (expected num-sms, min-piece-keys, poly-exp2, "
+                      "cluster-merge, chip, features, cta-group, opt-level, "
+                      "cubin or function)");
     passOptions += item + " ";
   }
   std::string errors;
@@ -110,6 +111,9 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
       pipeline.polyExp2 > nvfp4::kPolyExp2Max)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: poly-exp2 must be in [0, 8] or -1");
+  if (pipeline.clusterMerge < 0 || pipeline.clusterMerge > 8)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                "options: cluster-merge must be in [0, 8]");
   return NVFP4_OK;
 }
 
@@ -227,6 +231,7 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     lower.numSms = pipeline.numSms;
     lower.minPieceKeys = pipeline.minPieceKeys;
     lower.polyExp2 = pipeline.polyExp2;
+    lower.clusterMerge = pipeline.clusterMerge;
     lower.ctaGroup = pipeline.ctaGroup;
     lower.chip = pipeline.chip;
     lower.features = pipeline.features;

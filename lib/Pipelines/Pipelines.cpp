@@ -115,6 +115,7 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   attention.numSms = opts.numSms;
   attention.minPieceKeys = opts.minPieceKeys;
   attention.polyExp2 = opts.polyExp2;
+  attention.clusterMerge = opts.clusterMerge;
   attention.chip = opts.chip;
   pm.addPass(createNVFP4LowerAttention(attention));
   pm.addPass(createNVFP4LowerAttentionMerge());
@@ -240,6 +241,7 @@ void nvfp4::copyDeviceOptions(const NVFP4ToLLVMOptions &from,
   to.numSms = from.numSms;
   to.minPieceKeys = from.minPieceKeys;
   to.polyExp2 = from.polyExp2;
+  to.clusterMerge = from.clusterMerge;
   to.ctaGroup = from.ctaGroup;
   to.ptxasOptions = from.ptxasOptions;
 }

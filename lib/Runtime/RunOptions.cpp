@@ -538,6 +538,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
                                                     "num-sms",
                                                     "min-piece-keys",
                                                     "poly-exp2",
+                                                    "cluster-merge",
                                                     "chip",
                                                     "cta-group",
                                                     "set-input",
@@ -648,6 +649,12 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
         return makeError("--poly-exp2=", value,
                          ": expected a count of 8 exponentials in [0, 8]");
       options.polyExp2 = n;
+    } else if (option == "cluster-merge") {
+      uint64_t n = 0;
+      if (!parseU64(value, n) || n > 8)
+        return makeError("--cluster-merge=", value,
+                         ": expected a piece count in [0, 8]");
+      options.clusterMerge = n;
     } else if (option == "chip") {
       if (value != "sm_100a" && value != "sm_90a")
         return makeError("--chip=", value,
@@ -752,7 +759,8 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
   }
   for (const char *o :
        {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms", "min-piece-keys",
-        "poly-exp2", "chip", "cta-group", "set-input", "no-input-checks",
+        "poly-exp2", "cluster-merge", "chip", "cta-group", "set-input",
+        "no-input-checks",
         "cta-stats", "schedules", "replace-ptx"})
     if (given.count(o))
       return makeError("--", o, " is for MLIR input only (", options.input,
@@ -914,6 +922,11 @@ names the reference, the launch and each argument; docs/Runtime.md):
                             exponentials of P, N by a cubic on the FMA pipe
                             rather than the SFU (0-8; default: the pass's
                             rule; nvfp4-lower-attention's option)
+  --cluster-merge=N         nvfp4.attention on sm_90a: the most pieces of
+                            a unit a cluster merges in distributed shared
+                            memory instead of a combine kernel (0-8;
+                            default 8; 0: never; nvfp4-lower-attention's
+                            option)
   --chip=CHIP               the chip the kernels are built for: sm_100a
                             (default: tcgen05) or sm_90a (Hopper: wgmma;
                             nvfp4.attention only, docs/Hopper.md)

@@ -110,6 +110,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
       lowerOptions.minPieceKeys = int64_t(*options.minPieceKeys);
     if (options.polyExp2)
       lowerOptions.polyExp2 = int64_t(*options.polyExp2);
+    if (options.clusterMerge)
+      lowerOptions.clusterMerge = int64_t(*options.clusterMerge);
     lowerOptions.chip = options.chip;
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());

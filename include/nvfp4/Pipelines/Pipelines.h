@@ -73,6 +73,12 @@ struct SM100ToCubinOptions
                      "FMA pipe (nvfp4-lower-attention's poly-exp2; -1: the "
                      "default rule)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> clusterMerge{
+      *this, "cluster-merge",
+      llvm::cl::desc("sm_90a: the most pieces of a unit a cluster merges "
+                     "instead of a combine kernel (nvfp4-lower-attention's "
+                     "cluster-merge; 0: never)"),
+      llvm::cl::init(8)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses single CTAs or CTA "
@@ -148,6 +154,11 @@ struct NVFP4ToLLVMOptions
       llvm::cl::desc("sm_90a: of every 8 exponentials of P, how many on the "
                      "FMA pipe (nvfp4-lower-attention's poly-exp2)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> clusterMerge{
+      *this, "cluster-merge",
+      llvm::cl::desc("sm_90a: the most pieces of a unit a cluster merges "
+                     "(nvfp4-lower-attention's cluster-merge)"),
+      llvm::cl::init(8)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses by shape, 1 or 2 "

@@ -25,7 +25,10 @@ class Stream:
     cuda_stream = 0
 
 
-k = nvfp4.compile(OP, chip="sm_90a", features="+ptx80", num_sms=8)
+# cluster_merge=0: the balanced plan and its combine kernel (one unit of
+# 32 tiles on 8 SMs would otherwise take the cluster merge: one kernel).
+k = nvfp4.compile(OP, chip="sm_90a", features="+ptx80", num_sms=8,
+                  cluster_merge=0)
 dev = nvfp4.Device("cuda")
 ins = [dev.empty(t.shape, t.dtype) for t in k.inputs]
 outs = tuple(dev.empty(t.shape, t.dtype) for t in k.outputs)
@@ -45,3 +48,8 @@ try:
 except nvfp4.Error as e:
     print("bind refused:", e)
 print("bound")
+# The cluster merge (the default): one kernel, launched in clusters of 8.
+m = nvfp4.compile(OP, chip="sm_90a", features="+ptx80", num_sms=8)
+m(*ins, out=outs, device=dev, workspace=dev.empty((max(1, m.workspace_bytes),), "u8"),
+  stream=0x7c0)
+print("merged")

@@ -118,6 +118,34 @@ private:
       ir.fenceProxyAsync(nm((what + ": fence.proxy.async").str()));
     barArrive(kHandFull, (what + ": arrive hand_full").str());
   }
+  // The cluster merge (AttentionSchedule::clusterMerge; docs/Hopper.md,
+  // "The cluster merge"): the CTA holds one piece of its unit, and the
+  // cluster's CTAs hold all of them. Each writes its piece's partial
+  // result (normalised O in f32, the base-2 LSE without the sink) into
+  // its K/V stages; after a cluster barrier the consumer warps of all the
+  // CTAs merge the unit's rows, a (row, 128-column chunk) a warp, reading
+  // every CTA's partial result through distributed shared memory
+  // (emitRowMerge, the combine kernel's arithmetic), and write O and the
+  // LSE; a second cluster barrier keeps every CTA's shared memory until
+  // the others have read it.
+  static constexpr int64_t kMergeBarrier = 8;
+  /// The merge buffer (AttentionSchedule::mergeBytes) over the stages: f32
+  /// words, row r's O at r * mergeRowFloats, the LSEs after the rows.
+  Value mergeView() {
+    return memref::ViewOp::create(
+        b, ir.smemMemref({s.usedRows() * (s.mergeRowFloats() + 1)},
+                         b.getF32Type()),
+        k.smem, k.kOffset(idx(0)), ValueRange{});
+  }
+  /// Before the first write of the merge buffer: every consumer warpgroup's
+  /// wgmma has read its last stage (the first call only, `first`).
+  void stageForMerge(Value row, Value m, Value l, const OSource &os,
+                     Value dvBase, bool first);
+  /// The merge of the unit's rows (`rowAt(r)`: row r's output geometry;
+  /// `rowBatch`: the unit's sequence).
+  void mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt,
+                      Value rowBatch);
+
   /// The hand-over's P words (i32 pairs of bf16, 128-byte swizzled rows)
   /// and its f32 words: alpha, then m, then l (64 each).
   Value handP() {
@@ -293,6 +321,111 @@ SmallVector<Value> Consumer::wgmma(ArrayRef<Value> acc, Value aDesc,
   std::string code = std::string("{ .reg .pred p; setp.ne.b32 p, ") +
                      (scaleD ? "1" : "0") + ", 0; " + mma + " }";
   return tiedAsm(code, acc, ins, constraints);
+}
+
+void Consumer::stageForMerge(Value row, Value m, Value l, const OSource &os,
+                             Value dvBase, bool first) {
+  Type f32Ty = b.getF32Type();
+  if (first)
+    ir.named(ir.syncPtxOp("bar.sync " + std::to_string(kMergeBarrier) + ", " +
+                              std::to_string(128 * s.consumers) + ";",
+                          ValueRange{}),
+             nm("merge: wait consumers"));
+  Value mv = mergeView();
+  const int64_t stride = s.mergeRowFloats();
+  Value inRange = ir.cmp(arith::CmpIPredicate::ult, row, idx(s.usedRows()));
+  Value zero = ir.f32(0.0);
+  Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, zero);
+  Value inv =
+      ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), l), zero);
+  Value lse2 = ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)),
+                         ir.negInf());
+  // One thread of the row's four writes its LSE (warpgroup 0's with a Dv
+  // split).
+  if (dvGroup == 0)
+    ir.ifThen(ir.andi(inRange, ir.eq(t, idx(0))), [&] {
+      memref::StoreOp::create(
+          b, lse2, mv, ValueRange{ir.add(idx(s.usedRows() * stride), row)});
+    });
+  auto vf = VectorType::get({os.width}, f32Ty);
+  os.read([&](Value col, Value v) {
+    ir.ifThen(inRange, [&] {
+      vector::StoreOp::create(
+          b, arith::MulFOp::create(b, v, vector::BroadcastOp::create(b, vf, inv)),
+          mv, ValueRange{ir.add(ir.mul(row, idx(stride)), ir.add(dvBase, col))});
+    });
+  });
+}
+
+void Consumer::mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt,
+                              Value rowBatch) {
+  Type f32Ty = b.getF32Type();
+  auto shared = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  auto cluster = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  // Every CTA's partial result is in its buffer (release / acquire at
+  // cluster scope).
+  ir.clusterSync(nm("merge"));
+  const int64_t n = s.clusterMerge, stride = s.mergeRowFloats();
+  const int64_t rowsUsed = s.usedRows();
+  const int64_t chunk = std::min<int64_t>(128, p.headDimV);
+  const int64_t width = chunk / 32, chunks = p.headDimV / chunk;
+  const int64_t warps = 4 * s.consumers;
+  Value rank = ir.remu(env.partition, idx(n));
+  Value warp = ir.divu(env.tid, idx(32));
+  Value bufAddr = ir.add(memref::ExtractAlignedPointerAsIndexOp::create(b, k.smem),
+                         k.kOffset(idx(0)));
+  // Word `word` of CTA `part`'s buffer, as a shared::cluster pointer.
+  auto remote = [&](Value word, Value part) {
+    Value local = LLVM::IntToPtrOp::create(
+        b, shared, ir.toI32(ir.add(bufAddr, ir.mul(word, idx(4)))));
+    return NVVM::MapaOp::create(b, cluster, local, ir.toI32(part))
+        .getResult();
+  };
+  auto vw = VectorType::get({width}, f32Ty);
+  ir.forLoop(
+      ir.add(ir.mul(rank, idx(warps)), warp), idx(rowsUsed * chunks),
+      idx(n * warps), [&](Value item) {
+        Value r = ir.divu(item, idx(chunks));
+        Value c = ir.remu(item, idx(chunks));
+        Epilogue::Row row = rowAt(r);
+        ir.ifThen(row.valid, [&] {
+          RowMerge mg;
+          mg.lane = lane;
+          mg.columns = chunk;
+          mg.colBase = ir.mul(c, idx(chunk));
+          mg.writesLse = ir.eq(c, idx(0));
+          mg.width = width;
+          mg.parts = idx(n);
+          if (p.hasSink)
+            mg.sinkL = arith::MulFOp::create(
+                b, memref::LoadOp::create(b, k.sink, ValueRange{row.head}),
+                ir.f32(1.4426950408889634));
+          mg.lse2 = [&](Value part) -> Value {
+            return LLVM::LoadOp::create(
+                b, f32Ty, remote(ir.add(idx(rowsUsed * stride), r), part), 4);
+          };
+          mg.load = [&](Value part, Value col) -> Value {
+            return LLVM::LoadOp::create(
+                b, vw,
+                remote(ir.add(ir.mul(r, idx(stride)), col), part),
+                4 * width);
+          };
+          mg.storeLse = [&](Value lse) {
+            memref::StoreOp::create(b, lse, epi.outLse,
+                                    ValueRange{rowBatch, row.head, row.query});
+          };
+          mg.storeO = [&](Value col, Value o) {
+            vector::StoreOp::create(
+                b,
+                arith::TruncFOp::create(
+                    b, VectorType::get({width}, p.outElement), o),
+                epi.outO, ValueRange{rowBatch, row.query, row.head, col});
+          };
+          emitRowMerge(ir, mg);
+        });
+      });
+  // No CTA leaves (its shared memory) while another may still read it.
+  ir.clusterSync(nm("merge end"));
 }
 
 void Consumer::build() {
@@ -840,9 +973,15 @@ void Consumer::build() {
             for (int64_t c = 0; c < oRegs / 4; ++c)
               f(ir.add(idx(8 * c), ir.mul(t, idx(2))));
           };
-          epi.write(piece, er[h], m[h], l[h], sinkL[h], os,
-                    idx(dvGroup * s.dvPerGroup()));
+          if (s.clusterMerge)
+            stageForMerge(rows[h], m[h], l[h], os,
+                          idx(dvGroup * s.dvPerGroup()), h == 0);
+          else
+            epi.write(piece, er[h], m[h], l[h], sinkL[h], os,
+                      idx(dvGroup * s.dvPerGroup()));
         }
+        if (s.clusterMerge)
+          mergeInCluster(rowAt, u.batch);
         return {ir.add(g0, piece.tiles),
                 ir.add(qLoads, ir.select(piece.any, idx(1), idx(0)))};
       });

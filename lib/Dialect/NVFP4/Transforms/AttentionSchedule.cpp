@@ -75,10 +75,51 @@ FailureOr<AttentionChip> nvfp4::parseAttentionChip(StringRef chip,
   return failure();
 }
 
+namespace {
+/// The pieces a unit is cut into for the cluster merge
+/// (AttentionSchedule::clusterMerge; docs/Hopper.md, "The cluster merge"),
+/// or none: sm_90a, a balanced plan made at compile time that splits
+/// units, or one sequence with kv_lens (its units alike at any length),
+/// every unit `unitTiles` tiles (T; for Skv keys with kv_lens), no Dv
+/// split across CTAs, a dense or paged bf16 / f16 cache, an O in bf16 /
+/// f16. N = min(most, SMs / units, T, keys / min-piece-keys) >= 2, the
+/// N x units CTAs on at least half of the SMs or each piece's K/V bytes
+/// at most kClusterMergePieceBytes, and the merge buffer within the K/V
+/// stages.
+std::optional<int64_t> clusterMergePieces(const AttentionSchedule &s,
+                                          ArrayRef<int64_t> unitTiles,
+                                          int64_t most) {
+  const AttentionProblemShape &p = s.problem;
+  // A static plan that splits no unit needs no merge.
+  if (!s.hopper() || most < 2 || s.split != WorkSplit::Balanced ||
+      (s.staticPlan && s.staticSplitUnits.empty()) || unitTiles.empty() ||
+      s.dvSplit != 1 || p.sparse() || p.cache || p.nvfp4Out)
+    return std::nullopt;
+  const int64_t tiles = unitTiles.front();
+  if (llvm::any_of(unitTiles, [&](int64_t t) { return t != tiles; }))
+    return std::nullopt;
+  int64_t n = std::min({std::min(most, AttentionSchedule::kMaxClusterMerge),
+                        s.numSms / s.units, tiles,
+                        tiles * s.kvTile / std::max<int64_t>(1, s.minPieceKeys)});
+  if (n < 2)
+    return std::nullopt;
+  const int64_t keyBytes = (p.headDim + (p.kvSame ? 0 : p.headDimV)) *
+                           (p.element.getIntOrFloatBitWidth() / 8);
+  // The clusters fill at least half of the SMs, or each piece is short
+  // enough for its latency, not the SM's bandwidth, to bound it.
+  bool fills = 2 * s.units * n >= s.numSms;
+  bool short_ = llvm::divideCeil(tiles, n) * s.kvTile * keyBytes <=
+                AttentionSchedule::kClusterMergePieceBytes;
+  if (!(fills || short_) || s.mergeBytes() > s.stages * s.stageBytes())
+    return std::nullopt;
+  return n;
+}
+} // namespace
+
 FailureOr<AttentionSchedule>
 nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
                                AttentionChip chip, int64_t minPieceKeys,
-                               int64_t polyExp2) {
+                               int64_t polyExp2, int64_t clusterMerge) {
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
   auto v = cast<RankedTensorType>(op.getV().getType());
@@ -455,6 +496,8 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     s.overheadBlocks = inUnits(s.planKeys);
     s.overheadTiles = inUnits(s.kvTile);
   }
+  // The tiles of each unit when the balanced plan is made at compile time.
+  std::vector<int64_t> unitTiles;
   if (p.numSplits && *p.numSplits == 1) {
     s.split = WorkSplit::Whole;
     s.partitions = s.units;
@@ -465,20 +508,25 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
   } else {
     s.split = WorkSplit::Balanced;
     s.partitions = std::max<int64_t>(1, numSms / s.dvSplit);
+    plan::UnitShape shape;
+    shape.seqQ = p.seqQ;
+    shape.queriesPerCta = s.queriesPerCta;
+    shape.rowBlocks = s.rowBlocks;
+    shape.headBlocks = s.headBlocks;
+    // The kernel numbers units head block first (attn::unitIndex).
+    shape.headBlockMajor = s.headBlocks > 1;
+    shape.headsKv = p.headsKv;
+    shape.causal = p.causal;
+    shape.window = p.window;
+    std::vector<int64_t> lens(size_t(p.batch), p.seqKv);
+    shape.blockKeys = s.kvTile;
+    // One sequence whose length kv_lens gives: its units are alike at any
+    // length, so the cluster merge's choice is made for Skv keys.
+    if (p.hasLens && !p.hasExtraLens && p.batch == 1)
+      unitTiles = plan::unitTileCounts(shape, lens);
     if (!p.hasLens && !p.hasExtraLens) {
-      plan::UnitShape shape;
-      shape.seqQ = p.seqQ;
-      shape.queriesPerCta = s.queriesPerCta;
-      shape.rowBlocks = s.rowBlocks;
-      shape.headBlocks = s.headBlocks;
-      // The kernel numbers units head block first (attn::unitIndex).
-      shape.headBlockMajor = s.headBlocks > 1;
-      shape.headsKv = p.headsKv;
-      shape.causal = p.causal;
-      shape.window = p.window;
-      std::vector<int64_t> lens(size_t(p.batch), p.seqKv);
-      shape.blockKeys = s.kvTile;
       std::vector<int64_t> coarse = plan::unitTileCounts(shape, lens);
+      unitTiles = coarse;
       shape.blockKeys = s.planKeys;
       std::vector<int64_t> fine = plan::unitTileCounts(shape, lens);
       // Head blocks: head block 0's units over its share of the partitions
@@ -545,6 +593,14 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
         }
       }
     }
+  }
+  if (auto n = clusterMergePieces(s, unitTiles, clusterMerge)) {
+    s.split = WorkSplit::Uniform;
+    s.splitsPerUnit = s.clusterMerge = *n;
+    s.partitions = s.units * *n;
+    s.staticPlan.reset();
+    s.staticSplitUnits.clear();
+    s.unitOrder.clear();
   }
   // A plan made on the device (kv_lens) keeps the staged gather's L2
   // prefetch and carried slot only with 8 more registers for the gather

@@ -307,9 +307,10 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
   func.setKnownBlockSizeAttr(
       b.getDenseI32ArrayAttr({int32_t(s.threads), 1, 1}));
   func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(int32_t(s.maxRegs)));
-  if (clustered())
+  // A Dv split's pair, or the CTAs whose pieces a cluster merges.
+  if (s.clusterCtas() > 1)
     func->setAttr("nvvm.cluster_dim",
-                  b.getDenseI32ArrayAttr({int32_t(s.dvSplit), 1, 1}));
+                  b.getDenseI32ArrayAttr({int32_t(s.clusterCtas()), 1, 1}));
 
   b.setInsertionPointToStart(&func.getBody().front());
   prologue(func);
@@ -334,15 +335,15 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
           ir.role<sm100::RoleOp>("consumer_dv", c0, c, s.dvGroupRegs);
     // A quantized sparse cache: the four producer warps gather (warp 0
     // loads Q too); sparse: two gather, one loads Q, one idles.
-    sm100::RoleOp load, gather;
+    sm100::RoleOp load, gather, idle;
     if (hopperGather() && gatherWarps() == 4) {
       gather = ir.role<sm100::RoleOp>("gather", c, c + 4, s.otherRegs);
     } else {
       load = ir.role<sm100::RoleOp>("load", c, c + 1, s.otherRegs);
       if (hopperGather())
         gather = ir.role<sm100::RoleOp>("gather", c + 1, c + 3, s.otherRegs);
-      ir.role<sm100::RoleOp>("idle", hopperGather() ? c + 3 : c + 1, c + 4,
-                             s.otherRegs);
+      idle = ir.role<sm100::RoleOp>("idle", hopperGather() ? c + 3 : c + 1,
+                                    c + 4, s.otherRegs);
     }
     b.setInsertionPointToStart(&consumer.getBody().front());
     HopperKernel hk;
@@ -372,6 +373,17 @@ gpu::GPUFuncOp KernelBuilder::build(gpu::GPUModuleOp module, StringRef name) {
       b.setInsertionPointToStart(&gather.getBody().front());
       gatherRole();
     }
+    // The cluster merge's two cluster barriers (docs/Hopper.md, "The
+    // cluster merge"): the producer warps arrive and wait too, after
+    // their loads, rather than count on leaving (barrier.cluster waits
+    // only for threads that have not exited).
+    if (s.clusterMerge)
+      for (sm100::RoleOp r : {load, gather, idle})
+        if (r) {
+          b.setInsertionPointToEnd(&r.getBody().front());
+          ir.clusterSync(r.getRoleName() + ": merge");
+          ir.clusterSync(r.getRoleName() + ": merge end");
+        }
   } else {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&roles.getBody().front());
@@ -1816,7 +1828,8 @@ DictionaryAttr harnessAttr(const AttentionSchedule &s, ArrayRef<Attribute> args,
       named("grid",
             b.getDenseI32ArrayAttr({int32_t(s.partitions * s.dvSplit), 1, 1})),
       named("block", b.getDenseI32ArrayAttr({int32_t(s.threads), 1, 1})),
-      named("cluster", b.getDenseI32ArrayAttr({int32_t(s.dvSplit), 1, 1})),
+      named("cluster",
+            b.getDenseI32ArrayAttr({int32_t(s.clusterCtas()), 1, 1})),
       named("dynamic_smem", i64(s.dynamicSmem)),
       named("args", b.getArrayAttr(args))};
   if (!absent.empty())
@@ -1906,6 +1919,8 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
   }
   if (s.split == WorkSplit::Uniform)
     attrs.push_back(named("splits_per_unit", s.splitsPerUnit));
+  if (s.clusterMerge)
+    attrs.push_back(named("cluster_merge", s.clusterMerge));
   if (s.split == WorkSplit::Balanced) {
     attrs.push_back(named("overhead_blocks", s.overheadBlocks));
     attrs.push_back(named("overhead_tiles", s.overheadTiles));
@@ -1936,6 +1951,13 @@ struct NVFP4LowerAttentionPass
           << int64_t(minPieceKeys);
       return signalPassFailure();
     }
+    if (clusterMerge < 0 ||
+        clusterMerge > AttentionSchedule::kMaxClusterMerge) {
+      module.emitError("nvfp4-lower-attention: cluster-merge must be in [0, ")
+          << AttentionSchedule::kMaxClusterMerge << "], got "
+          << int64_t(clusterMerge);
+      return signalPassFailure();
+    }
     if (polyExp2 < kPolyExp2Auto || polyExp2 > kPolyExp2Max) {
       module.emitError("nvfp4-lower-attention: poly-exp2 must be in [0, 8] "
                        "or -1 (the default rule), got ")
@@ -1952,7 +1974,8 @@ struct NVFP4LowerAttentionPass
     for (Operation *generic : ops) {
       auto op = cast<AttentionOp>(generic);
       FailureOr<AttentionSchedule> s =
-          chooseAttentionSchedule(op, numSms, *target, minPieceKeys, polyExp2);
+          chooseAttentionSchedule(op, numSms, *target, minPieceKeys, polyExp2,
+                                  clusterMerge);
       if (failed(s))
         return signalPassFailure();
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());

@@ -13,6 +13,10 @@
 // POLY: error: nvfp4-lower-attention: poly-exp2 must be in [0, 8] or -1 (the default rule), got 9
 // RUN: not nvfp4-opt %s -nvfp4-lower-attention="poly-exp2=-2" 2>&1 | FileCheck %s --check-prefix=POLY2
 // POLY2: error: nvfp4-lower-attention: poly-exp2 must be in [0, 8] or -1 (the default rule), got -2
+// RUN: not nvfp4-opt %s -nvfp4-lower-attention="cluster-merge=9" 2>&1 | FileCheck %s --check-prefix=CM
+// CM: error: nvfp4-lower-attention: cluster-merge must be in [0, 8], got 9
+// RUN: not nvfp4-opt %s -nvfp4-lower-attention="cluster-merge=-1" 2>&1 | FileCheck %s --check-prefix=CM2
+// CM2: error: nvfp4-lower-attention: cluster-merge must be in [0, 8], got -1
 
 func.func @mm(%a: tensor<128x64xf4E2M1FN>, %sfa: tensor<128x4xf8E4M3FN>, %g: tensor<f32>) -> tensor<128x128xf32> {
   %d = nvfp4.scaled_matmul %a, %sfa, %g, %a, %sfa, %g : (tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>, tensor<128x64xf4E2M1FN>, tensor<128x4xf8E4M3FN>, tensor<f32>) -> tensor<128x128xf32>

@@ -315,7 +315,30 @@ struct AttentionSchedule {
   /// The most units a unit-order table lists (256 KiB of i32 in the
   /// cubin); larger problems keep the balanced plan.
   static constexpr int64_t kMaxOrderedUnits = 65536;
-  bool splitKv() const { return split != WorkSplit::Whole; }
+  /// sm_90a, a plan made at compile time whose units all have the same
+  /// tiles (docs/Hopper.md, "The cluster merge"): every unit is split into
+  /// clusterMerge pieces (Uniform), one per CTA of a cluster of that many,
+  /// which merge their partial results through distributed shared memory:
+  /// no workspace, no combine kernel. 0: a combine kernel merges.
+  int64_t clusterMerge = 0;
+  /// The most pieces a cluster merges (a portable cluster), the default of
+  /// nvfp4-lower-attention's cluster-merge.
+  static constexpr int64_t kMaxClusterMerge = 8;
+  /// With fewer clusters than fill half of the SMs the cluster merge is
+  /// chosen only while a piece's K/V bytes stay at most this (a B = 1 GQA
+  /// decode at 8K keys: 512 KiB); longer pieces keep the balanced plan
+  /// over every SM.
+  static constexpr int64_t kClusterMergePieceBytes = int64_t(512) << 10;
+  /// The cluster merge's buffer in the K/V stages: each used row's
+  /// normalised O in f32 (rows Dv + 4 floats apart: consecutive rows 16
+  /// bytes apart in the banks), then each row's base-2 LSE.
+  int64_t mergeRowFloats() const { return problem.headDimV + 4; }
+  int64_t mergeBytes() const { return usedRows() * (mergeRowFloats() + 1) * 4; }
+  /// CTAs of a cluster: the Dv split's pair, or the cluster merge's pieces.
+  int64_t clusterCtas() const {
+    return dvSplit > 1 ? dvSplit : std::max<int64_t>(1, clusterMerge);
+  }
+  bool splitKv() const { return split != WorkSplit::Whole && !clusterMerge; }
   /// Partial results the workspace holds: Balanced 2 per partition (a
   /// partition's first and last unit may both be split), Uniform 1.
   int64_t workspaceSlots() const {
@@ -367,12 +390,16 @@ struct AttentionSchedule {
 /// at the op why no schedule supports it (and fails). `minPieceKeys`: the
 /// balanced plan's shortest share (AttentionSchedule::minPieceKeys);
 /// `polyExp2`: AttentionSchedule::polyExp2 on sm_90a, or kPolyExp2Auto
-/// (nvfp4/Support/Ex2Poly.h) for the default rule.
+/// (nvfp4/Support/Ex2Poly.h) for the default rule; `clusterMerge`: the
+/// most pieces a cluster merges on sm_90a (AttentionSchedule::clusterMerge;
+/// 0 or 1: never).
 mlir::FailureOr<AttentionSchedule>
 chooseAttentionSchedule(AttentionOp op, int64_t numSms,
                         AttentionChip chip = AttentionChip::SM100,
                         int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
-                        int64_t polyExp2 = kPolyExp2Auto);
+                        int64_t polyExp2 = kPolyExp2Auto,
+                        int64_t clusterMerge =
+                            AttentionSchedule::kMaxClusterMerge);
 
 } // namespace nvfp4
 

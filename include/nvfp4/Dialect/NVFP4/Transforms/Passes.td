@@ -54,6 +54,12 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
            "a cubic on the FMA pipe instead of the SFU's ex2.approx (0-8); "
            "-1: the default rule (docs/Hopper.md, \"Exponentials on the FMA "
            "pipe\")">,
+    Option<"clusterMerge", "cluster-merge", "int64_t", /*default=*/"8",
+           "sm_90a: the most pieces of a unit merged in a cluster's "
+           "distributed shared memory instead of by a combine kernel, for "
+           "plans whose units are all alike (static lengths, or one "
+           "sequence with kv_lens; 0-8; 0 or 1: always the combine kernel; "
+           "docs/Hopper.md, \"The cluster merge\")">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Attention kernels built">,
