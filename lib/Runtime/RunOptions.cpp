@@ -760,8 +760,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
   for (const char *o :
        {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms", "min-piece-keys",
         "poly-exp2", "cluster-merge", "chip", "cta-group", "set-input",
-        "no-input-checks",
-        "cta-stats", "schedules", "replace-ptx"})
+        "no-input-checks", "cta-stats", "schedules", "replace-ptx"})
     if (given.count(o))
       return makeError("--", o, " is for MLIR input only (", options.input,
                        " is not a .mlir file)");

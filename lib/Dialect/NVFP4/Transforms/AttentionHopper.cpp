@@ -133,8 +133,9 @@ private:
   /// words, row r's O at r * mergeRowFloats, the LSEs after the rows.
   Value mergeView() {
     return memref::ViewOp::create(
-        b, ir.smemMemref({s.usedRows() * (s.mergeRowFloats() + 1)},
-                         b.getF32Type()),
+        b,
+        ir.smemMemref({s.usedRows() * (s.mergeRowFloats() + 1)},
+                      b.getF32Type()),
         k.smem, k.kOffset(idx(0)), ValueRange{});
   }
   /// Before the first write of the merge buffer: every consumer warpgroup's
@@ -143,8 +144,7 @@ private:
                      Value dvBase, bool first);
   /// The merge of the unit's rows (`rowAt(r)`: row r's output geometry;
   /// `rowBatch`: the unit's sequence).
-  void mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt,
-                      Value rowBatch);
+  void mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt, Value rowBatch);
 
   /// The hand-over's P words (i32 pairs of bf16, 128-byte swizzled rows)
   /// and its f32 words: alpha, then m, then l (64 each).
@@ -338,8 +338,8 @@ void Consumer::stageForMerge(Value row, Value m, Value l, const OSource &os,
   Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, zero);
   Value inv =
       ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), l), zero);
-  Value lse2 = ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)),
-                         ir.negInf());
+  Value lse2 =
+      ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)), ir.negInf());
   // One thread of the row's four writes its LSE (warpgroup 0's with a Dv
   // split).
   if (dvGroup == 0)
@@ -351,8 +351,10 @@ void Consumer::stageForMerge(Value row, Value m, Value l, const OSource &os,
   os.read([&](Value col, Value v) {
     ir.ifThen(inRange, [&] {
       vector::StoreOp::create(
-          b, arith::MulFOp::create(b, v, vector::BroadcastOp::create(b, vf, inv)),
-          mv, ValueRange{ir.add(ir.mul(row, idx(stride)), ir.add(dvBase, col))});
+          b,
+          arith::MulFOp::create(b, v, vector::BroadcastOp::create(b, vf, inv)),
+          mv,
+          ValueRange{ir.add(ir.mul(row, idx(stride)), ir.add(dvBase, col))});
     });
   });
 }
@@ -372,14 +374,14 @@ void Consumer::mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt,
   const int64_t warps = 4 * s.consumers;
   Value rank = ir.remu(env.partition, idx(n));
   Value warp = ir.divu(env.tid, idx(32));
-  Value bufAddr = ir.add(memref::ExtractAlignedPointerAsIndexOp::create(b, k.smem),
-                         k.kOffset(idx(0)));
+  Value bufAddr =
+      ir.add(memref::ExtractAlignedPointerAsIndexOp::create(b, k.smem),
+             k.kOffset(idx(0)));
   // Word `word` of CTA `part`'s buffer, as a shared::cluster pointer.
   auto remote = [&](Value word, Value part) {
     Value local = LLVM::IntToPtrOp::create(
         b, shared, ir.toI32(ir.add(bufAddr, ir.mul(word, idx(4)))));
-    return NVVM::MapaOp::create(b, cluster, local, ir.toI32(part))
-        .getResult();
+    return NVVM::MapaOp::create(b, cluster, local, ir.toI32(part)).getResult();
   };
   auto vw = VectorType::get({width}, f32Ty);
   ir.forLoop(
@@ -406,8 +408,7 @@ void Consumer::mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt,
           };
           mg.load = [&](Value part, Value col) -> Value {
             return LLVM::LoadOp::create(
-                b, vw,
-                remote(ir.add(ir.mul(r, idx(stride)), col), part),
+                b, vw, remote(ir.add(ir.mul(r, idx(stride)), col), part),
                 4 * width);
           };
           mg.storeLse = [&](Value lse) {

@@ -501,13 +501,12 @@ SmallVector<Value> WorkPlan::forEachPiece(
   // the sm_90a ping-pong's two or three consumer warpgroups of 64 rows
   // each, which spilled with the reads added and spill with none: ptxas's
   // choice, measured over the matrix and the sweep.
-  Value uFirst0 = uFirst, uLast0 = uLast, b0First0 = b0First,
-        b1Last0 = b1Last;
+  Value uFirst0 = uFirst, uLast0 = uLast, b0First0 = b0First, b1Last0 = b1Last;
   if (planWords && !staticTable && s.split == WorkSplit::Balanced &&
       !(s.hopper() && s.pingPong)) {
     auto word = [&](int64_t w) {
-      return ir.toIndex(memref::LoadOp::create(env.b, planWords,
-                                               ValueRange{ir.idx(w)}));
+      return ir.toIndex(
+          memref::LoadOp::create(env.b, planWords, ValueRange{ir.idx(w)}));
     };
     uFirst0 = word(kWordUFirst);
     uLast0 = word(kWordULast);

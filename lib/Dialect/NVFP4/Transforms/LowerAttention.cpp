@@ -1973,9 +1973,8 @@ struct NVFP4LowerAttentionPass
     SymbolTable symbols(module);
     for (Operation *generic : ops) {
       auto op = cast<AttentionOp>(generic);
-      FailureOr<AttentionSchedule> s =
-          chooseAttentionSchedule(op, numSms, *target, minPieceKeys, polyExp2,
-                                  clusterMerge);
+      FailureOr<AttentionSchedule> s = chooseAttentionSchedule(
+          op, numSms, *target, minPieceKeys, polyExp2, clusterMerge);
       if (failed(s))
         return signalPassFailure();
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());

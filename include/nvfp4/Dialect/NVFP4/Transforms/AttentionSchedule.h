@@ -393,13 +393,11 @@ struct AttentionSchedule {
 /// (nvfp4/Support/Ex2Poly.h) for the default rule; `clusterMerge`: the
 /// most pieces a cluster merges on sm_90a (AttentionSchedule::clusterMerge;
 /// 0 or 1: never).
-mlir::FailureOr<AttentionSchedule>
-chooseAttentionSchedule(AttentionOp op, int64_t numSms,
-                        AttentionChip chip = AttentionChip::SM100,
-                        int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
-                        int64_t polyExp2 = kPolyExp2Auto,
-                        int64_t clusterMerge =
-                            AttentionSchedule::kMaxClusterMerge);
+mlir::FailureOr<AttentionSchedule> chooseAttentionSchedule(
+    AttentionOp op, int64_t numSms, AttentionChip chip = AttentionChip::SM100,
+    int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
+    int64_t polyExp2 = kPolyExp2Auto,
+    int64_t clusterMerge = AttentionSchedule::kMaxClusterMerge);
 
 } // namespace nvfp4
 
