@@ -48,8 +48,9 @@ try:
 except nvfp4.Error as e:
     print("bind refused:", e)
 print("bound")
-# The cluster merge (the default): one kernel, launched in clusters of 8.
-m = nvfp4.compile(OP, chip="sm_90a", features="+ptx80", num_sms=8)
+# The cluster merge (the default; its 8 CTAs on at most half of 16 SMs):
+# one kernel, launched in clusters of 8.
+m = nvfp4.compile(OP, chip="sm_90a", features="+ptx80", num_sms=16)
 m(*ins, out=outs, device=dev, workspace=dev.empty((max(1, m.workspace_bytes),), "u8"),
   stream=0x7c0)
 print("merged")

@@ -82,10 +82,12 @@ namespace {
 /// units, or one sequence with kv_lens (its units alike at any length),
 /// every unit `unitTiles` tiles (T; for Skv keys with kv_lens), no Dv
 /// split across CTAs, a dense or paged bf16 / f16 cache, an O in bf16 /
-/// f16. N = min(most, SMs / units, T, keys / min-piece-keys) >= 2, the
-/// N x units CTAs on at least half of the SMs or each piece's K/V bytes
-/// at most kClusterMergePieceBytes, and the merge buffer within the K/V
-/// stages.
+/// f16. N = min(most, SMs / units, T, keys / min-piece-keys) >= 2, and
+/// what an H100 measured faster than the combine (docs/Hopper.md, "The
+/// cluster merge"): the N x units CTAs on at most half of the SMs, each
+/// piece's K/V at most kClusterMergePieceBytes, each CTA's share of the
+/// merge (used rows x Dv in f32) at most kClusterMergeRowBytes; and the
+/// merge buffer within the K/V stages.
 std::optional<int64_t> clusterMergePieces(const AttentionSchedule &s,
                                           ArrayRef<int64_t> unitTiles,
                                           int64_t most) {
@@ -105,12 +107,12 @@ std::optional<int64_t> clusterMergePieces(const AttentionSchedule &s,
     return std::nullopt;
   const int64_t keyBytes = (p.headDim + (p.kvSame ? 0 : p.headDimV)) *
                            (p.element.getIntOrFloatBitWidth() / 8);
-  // The clusters fill at least half of the SMs, or each piece is short
-  // enough for its latency, not the SM's bandwidth, to bound it.
-  bool fills = 2 * s.units * n >= s.numSms;
-  bool short_ = llvm::divideCeil(tiles, n) * s.kvTile * keyBytes <=
-                AttentionSchedule::kClusterMergePieceBytes;
-  if (!(fills || short_) || s.mergeBytes() > s.stages * s.stageBytes())
+  if (2 * s.units * n > s.numSms ||
+      llvm::divideCeil(tiles, n) * s.kvTile * keyBytes >
+          AttentionSchedule::kClusterMergePieceBytes ||
+      s.usedRows() * p.headDimV * 4 >
+          AttentionSchedule::kClusterMergeRowBytes ||
+      s.mergeBytes() > s.stages * s.stageBytes())
     return std::nullopt;
   return n;
 }

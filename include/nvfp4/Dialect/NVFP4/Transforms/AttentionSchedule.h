@@ -324,11 +324,18 @@ struct AttentionSchedule {
   /// The most pieces a cluster merges (a portable cluster), the default of
   /// nvfp4-lower-attention's cluster-merge.
   static constexpr int64_t kMaxClusterMerge = 8;
-  /// With fewer clusters than fill half of the SMs the cluster merge is
-  /// chosen only while a piece's K/V bytes stay at most this (a B = 1 GQA
-  /// decode at 8K keys: 512 KiB); longer pieces keep the balanced plan
-  /// over every SM.
+  /// The cluster merge is chosen only while a piece's K/V bytes stay at
+  /// most this (a B = 1 GQA decode at 8K keys: 512 KiB, measured faster
+  /// than the combine); longer pieces keep the balanced plan over every
+  /// SM (at 64K keys, 4 MiB pieces on 64 CTAs would leave half the SMs
+  /// idle).
   static constexpr int64_t kClusterMergePieceBytes = int64_t(512) << 10;
+  /// ... and while a CTA's share of the merge, the unit's used rows x Dv
+  /// in f32, stays at most this: 8 x 128 (4 KiB, GQA) was faster than the
+  /// combine on an H100, 64 x 512 (128 KiB, MLA) slower, as the combine
+  /// spreads those rows over many SMs; 48 KiB lets D 64's 192 rows and
+  /// MLA with up to 24 heads in, neither measured.
+  static constexpr int64_t kClusterMergeRowBytes = int64_t(48) << 10;
   /// The cluster merge's buffer in the K/V stages: each used row's
   /// normalised O in f32 (rows Dv + 4 floats apart: consecutive rows 16
   /// bytes apart in the banks), then each row's base-2 LSE.
