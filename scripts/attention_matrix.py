@@ -385,16 +385,18 @@ def hopper_cases():
         # pieces of 2, 3 and 3 tiles (1000 keys); an MTP decode whose
         # window leaves some rows no key in some pieces; the Dv split (two
         # warpgroups' columns, four 128-column chunks a row); three
-        # consumer warpgroups (192 rows, 64-column chunks). Each on twice
-        # as many SMs as its clusters fill (the plan's rule).
+        # consumer warpgroups (192 rows, 64-column chunks); the last two
+        # with whole tiles only (Skv a multiple of the tile: no V zeroed in
+        # the prologue, AttentionSchedule::zeroV). Each on twice as many
+        # SMs as its clusters fill (the plan's rule).
         case("h_cluster_merge_gqa_sink", b=1, sq=1, hq=8, hkv=2, skv=1000,
              d=128, sink=True, sms=16),
         case("h_cluster_merge_mtp_window", b=2, sq=2, hq=16, hkv=2,
              skv=1200, d=128, causal=True, window=700, sink=True, sms=32),
         case("h_cluster_merge_mla_dv_split", b=1, sq=1, hq=16, hkv=1,
-             skv=600, d=576, dv=512, vslice=True, sink=True, sms=8),
+             skv=640, d=576, dv=512, vslice=True, sink=True, sms=8),
         case("h_cluster_merge_d64_rows192", b=1, sq=3, hq=64, hkv=1,
-             skv=700, d=64, sms=8),
+             skv=768, d=64, sms=8),
         # One sequence with kv_lens (its length below Skv: pieces of one
         # tile and empty ones), pages of 64 keys.
         case("h_cluster_merge_lens_paged", b=1, sq=1, hq=16, hkv=2,

@@ -604,6 +604,14 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     s.staticSplitUnits.clear();
     s.unitOrder.clear();
   }
+  // sm_90a: V's stages need zeros only where a piece loads a tile in part
+  // (keys past the sequence, the mask's or another piece's: rows of
+  // stale or never written shared memory that P = 0 multiplies).
+  s.zeroV = !(s.hopper() && !p.hasLens && !p.hasExtraLens && !p.sparse() &&
+              !p.cache && !p.causal && !p.window &&
+              p.seqKv % s.kvTile == 0 &&
+              (s.split != WorkSplit::Balanced ||
+               (s.staticPlan && s.staticPlanKeys == s.kvTile)));
   // A plan made on the device (kv_lens) keeps the staged gather's L2
   // prefetch and carried slot only with 8 more registers for the gather
   // warps (at 56 they spilled 148 bytes), from the Dv split's second

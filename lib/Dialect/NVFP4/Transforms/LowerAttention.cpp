@@ -534,13 +534,16 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
              ir.smemMemref({s.stages * stageVecs, 4}, b.getI32Type()));
     Value zeros = arith::ConstantOp::create(
         b, DenseElementsAttr::get(v4, b.getI32IntegerAttr(0)));
-    forLoop(tid, idx(s.stages * zeroVecs), idx(s.threads), [&](Value i) {
-      Value at = ir.add(ir.mul(ir.divu(i, idx(zeroVecs)), idx(stageVecs)),
-                        ir.add(idx(zeroFirst), ir.remu(i, idx(zeroVecs))));
-      vector::StoreOp::create(b, zeros, stagesView, ValueRange{at, idx(0)});
-    });
+    // Not where every tile is loaded whole (AttentionSchedule::zeroV).
+    if (s.zeroV)
+      forLoop(tid, idx(s.stages * zeroVecs), idx(s.threads), [&](Value i) {
+        Value at = ir.add(ir.mul(ir.divu(i, idx(zeroVecs)), idx(stageVecs)),
+                          ir.add(idx(zeroFirst), ir.remu(i, idx(zeroVecs))));
+        vector::StoreOp::create(b, zeros, stagesView, ValueRange{at, idx(0)});
+      });
     // ... before the TMA (the async proxy) writes there.
-    ir.fenceProxyAsync("start: fence.proxy.async");
+    if (s.zeroV)
+      ir.fenceProxyAsync("start: fence.proxy.async");
     ir.named(gpu::BarrierOp::create(b), "start: barrier");
     work.computePartition();
     return;
@@ -1916,6 +1919,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
       attrs.push_back(named("dv_group_regs", s.dvGroupRegs));
     attrs.push_back(named("head_blocks", s.headBlocks));
     attrs.push_back(named("gather_staging", s.gatherStaging ? 1 : 0));
+    attrs.push_back(named("zero_v", s.zeroV ? 1 : 0));
   }
   if (s.split == WorkSplit::Uniform)
     attrs.push_back(named("splits_per_unit", s.splitsPerUnit));

@@ -18,7 +18,12 @@
 // CHECK-SAME: partitions = 32 : i64
 // CHECK-SAME: split = "uniform"
 // CHECK-SAME: splits_per_unit = 4 : i64
+// Every tile is loaded whole (1024 keys, pieces of two tiles): the
+// prologue zeroes no V tile and fences nothing for the TMA.
+// CHECK-SAME: zero_v = 0 : i64
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 4, 1, 1>
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: sm100.warp_roles
 // The consumers wait for each other before writing the merge buffer over
 // the stages, then cluster barriers around the merge.
 // CHECK: llvm.inline_asm has_side_effects {{.*}}"bar.sync 8, 128;", "~{memory}"
@@ -77,6 +82,7 @@ func.func @one_lens(%q: tensor<1x1x64x128xbf16>, %k: tensor<1x1024x8x128xbf16>, 
 // differ) keep the balanced plan and the combine kernel.
 // CHECK-LABEL: gpu.module @with_lens_attention
 // CHECK-NOT: cluster_merge
+// CHECK: zero_v = 1 : i64
 // CHECK: gpu.func @with_lens_attention_combine(
 func.func @with_lens(%q: tensor<2x1x64x128xbf16>, %k: tensor<2x1024x8x128xbf16>, %v: tensor<2x1024x8x128xbf16>, %l: tensor<2xi32>) -> (tensor<2x1x64x128xbf16>, tensor<2x64x1xf32>) {
   %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%l) softmax_scale(0.0883883476)

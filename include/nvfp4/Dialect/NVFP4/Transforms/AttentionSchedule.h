@@ -115,6 +115,12 @@ struct AttentionSchedule {
   /// per 64 used rows (1 for a GQA decode whose rows fit 64, 3 for a D 64
   /// prefill's 192), or 2 sharing 64 rows under a Dv split.
   int64_t consumers = 0;
+  /// sm_90a: the prologue zeroes the V tiles of every stage, for tiles
+  /// that a piece loads only in part (docs/Hopper.md); false when every
+  /// tile is loaded whole: static lengths that are a multiple of the tile,
+  /// no causal mask or window, pieces on tile boundaries, dense or paged
+  /// bf16 / f16 (docs/Hopper.md, "The cluster merge").
+  bool zeroV = true;
   /// sm_90a: each consumer warpgroup computes the softmax of tile n while
   /// the tensor cores run P(n-1) V(n-1) (FlashAttention-3's intra-warpgroup
   /// overlap); off when O (64 x Dv f32, Dv / 2 registers a thread) leaves
