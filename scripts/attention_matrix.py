@@ -397,6 +397,9 @@ def hopper_cases():
              skv=640, d=576, dv=512, vslice=True, sink=True, sms=8),
         case("h_cluster_merge_d64_rows192", b=1, sq=3, hq=64, hkv=1,
              skv=768, d=64, sms=8),
+        # Dv 192: 64-column chunks (three a row).
+        case("h_cluster_merge_dv192", b=1, sq=1, hq=8, hkv=2, skv=600,
+             d=192, sink=True, sms=16),
         # One sequence with kv_lens (its length below Skv: pieces of one
         # tile and empty ones), pages of 64 keys.
         case("h_cluster_merge_lens_paged", b=1, sq=1, hq=16, hkv=2,

@@ -369,7 +369,8 @@ void Consumer::mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt,
   ir.clusterSync(nm("merge"));
   const int64_t n = s.clusterMerge, stride = s.mergeRowFloats();
   const int64_t rowsUsed = s.usedRows();
-  const int64_t chunk = std::min<int64_t>(128, p.headDimV);
+  // 128-column chunks, or 64 where they do not divide Dv (64, 192, 320).
+  const int64_t chunk = p.headDimV % 128 == 0 ? 128 : 64;
   const int64_t width = chunk / 32, chunks = p.headDimV / chunk;
   const int64_t warps = 4 * s.consumers;
   Value rank = ir.remu(env.partition, idx(n));
