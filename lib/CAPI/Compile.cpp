@@ -16,6 +16,7 @@
 #include "nvfp4/Pipelines/Pipelines.h"
 #include "nvfp4/Support/Ex2Poly.h"
 #include "nvfp4/Support/InputNesting.h"
+#include "nvfp4/Support/SplitKvPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -111,7 +112,8 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
       pipeline.polyExp2 > nvfp4::kPolyExp2Max)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: poly-exp2 must be in [0, 8] or -1");
-  if (pipeline.clusterMerge < 0 || pipeline.clusterMerge > 8)
+  if (pipeline.clusterMerge < 0 ||
+      pipeline.clusterMerge > nvfp4::plan::kMaxClusterMerge)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: cluster-merge must be in [0, 8]");
   return NVFP4_OK;

@@ -651,7 +651,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       options.polyExp2 = n;
     } else if (option == "cluster-merge") {
       uint64_t n = 0;
-      if (!parseU64(value, n) || n > 8)
+      if (!parseU64(value, n) || n > uint64_t(nvfp4::plan::kMaxClusterMerge))
         return makeError("--cluster-merge=", value,
                          ": expected a piece count in [0, 8]");
       options.clusterMerge = n;

@@ -78,7 +78,7 @@ struct SM100ToCubinOptions
       llvm::cl::desc("sm_90a: the most pieces of a unit a cluster merges "
                      "instead of a combine kernel (nvfp4-lower-attention's "
                      "cluster-merge; 0: never)"),
-      llvm::cl::init(8)};
+      llvm::cl::init(nvfp4::plan::kMaxClusterMerge)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses single CTAs or CTA "
@@ -158,7 +158,7 @@ struct NVFP4ToLLVMOptions
       *this, "cluster-merge",
       llvm::cl::desc("sm_90a: the most pieces of a unit a cluster merges "
                      "(nvfp4-lower-attention's cluster-merge)"),
-      llvm::cl::init(8)};
+      llvm::cl::init(nvfp4::plan::kMaxClusterMerge)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses by shape, 1 or 2 "

@@ -179,6 +179,11 @@ int64_t minPieceSlots(int64_t minPieceKeys, int64_t granuleKeys);
 constexpr int64_t kDefaultMinPieceKeys = 256;
 constexpr int64_t kMaxMinPieceKeys = int64_t(1) << 30;
 
+/// The most pieces of a unit an sm_90a cluster merges (a portable cluster
+/// of 8 CTAs): the default and the largest value of nvfp4-lower-attention's
+/// cluster-merge (docs/Hopper.md, "The cluster merge").
+constexpr int64_t kMaxClusterMerge = 8;
+
 /// The local tile range [t0, t1) of unit `u` in partition `p` of `plan`
 /// ({0, 0} when p does not process u).
 std::pair<int64_t, int64_t> pieceOf(const BalancedPlan &plan,

@@ -193,6 +193,18 @@ void Epilogue::writeNvfp4(const Piece &piece, const Row &row,
       });
 }
 
+std::pair<Value, Value> nvfp4::attn::partialScaleAndLse(IR &ir, Value m,
+                                                        Value l) {
+  ImplicitLocOpBuilder &b = ir.b;
+  Value zero = ir.f32(0.0);
+  Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, zero);
+  Value inv =
+      ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), l), zero);
+  Value lse2 =
+      ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)), ir.negInf());
+  return {inv, lse2};
+}
+
 void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
                      Value sinkL, const OSource &o, Value dvBase) {
   IR &ir = env.ir;
@@ -273,12 +285,8 @@ void Epilogue::write(const Piece &piece, const Row &row, Value m, Value l,
     Value sl = plan.slot(piece);
     Value inRange =
         ir.cmp(arith::CmpIPredicate::ult, row.r, ir.idx(s.usedRows()));
-    Value positive =
-        arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, zero);
-    Value inv =
-        ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), l), zero);
-    Value lse2 =
-        ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)), ninf);
+    Value inv, lse2;
+    std::tie(inv, lse2) = partialScaleAndLse(ir, m, l);
     ir.ifThen(ir.andi(inRange, writesRow), [&] {
       memref::StoreOp::create(b, lse2, partialLse, ValueRange{sl, row.r});
     });

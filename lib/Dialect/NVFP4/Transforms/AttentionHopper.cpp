@@ -334,12 +334,8 @@ void Consumer::stageForMerge(Value row, Value m, Value l, const OSource &os,
   Value mv = mergeView();
   const int64_t stride = s.mergeRowFloats();
   Value inRange = ir.cmp(arith::CmpIPredicate::ult, row, idx(s.usedRows()));
-  Value zero = ir.f32(0.0);
-  Value positive = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, zero);
-  Value inv =
-      ir.select(positive, arith::DivFOp::create(b, ir.f32(1.0), l), zero);
-  Value lse2 =
-      ir.select(positive, arith::AddFOp::create(b, m, ir.lg2(l)), ir.negInf());
+  Value inv, lse2;
+  std::tie(inv, lse2) = partialScaleAndLse(ir, m, l);
   // One thread of the row's four writes its LSE (warpgroup 0's with a Dv
   // split).
   if (dvGroup == 0)

@@ -363,6 +363,12 @@ struct RowMerge {
 };
 void emitRowMerge(IR &ir, const RowMerge &merge);
 
+/// A piece's partial result of a row with running max `m` and sum `l`
+/// (base 2), as the combine and the cluster merge read it: the scale of
+/// its O, 1 / l (0 without a visible key), and its base-2 LSE without the
+/// sink, m + log2 l (-inf without one).
+std::pair<Value, Value> partialScaleAndLse(IR &ir, Value m, Value l);
+
 /// Builds the kernel `name` in `module` that merges the partial results of
 /// split units into O and the LSE (docs/AttentionLowering.md, "Combine");
 /// returns its harness launch entry.

@@ -101,8 +101,8 @@ std::optional<int64_t> clusterMergePieces(const AttentionSchedule &s,
   if (llvm::any_of(unitTiles, [&](int64_t t) { return t != tiles; }))
     return std::nullopt;
   int64_t n = std::min(
-      {std::min(most, AttentionSchedule::kMaxClusterMerge), s.numSms / s.units,
-       tiles, tiles * s.kvTile / std::max<int64_t>(1, s.minPieceKeys)});
+      {std::min(most, plan::kMaxClusterMerge), s.numSms / s.units, tiles,
+       tiles * s.kvTile / std::max<int64_t>(1, s.minPieceKeys)});
   if (n < 2)
     return std::nullopt;
   const int64_t keyBytes = (p.headDim + (p.kvSame ? 0 : p.headDimV)) *

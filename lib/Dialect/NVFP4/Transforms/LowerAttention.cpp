@@ -524,26 +524,26 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
     // need no zeros: a key that was not loaded is outside the piece, so
     // the masked logits replace its S by -inf whatever K held (the tile is
     // not whole, so the plain path is not taken). With V inside K (K = V,
-    // or V a prefix of K) that is the K tile.
-    const int64_t stageVecs = s.stageBytes() / 16;
-    const int64_t zeroFirst = s.vBytes ? s.kBytes / 16 : 0;
-    const int64_t zeroVecs = (s.vBytes ? s.vBytes : s.kBytes) / 16;
-    auto v4 = VectorType::get({4}, b.getI32Type());
-    Value stagesView =
-        view(ir.add(qOff, idx(s.qBytes)),
-             ir.smemMemref({s.stages * stageVecs, 4}, b.getI32Type()));
-    Value zeros = arith::ConstantOp::create(
-        b, DenseElementsAttr::get(v4, b.getI32IntegerAttr(0)));
-    // Not where every tile is loaded whole (AttentionSchedule::zeroV).
-    if (s.zeroV)
+    // or V a prefix of K) that is the K tile. Not where every tile is
+    // loaded whole (AttentionSchedule::zeroV).
+    if (s.zeroV) {
+      const int64_t stageVecs = s.stageBytes() / 16;
+      const int64_t zeroFirst = s.vBytes ? s.kBytes / 16 : 0;
+      const int64_t zeroVecs = (s.vBytes ? s.vBytes : s.kBytes) / 16;
+      auto v4 = VectorType::get({4}, b.getI32Type());
+      Value stagesView =
+          view(ir.add(qOff, idx(s.qBytes)),
+               ir.smemMemref({s.stages * stageVecs, 4}, b.getI32Type()));
+      Value zeros = arith::ConstantOp::create(
+          b, DenseElementsAttr::get(v4, b.getI32IntegerAttr(0)));
       forLoop(tid, idx(s.stages * zeroVecs), idx(s.threads), [&](Value i) {
         Value at = ir.add(ir.mul(ir.divu(i, idx(zeroVecs)), idx(stageVecs)),
                           ir.add(idx(zeroFirst), ir.remu(i, idx(zeroVecs))));
         vector::StoreOp::create(b, zeros, stagesView, ValueRange{at, idx(0)});
       });
-    // ... before the TMA (the async proxy) writes there.
-    if (s.zeroV)
+      // ... before the TMA (the async proxy) writes there.
       ir.fenceProxyAsync("start: fence.proxy.async");
+    }
     ir.named(gpu::BarrierOp::create(b), "start: barrier");
     work.computePartition();
     return;
@@ -1955,11 +1955,9 @@ struct NVFP4LowerAttentionPass
           << int64_t(minPieceKeys);
       return signalPassFailure();
     }
-    if (clusterMerge < 0 ||
-        clusterMerge > AttentionSchedule::kMaxClusterMerge) {
+    if (clusterMerge < 0 || clusterMerge > plan::kMaxClusterMerge) {
       module.emitError("nvfp4-lower-attention: cluster-merge must be in [0, ")
-          << AttentionSchedule::kMaxClusterMerge << "], got "
-          << int64_t(clusterMerge);
+          << plan::kMaxClusterMerge << "], got " << int64_t(clusterMerge);
       return signalPassFailure();
     }
     if (polyExp2 < kPolyExp2Auto || polyExp2 > kPolyExp2Max) {

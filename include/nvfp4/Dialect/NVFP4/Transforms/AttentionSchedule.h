@@ -327,9 +327,6 @@ struct AttentionSchedule {
   /// which merge their partial results through distributed shared memory:
   /// no workspace, no combine kernel. 0: a combine kernel merges.
   int64_t clusterMerge = 0;
-  /// The most pieces a cluster merges (a portable cluster), the default of
-  /// nvfp4-lower-attention's cluster-merge.
-  static constexpr int64_t kMaxClusterMerge = 8;
   /// The cluster merge is chosen only while a piece's K/V bytes stay at
   /// most this (a B = 1 GQA decode at 8K keys: 512 KiB, measured faster
   /// than the combine); longer pieces keep the balanced plan over every
@@ -406,11 +403,12 @@ struct AttentionSchedule {
 /// (nvfp4/Support/Ex2Poly.h) for the default rule; `clusterMerge`: the
 /// most pieces a cluster merges on sm_90a (AttentionSchedule::clusterMerge;
 /// 0 or 1: never).
-mlir::FailureOr<AttentionSchedule> chooseAttentionSchedule(
-    AttentionOp op, int64_t numSms, AttentionChip chip = AttentionChip::SM100,
-    int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
-    int64_t polyExp2 = kPolyExp2Auto,
-    int64_t clusterMerge = AttentionSchedule::kMaxClusterMerge);
+mlir::FailureOr<AttentionSchedule>
+chooseAttentionSchedule(AttentionOp op, int64_t numSms,
+                        AttentionChip chip = AttentionChip::SM100,
+                        int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
+                        int64_t polyExp2 = kPolyExp2Auto,
+                        int64_t clusterMerge = plan::kMaxClusterMerge);
 
 } // namespace nvfp4
 

@@ -54,7 +54,8 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
            "a cubic on the FMA pipe instead of the SFU's ex2.approx (0-8); "
            "-1: the default rule (docs/Hopper.md, \"Exponentials on the FMA "
            "pipe\")">,
-    Option<"clusterMerge", "cluster-merge", "int64_t", /*default=*/"8",
+    Option<"clusterMerge", "cluster-merge", "int64_t",
+           /*default=*/"::nvfp4::plan::kMaxClusterMerge",
            "sm_90a: the most pieces of a unit merged in a cluster's "
            "distributed shared memory instead of by a combine kernel, for "
            "plans whose units are all alike (static lengths, or one "
