@@ -3,7 +3,7 @@
 tensor cores' bf16 wgmma rate by N (64 / 128 / 256) with A from shared
 memory (SS) or registers (RS) and one to three issuing warpgroups, the
 SFU's ex2.approx rate, and both at once in one CTA. These are the
-ceilings of docs/Hopper.md "The D 64 ceiling, measured": a D 64 prefill
+ceilings of docs/Hopper.md "The D 64 ceiling: the SM's own rates": a D 64 prefill
 does as many exponentials as tensor-core clocks at the data sheet's
 rates, so whether 70% of the matrix rate is in reach depends on what the
 two pipes give together, which no data sheet says.
