@@ -55,6 +55,7 @@ HEAD = r"""
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
+#include <string>
 #include <cuda_runtime.h>
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
@@ -104,7 +105,7 @@ rates(int mmaIters, int expIters, float *sink, unsigned long long *spans) {
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
       for (int k = 0; k < 8; ++k)
-        MMA(d, a, da + 2 * k, db + 2 * k);
+        mma<N, RS>(d, a, da + 2 * k, db + 2 * k);
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     }
@@ -121,8 +122,8 @@ rates(int mmaIters, int expIters, float *sink, unsigned long long *spans) {
   uint64_t t1 = clock64(), g1 = now_ns();
   if (out == 12345.f) sink[threadIdx.x] = out;
   if (threadIdx.x % 128 == 0) {
-    unsigned long long *s = spans + 3 * (blockIdx.x * (WM + WE) + wg);
-    s[0] = t1 - t0; s[1] = g1 - g0; s[2] = 0;
+    unsigned long long *s = spans + 2 * (blockIdx.x * (WM + WE) + wg);
+    s[0] = t1 - t0; s[1] = g1 - g0;
   }
 }
 """
@@ -136,12 +137,12 @@ void run(const char *name, int sms, int mmaIters, int expIters) {
   float *sink; unsigned long long *spans;
   int nw = sms * (WM + WE);
   CK(cudaMalloc(&sink, 4096 * sizeof(float)));
-  CK(cudaMalloc(&spans, 3 * nw * sizeof(unsigned long long)));
+  CK(cudaMalloc(&spans, 2 * nw * sizeof(unsigned long long)));
   cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
   for (int w = 0; w < 2; ++w) k<<<sms, threads, smemBytes>>>(mmaIters, expIters, sink, spans);
   CK(cudaDeviceSynchronize());
   std::vector<float> ms;
-  std::vector<unsigned long long> h(3 * nw);
+  std::vector<unsigned long long> h(2 * nw);
   double mmaRate = 0, expRate = 0, mhz = 0;
   for (int r = 0; r < 5; ++r) {
     CK(cudaEventRecord(e0));
@@ -155,7 +156,7 @@ void run(const char *name, int sms, int mmaIters, int expIters) {
   double mc = 0, ec = 0, clk = 0, ns = 0; int nm = 0, ne = 0;
   for (int b = 0; b < sms; ++b)
     for (int g = 0; g < WM + WE; ++g) {
-      unsigned long long *s = &h[3 * (b * (WM + WE) + g)];
+      unsigned long long *s = &h[2 * (b * (WM + WE) + g)];
       clk += s[0]; ns += s[1];
       if (g < WM) { mc += s[0]; ++nm; } else { ec += s[0]; ++ne; }
     }
@@ -212,7 +213,6 @@ RUNS
 }
 """
 
-RUNS = []
 CONFIGS = []
 for n in (64, 128, 256):
     for rs in (False, True):
@@ -229,41 +229,32 @@ for n, rs in ((64, True), (128, False)):
         CONFIGS.append((n, rs, wm, we))
 
 
+DISPATCH = r"""
+// The wgmma of shape N with A from registers (RS) or shared memory.
+template <int N, bool RS>
+__device__ __forceinline__ void mma(float (&d)[N / 2], const uint32_t (&a)[4],
+                                    uint64_t da, uint64_t db) {
+  if constexpr (N == 64) { if constexpr (RS) mma_rs_64(d, a, da, db); else mma_ss_64(d, a, da, db); }
+  else if constexpr (N == 128) { if constexpr (RS) mma_rs_128(d, a, da, db); else mma_ss_128(d, a, da, db); }
+  else { if constexpr (RS) mma_rs_256(d, a, da, db); else mma_ss_256(d, a, da, db); }
+}
+"""
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     src = HEAD
     for n in (64, 128, 256):
         for rs in (False, True):
             src += wgmma_fn(n, rs)
-    # One kernel template per (N, RS): MMA picks the function.
-    kern = ""
-    for n in (64, 128, 256):
-        for rs in (False, True):
-            kern += KERNEL.replace("rates", "rates_%s%d" % ("rs" if rs else "ss", n)) \
-                .replace("template <int N, bool RS, int WM, int WE>",
-                         "template <int WM, int WE>") \
-                .replace("N / 2", str(n // 2)).replace("* N *", "* %d *" % n) \
-                .replace("MMA(", "mma_%s_%d(" % ("rs" if rs else "ss", n))
-    src += kern
-    main_src = MAIN.replace("template <int N, bool RS, int WM, int WE>",
-                            "template <int N, bool RS, int WM, int WE, typename K>") \
-        .replace("auto k = rates<N, RS, WM, WE>;", "auto k = K::template get<WM, WE>();")
-    traits = ""
-    for n in (64, 128, 256):
-        for rs in (False, True):
-            nm = "%s%d" % ("rs" if rs else "ss", n)
-            traits += ("struct K_%s { template <int WM, int WE> static auto get() "
-                       "{ return rates_%s<WM, WE>; } };\n" % (nm, nm))
     runs = []
     for n, rs, wm, we in CONFIGS:
-        nm = "%s%d" % ("rs" if rs else "ss", n)
         label = ("%s N %d x %d wg" % ("RS" if rs else "SS", n, wm)) if wm else ""
         if we:
             label += (" + " if label else "") + "ex2 x %d wg" % we
-        runs.append('  run<%d, %s, %d, %d, K_%s>("%s", sms, M, E);' %
-                    (n, "true" if rs else "false", wm, we, nm, label))
-    src += traits + main_src.replace("RUNS", "\n".join(runs))
-    src = src.replace("#include <algorithm>", "#include <algorithm>\n#include <string>")
+        runs.append('  run<%d, %s, %d, %d>("%s", sms, M, E);' %
+                    (n, "true" if rs else "false", wm, we, label))
+    src += DISPATCH + KERNEL + MAIN.replace("RUNS", "\n".join(runs))
     path = os.path.join(OUT, "rates.cu")
     with open(path, "w") as f:
         f.write(src)
