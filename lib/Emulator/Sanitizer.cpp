@@ -165,7 +165,7 @@ uint32_t Sanitizer::agentOf(uint32_t rank, uint32_t off) {
 }
 
 std::string Sanitizer::tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo,
-                                uint32_t hi, uint32_t line) {
+                                uint32_t hi, uint32_t line, bool generic) {
   if (rank >= smemWrite_.size() || hi <= lo)
     return "";
   std::vector<Epoch> &wr = smemWrite_[rank], &rd = smemRead_[rank];
@@ -178,6 +178,21 @@ std::string Sanitizer::tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo,
                       false);
     if (!ordered(wr[i], warp))
       return raceText("the TMA load's write", where, warp, line, wr[i], true);
+    // A generic write the copy's async-proxy write lands on: without a
+    // proxy fence between them the two proxies may apply them in either
+    // order (the older generic value could land last). st.async writes
+    // through the generic proxy itself.
+    const uint16_t d = generic ? 0 : proxyDirty_[rank][i];
+    if (d)
+      return std::string("missing fence.proxy.async: ") +
+             describe_(d - 1u, wr[i].line) + " writes" + (where + 2) +
+             " through the generic proxy, and the TMA load " +
+             describe_(warp, line) +
+             " writes it through the async proxy with no fence.proxy.async "
+             "ordered between them (PTX ISA 9.7.13.4: without a proxy fence "
+             "the two writes are not ordered; put "
+             "fence.proxy.async.shared::cta after the generic writes, before "
+             "the synchronization that orders them before the copy)";
   }
   return "";
 }

@@ -140,9 +140,11 @@ public:
   // bytes; an MMA's read of its operands counts as a read by the issuing
   // warp at issue.
   /// At a TMA load's issue by `warp`: the bytes it will write must not be
-  /// read or written by anything not ordered before the issue.
+  /// read or written by anything not ordered before the issue, nor (unless
+  /// the copy writes through the generic proxy, `generic`: st.async) hold a
+  /// generic write no fence.proxy.async has covered.
   std::string tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo, uint32_t hi,
-                       uint32_t line);
+                       uint32_t line, bool generic = false);
   /// At its completion: the bytes now belong to the mbarrier's phase.
   /// `generic`: st.async, whose bytes are written through the generic
   /// proxy (an async-proxy read of them needs fence.proxy.async first).

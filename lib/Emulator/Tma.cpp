@@ -668,9 +668,10 @@ bool Executor::pushCopy(Warp &w, uint32_t lane, const XInst &I, TmaCopy copy,
       if (!e.empty())
         return sanFault(w, lane, I, e);
     }
-    std::string e = san_->tmaIssue(
-        copy.warp, copy.cta->rank, copy.off,
-        copy.off + static_cast<uint32_t>(copy.image.size()), I.line);
+    std::string e =
+        san_->tmaIssue(copy.warp, copy.cta->rank, copy.off,
+                       copy.off + static_cast<uint32_t>(copy.image.size()),
+                       I.line, copy.generic);
     if (!e.empty())
       return sanFault(w, lane, I, e);
   }

@@ -88,6 +88,35 @@ TEST(BulkCopyTest, GlobalToShared) {
     EXPECT_EQ(out[t], t * 3 + 1) << t;
 }
 
+// Each thread zeroes its word of buf through the generic proxy before the
+// copy overwrites it through the async proxy: the zeros must be fenced for
+// the async proxy first (fence.proxy.async), or the two writes are not
+// ordered and a zero could land after the copied word (the sm_90a
+// attention's V zeroing before its TMA loads).
+TEST(BulkCopyTest, AGenericWriteUnderACopyNeedsAProxyFence) {
+  auto body = [](bool fence) {
+    return std::string("  shl.b32 %r5, %r0, 3;\n  mov.u32 %r6, buf;\n"
+                       "  add.u32 %r6, %r6, %r5;\n"
+                       "  st.shared.u64 [%r6], 0;\n") +
+           (fence ? "  fence.proxy.async.shared::cta;\n" : "") + kInit +
+           "  @%p1 bra ISSUED;\n"
+           "  mbarrier.arrive.expect_tx.shared.b64 %rd3, [bar], 256;\n"
+           "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+           "bytes [buf], [%rd2], 256, [bar];\n"
+           "ISSUED:\n" +
+           kWait + kStoreBuf + "  ret;";
+  };
+  std::vector<uint64_t> out(32);
+  ASSERT_EQ(runBulk(body(true), out), "");
+  for (uint64_t t = 0; t < 32; ++t)
+    EXPECT_EQ(out[t], t * 3 + 1) << t;
+  std::string e = runBulk(body(false), out);
+  EXPECT_NE(e.find("missing fence.proxy.async"), std::string::npos) << e;
+  EXPECT_NE(e.find("st.shared.u64 [%r6], 0"), std::string::npos) << e;
+  EXPECT_NE(e.find("writes it through the async proxy"), std::string::npos)
+      << e;
+}
+
 TEST(BulkCopyTest, ReadingBeforeTheBarrierIsARace) {
   std::string body =
       std::string(kInit) +
