@@ -465,6 +465,8 @@ def run_case(c, args, tmp):
         cmd.append("--poly-exp2=%d" % args.poly_exp2)
     if args.cluster_merge is not None:
         cmd.append("--cluster-merge=%d" % args.cluster_merge)
+    if args.p_shared is not None:
+        cmd.append("--p-shared=%d" % args.p_shared)
     if args.schedules:
         # Explored schedules (nvfp4-run --schedules): every one must pass.
         cmd.append("--schedules=%d" % args.schedules)
@@ -561,6 +563,9 @@ def main():
     ap.add_argument("--cluster-merge", type=int,
                     help="nvfp4-run --cluster-merge (sm_90a): the most pieces "
                     "of a unit a cluster merges (0: the combine kernel)")
+    ap.add_argument("--p-shared", type=int, choices=(0, 1),
+                    help="nvfp4-run --p-shared (sm_90a): P V's P from "
+                    "registers (0) or shared memory (1)")
     ap.add_argument("--print", metavar="NAME",
                     help="print the MLIR of one case and exit")
     args = ap.parse_args()

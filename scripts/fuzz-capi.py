@@ -202,7 +202,9 @@ OPTIONS = ["num-sms=148", "num-sms=0", "num-sms=-3", "num-sms=99999999999",
            "cta-group=2", "cta-group=5", "function=gqa", "function=",
            "function=merge", "bogus", "=1", "num-sms=abc", "min-piece-keys=0",
            "min-piece-keys=-1", "min-piece-keys=99999999999999",
-           "poly-exp2=4", "poly-exp2=-1", "poly-exp2=9", "poly-exp2=x"]
+           "poly-exp2=4", "poly-exp2=-1", "poly-exp2=9", "poly-exp2=x",
+           "p-shared=1", "p-shared=0", "p-shared=-1", "p-shared=2",
+           "p-shared=x"]
 
 
 def seeds():

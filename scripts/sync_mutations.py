@@ -132,6 +132,8 @@ class Kernel:
         opt = "stop-after=attention chip=" + self.args.chip
         if self.num_sms:
             opt += " num-sms=%d" % self.num_sms
+        for o in self.args.lower_opt:
+            opt += " " + o
         # With its locations: the attention lowering names every
         # synchronization op by its role (loc("mma: wait kv_full"(...))).
         rc, text = run([self.args.nvfp4_opt, self.path,
@@ -324,6 +326,11 @@ def main():
                     "subset: every k-th site)")
     ap.add_argument("--run-arg", action="append", default=[],
                     help="an extra nvfp4-run argument (repeatable)")
+    ap.add_argument("--lower-opt", action="append", default=[],
+                    metavar="NAME=VALUE",
+                    help="an extra nvfp4-sm100-to-cubin option for the "
+                    "lowering the mutants are cut from, e.g. p-shared=1 "
+                    "(repeatable)")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--chip", choices=("sm_100a", "sm_90a"), default="sm_100a",
                     help="lower the attention ops for this chip (the sm_90a "

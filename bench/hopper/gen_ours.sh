@@ -25,7 +25,8 @@
 # (nvfp4-lower-attention's poly-exp2; default -1: the pass's rule);
 # CLUSTER_MERGE=N sets the most pieces a cluster merges instead of the
 # combine kernel (nvfp4-lower-attention's cluster-merge, default 8; 0:
-# never).
+# never); P_SHARED=0|1 reads P V's P from registers or shared memory
+# (nvfp4-lower-attention's p-shared; default -1: the pass's rule).
 # ONLY=SUBSTRING compiles only the shapes whose names hold it.
 #
 #===----------------------------------------------------------------------===#
@@ -46,7 +47,8 @@ rm -f "$OUT"/*.nvfp4
 NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
   PYTHONPATH="$ROOT/python:$ROOT/scripts:$ROOT/bench/hopper" \
   python3 - "$OUT" "$KIND" "${NUM_SMS:-132}" "${ONLY:-}" \
-  "${MIN_PIECE_KEYS:-256}" "${POLY_EXP2:--1}" "${CLUSTER_MERGE:-8}" <<'PY'
+  "${MIN_PIECE_KEYS:-256}" "${POLY_EXP2:--1}" "${CLUSTER_MERGE:-8}" \
+  "${P_SHARED:--1}" <<'PY'
 import sys
 import attention_matrix as am
 import nvfp4
@@ -55,6 +57,7 @@ from shapes import MLA_PAGE, MLA_SHAPES, SHAPES, V4_PAGE, V4_SHAPES
 out, kind, only = sys.argv[1], sys.argv[2], sys.argv[4]
 sms, min_piece_keys = int(sys.argv[3]), int(sys.argv[5])
 poly_exp2, cluster_merge = int(sys.argv[6]), int(sys.argv[7])
+p_shared = int(sys.argv[8])
 cases = []
 if kind == "v4":
     for s in V4_SHAPES:
@@ -78,6 +81,7 @@ for c in cases:
     k = nvfp4.compile(am.op_text(c), chip="sm_90a", features="+ptx80",
                       num_sms=sms, min_piece_keys=min_piece_keys,
                       poly_exp2=poly_exp2, cluster_merge=cluster_merge,
+                      p_shared=p_shared,
                       cubin=1)
     k.save("%s/%s.nvfp4" % (out, c["name"]))
 print("gen_ours.sh: wrote %d kernels to %s" % (len(cases), out))

@@ -222,9 +222,10 @@ for n in (64, 128, 256):
                 CONFIGS.append((n, rs, wm, 0))
 for we in (1, 2, 4):
     CONFIGS.append((64, True, 0, we))
-# Both at once: a D 64 prefill's two GEMMs (S: SS N 128, P V: RS N 64)
-# beside one or two warpgroups of exponentials.
-for n, rs in ((64, True), (128, False)):
+# Both at once: a D 64 prefill's two GEMMs (S: SS N 128, P V: RS N 64, or
+# SS N 64 with P through shared memory) beside one or two warpgroups of
+# exponentials.
+for n, rs in ((64, True), (64, False), (128, False)):
     for wm, we in ((2, 1), (2, 2), (1, 1)):
         CONFIGS.append((n, rs, wm, we))
 

@@ -86,12 +86,12 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
     }
     if (name != "num-sms" && name != "min-piece-keys" && name != "chip" &&
         name != "features" && name != "cta-group" && name != "opt-level" &&
-        name != "poly-exp2" && name != "cluster-merge")
+        name != "poly-exp2" && name != "cluster-merge" && name != "p-shared")
       return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                   "options: unknown option '" + name +
                       "' (expected num-sms, min-piece-keys, poly-exp2, "
-                      "cluster-merge, chip, features, cta-group, opt-level, "
-                      "cubin or function)");
+                      "cluster-merge, p-shared, chip, features, cta-group, "
+                      "opt-level, cubin or function)");
     passOptions += item + " ";
   }
   std::string errors;
@@ -116,6 +116,9 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
       pipeline.clusterMerge > nvfp4::plan::kMaxClusterMerge)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
                 "options: cluster-merge must be in [0, 8]");
+  if (pipeline.pShared < -1 || pipeline.pShared > 1)
+    return fail(NVFP4_ERROR_INVALID_ARGUMENT,
+                "options: p-shared must be 0, 1 or -1");
   return NVFP4_OK;
 }
 
@@ -234,6 +237,7 @@ nvfp4_status compile(std::unique_ptr<llvm::MemoryBuffer> buffer,
     lower.minPieceKeys = pipeline.minPieceKeys;
     lower.polyExp2 = pipeline.polyExp2;
     lower.clusterMerge = pipeline.clusterMerge;
+    lower.pShared = pipeline.pShared;
     lower.ctaGroup = pipeline.ctaGroup;
     lower.chip = pipeline.chip;
     lower.features = pipeline.features;

@@ -116,6 +116,7 @@ nvfp4::buildSM100ToCubinPipeline(OpPassManager &pm,
   attention.minPieceKeys = opts.minPieceKeys;
   attention.polyExp2 = opts.polyExp2;
   attention.clusterMerge = opts.clusterMerge;
+  attention.pShared = opts.pShared;
   attention.chip = opts.chip;
   pm.addPass(createNVFP4LowerAttention(attention));
   pm.addPass(createNVFP4LowerAttentionMerge());
@@ -242,6 +243,7 @@ void nvfp4::copyDeviceOptions(const NVFP4ToLLVMOptions &from,
   to.minPieceKeys = from.minPieceKeys;
   to.polyExp2 = from.polyExp2;
   to.clusterMerge = from.clusterMerge;
+  to.pShared = from.pShared;
   to.ctaGroup = from.ctaGroup;
   to.ptxasOptions = from.ptxasOptions;
 }

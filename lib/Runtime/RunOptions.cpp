@@ -539,6 +539,7 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
                                                     "min-piece-keys",
                                                     "poly-exp2",
                                                     "cluster-merge",
+                                                    "p-shared",
                                                     "chip",
                                                     "cta-group",
                                                     "set-input",
@@ -655,6 +656,12 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
         return makeError("--cluster-merge=", value,
                          ": expected a piece count in [0, 8]");
       options.clusterMerge = n;
+    } else if (option == "p-shared") {
+      if (value != "0" && value != "1")
+        return makeError("--p-shared=", value,
+                         ": expected 0 (P in registers) or 1 (P in shared "
+                         "memory)");
+      options.pShared = value == "1";
     } else if (option == "chip") {
       if (value != "sm_100a" && value != "sm_90a")
         return makeError("--chip=", value,
@@ -759,8 +766,9 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
   }
   for (const char *o :
        {"k", "seed", "emit-ptx", "rel-l2-tol", "num-sms", "min-piece-keys",
-        "poly-exp2", "cluster-merge", "chip", "cta-group", "set-input",
-        "no-input-checks", "cta-stats", "schedules", "replace-ptx"})
+        "poly-exp2", "cluster-merge", "p-shared", "chip", "cta-group",
+        "set-input", "no-input-checks", "cta-stats", "schedules",
+        "replace-ptx"})
     if (given.count(o))
       return makeError("--", o, " is for MLIR input only (", options.input,
                        " is not a .mlir file)");
@@ -926,6 +934,11 @@ names the reference, the launch and each argument; docs/Runtime.md):
                             memory instead of a combine kernel (0-8;
                             default 8; 0: never; nvfp4-lower-attention's
                             option)
+  --p-shared=0|1            nvfp4.attention on sm_90a: P V reads P from
+                            registers (0) or shared memory (1) where the
+                            consumers overlap the softmax and take turns
+                            (default: the pass's rule, registers;
+                            nvfp4-lower-attention's option)
   --chip=CHIP               the chip the kernels are built for: sm_100a
                             (default: tcgen05) or sm_90a (Hopper: wgmma;
                             nvfp4.attention only, docs/Hopper.md)

@@ -572,8 +572,8 @@ class Kernel:
 
 def compile(mlir, **options):
     """Compiles MLIR text holding one function of one nvfp4 op. Options:
-    num_sms, min_piece_keys, poly_exp2, cluster_merge, chip, features,
-    opt_level, cta_group, function, cubin (1: also run ptxas;
+    num_sms, min_piece_keys, poly_exp2, cluster_merge, p_shared, chip,
+    features, opt_level, cta_group, function, cubin (1: also run ptxas;
     Kernel.cubin)."""
     handle = ctypes.c_void_p()
     text = mlir.encode() if isinstance(mlir, str) else bytes(mlir)

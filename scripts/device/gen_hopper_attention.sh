@@ -10,6 +10,9 @@
 # build/device-hopper in the run's carry). docs/Hopper.md.
 #
 # Usage: scripts/device/gen_hopper_attention.sh [--only=SUBSTRING]
+# P_SHARED=0|1 in the environment compiles with nvfp4-lower-attention's
+# p-shared (default -1: the pass's rule; docs/Hopper.md, "P through shared
+# memory").
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -20,6 +23,7 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 NVFP4_LIBRARY="$BUILD/lib/libnvfp4.so" \
   PYTHONPATH="$ROOT/python:$ROOT/scripts" python3 - "$OUT" "$@" <<'PY'
+import os
 import sys
 import attention_matrix as am
 import nvfp4
@@ -37,7 +41,9 @@ for c in cases:
     # V as a slice of K stays one: the C API takes the extract_slice, and
     # the kernel's inputs are q and k (docs/CAPI.md).
     k = nvfp4.compile(am.op_text(c), chip="sm_90a", features="+ptx80",
-                      num_sms=132, cubin=1)
+                      num_sms=132, p_shared=int(os.environ.get("P_SHARED",
+                                                               "-1")),
+                      cubin=1)
     k.save("%s/%s.nvfp4" % (out, c["name"]))
     n += 1
 print("gen_hopper_attention.sh: wrote %d artifacts to %s" % (n, out))

@@ -200,6 +200,8 @@ static int errors(void) {
          NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "cluster-merge=9", &k),
          NVFP4_ERROR_INVALID_ARGUMENT);
+  EXPECT(nvfp4_compile(kGqa, 0, "p-shared=2", &k),
+         NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "colour=blue", &k),
          NVFP4_ERROR_INVALID_ARGUMENT);
   EXPECT(nvfp4_compile(kGqa, 0, "function=nope", &k),

@@ -112,6 +112,8 @@ int run::runMlirMode(const rt::RunOptions &options) {
       lowerOptions.polyExp2 = int64_t(*options.polyExp2);
     if (options.clusterMerge)
       lowerOptions.clusterMerge = int64_t(*options.clusterMerge);
+    if (options.pShared)
+      lowerOptions.pShared = *options.pShared ? 1 : 0;
     lowerOptions.chip = options.chip;
     lower.addPass(nvfp4::createNVFP4LowerAttention(lowerOptions));
     lower.addPass(nvfp4::createNVFP4LowerAttentionMerge());

@@ -79,6 +79,12 @@ struct SM100ToCubinOptions
                      "instead of a combine kernel (nvfp4-lower-attention's "
                      "cluster-merge; 0: never)"),
       llvm::cl::init(nvfp4::plan::kMaxClusterMerge)};
+  PassOptions::Option<int64_t> pShared{
+      *this, "p-shared",
+      llvm::cl::desc("sm_90a: P V reads P from shared memory (1) or "
+                     "registers (0) (nvfp4-lower-attention's p-shared; -1: "
+                     "the default rule)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses single CTAs or CTA "
@@ -159,6 +165,11 @@ struct NVFP4ToLLVMOptions
       llvm::cl::desc("sm_90a: the most pieces of a unit a cluster merges "
                      "(nvfp4-lower-attention's cluster-merge)"),
       llvm::cl::init(nvfp4::plan::kMaxClusterMerge)};
+  PassOptions::Option<int64_t> pShared{
+      *this, "p-shared",
+      llvm::cl::desc("sm_90a: P V reads P from shared memory (1) or "
+                     "registers (0) (nvfp4-lower-attention's p-shared)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<int64_t> ctaGroup{
       *this, "cta-group",
       llvm::cl::desc("nvfp4.scaled_matmul: 0 chooses by shape, 1 or 2 "
@@ -170,8 +181,8 @@ struct NVFP4ToLLVMOptions
 };
 
 /// Sets the device options of nvfp4-sm100-to-cubin (chip, features,
-/// opt-level, format, num-sms, min-piece-keys, poly-exp2, cta-group,
-/// ptxas-opts) from
+/// opt-level, format, num-sms, min-piece-keys, poly-exp2, cluster-merge,
+/// p-shared, cta-group, ptxas-opts) from
 /// `from`.
 void copyDeviceOptions(const NVFP4ToLLVMOptions &from,
                        SM100ToCubinOptions &to);

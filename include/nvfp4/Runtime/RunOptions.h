@@ -140,6 +140,9 @@ struct RunOptions {
   /// nvfp4.attention on sm_90a: the most pieces a cluster merges
   /// (nvfp4-lower-attention's cluster-merge).
   std::optional<uint64_t> clusterMerge;
+  /// nvfp4.attention on sm_90a: P through shared memory (true) or registers
+  /// (nvfp4-lower-attention's p-shared; unset: the pass's rule).
+  std::optional<bool> pShared;
   /// --cta-group=N: nvfp4-lower-scaled-matmul's cta-group (0: by shape).
   uint64_t ctaGroup = 0;
   /// MLIR input: the chip the kernels are built for (nvfp4-sm100-to-cubin's

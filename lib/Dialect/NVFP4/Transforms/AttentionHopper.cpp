@@ -17,7 +17,10 @@
 //                K = 16 slice (no data movement), B = V from shared memory
 //                read transposed (MN-major), one instruction per 16 keys
 //                of the tile (the unloaded rows of a partly loaded tile
-//                are finite: P = 0 there);
+//                are finite: P = 0 there); or, with AttentionSchedule::
+//                pShared, A = P from shared memory: each warpgroup writes
+//                tile n's P into its buffer n mod 2 (docs/Hopper.md, "P
+//                through shared memory");
 //   epilogue     Epilogue::write with O in registers (2-column chunks).
 //
 // With Dv <= 128 the tiles run as a software pipeline (FlashAttention-3's
@@ -432,6 +435,9 @@ void Consumer::build() {
   const int64_t sRegs = tile / 2;           // S fragment: 64 x tile f32
   const int64_t oRegs = s.dvPerGroup() / 2; // O fragment: 64 x Dv f32
   const bool splitDv = s.dvGroups > 1;
+  // P through shared memory relies on the turns' bar.sync to order the
+  // warpgroup's stores before the wgmma that reads them.
+  assert((!s.pShared() || s.pingPong) && "P in shared memory needs turns");
   Value ninf = ir.negInf(), zero = ir.f32(0.0);
 
   Value tid = env.tid;
@@ -507,6 +513,18 @@ void Consumer::build() {
         };
         Value handBase =
             splitDv ? ir.add(base, ir.sub(k.handOff, k.qOff)) : Value();
+        // P through shared memory (AttentionSchedule::pShared): this
+        // warpgroup's two P buffers after the stages; P(n) in buffer n mod
+        // 2.
+        const bool pS = s.pShared();
+        const int64_t pBuf = s.pBufferBytes();
+        auto pBufferOff = [&](Value n) {
+          return ir.add(ir.add(k.handOff, ir.mul(wg, idx(2 * pBuf))),
+                        ir.mul(ir.remu(n, idx(2)), idx(pBuf)));
+        };
+        auto pBufferAddr = [&](Value n) {
+          return ir.add(base, ir.sub(pBufferOff(n), k.qOff));
+        };
         // S = Q K^T of the tile in `stage`: D / 16 wgmma of K = 16 (4 per
         // 64-column box), issued and committed, not waited for; the caller
         // has issued wgmma.fence.
@@ -526,12 +544,14 @@ void Consumer::build() {
         };
         // O += P V of the tile in `stage`: per 16 keys j, A = P's elements
         // 8 j .. 8 j + 7 as four 16-bit pairs (the registers `pr`; without
-        // them, the hand-over's P in shared memory, K-major like Q), B = V
+        // them, P in shared memory at `pAddr`, K-major like Q: one
+        // 128-byte-swizzled box of 64 rows per 64 keys), B = V
         // rows 16 j .. + 15 of this warpgroup's Dv columns read MN-major
         // (Dv contiguous; LBO: the next 64-column box, SBO: the next 8
         // keys). Every chunk, loaded or not (the prologue zeroed the
         // stages; an unloaded row has P = 0).
-        auto issuePV = [&](ArrayRef<Value> o, ArrayRef<Value> pr, Value stage) {
+        auto issuePV = [&](ArrayRef<Value> o, ArrayRef<Value> pr, Value stage,
+                           Value pAddr) {
           SmallVector<Value> acc(o.begin(), o.end());
           Value vBase =
               ir.add(vBaseOf(stage),
@@ -541,7 +561,9 @@ void Consumer::build() {
             Value vDesc = descriptor(va, s.kvBoxBytes(), 1024);
             if (pr.empty())
               acc = wgmma(acc,
-                          descriptor(ir.add(handBase, idx(32 * j)), 16, 1024),
+                          descriptor(ir.add(pAddr, idx((j / 4) * 64 * 128 +
+                                                       (j % 4) * 32)),
+                                     16, 1024),
                           {}, vDesc, true, true);
             else
               acc = wgmma(acc, Value(), pr.slice(4 * j, 4), vDesc, true, true);
@@ -714,6 +736,30 @@ void Consumer::build() {
               "P", /*forWgmma=*/true);
         };
 
+        // P through shared memory: tile n's P into buffer n mod 2, made
+        // visible to the async proxy; the next turn's bar.sync (every
+        // thread of this warpgroup) orders the stores before the wgmma
+        // that reads them.
+        auto storeP = [&](const Soft &r, Value n) {
+          Value pw =
+              memref::ViewOp::create(b, ir.smemMemref({pBuf / 4}, i32Ty),
+                                     k.smem, pBufferOff(n), ValueRange{});
+          Value lrow[2] = {ir.sub(rows[0], ir.mul(wg, idx(64))),
+                           ir.sub(rows[1], ir.mul(wg, idx(64)))};
+          for (int64_t q = 0; q < pRegs; ++q) {
+            // Pair q: row h = q mod 2, keys 8 c + 2 t (c = q / 2) in box
+            // c / 8, 16-byte chunk c mod 8 swizzled by the row's low bits
+            // (g).
+            int64_t c = q >> 1;
+            Value chunk = arith::XOrIOp::create(b, idx(c % 8), g);
+            Value word = ir.add(
+                ir.add(ir.mul(lrow[q & 1], idx(32)), ir.mul(chunk, idx(4))),
+                ir.add(t, idx((c / 8) * 64 * 32)));
+            memref::StoreOp::create(b, r.pr[q], pw, ValueRange{word});
+          }
+          ir.fenceProxyAsync(nm("P: fence.proxy.async"));
+        };
+
         SmallVector<Value> res;
         if (splitDv && dvGroup == 1) {
           // Warpgroup 1 of a Dv split: per tile, P and alpha from warpgroup
@@ -734,7 +780,7 @@ void Consumer::build() {
                 waitFull(n);
                 o = fenceOperands(o);
                 fence(nm("P V"));
-                o = issuePV(o, {}, stage);
+                o = issuePV(o, {}, stage, handBase);
                 waitGroups(0, nm("P V"));
                 o = fenceOperands(o);
                 // P is read: warpgroup 0 may write the next.
@@ -785,7 +831,7 @@ void Consumer::build() {
                 onTurn(
                     [&] {
                       fence(nm("P V"));
-                      o = issuePV(o, r.pr, stage);
+                      o = issuePV(o, r.pr, stage, Value());
                     },
                     "P V");
                 waitGroups(0, nm("P V"));
@@ -809,9 +855,11 @@ void Consumer::build() {
             llvm::append_range(v, pr);
             return v;
           };
-          SmallVector<Value> noO(oRegs, zero), noP(pRegs, i32(0));
+          // P is carried in registers unless it goes through shared memory.
+          const int64_t carriedP = pS ? 0 : pRegs;
+          SmallVector<Value> noO(oRegs, zero), noP(carriedP, i32(0));
           SmallVector<Type> carriedTypes(4 + oRegs, f32Ty);
-          carriedTypes.append(pRegs, i32Ty);
+          carriedTypes.append(carriedP, i32Ty);
           // Tile 0: Q, S(0), its softmax.
           auto first = scf::IfOp::create(b, carriedTypes, piece.any,
                                          /*withElse=*/true);
@@ -831,8 +879,11 @@ void Consumer::build() {
             waitGroups(0, nm("S"));
             acc = fenceOperands(acc);
             Soft r = softmax(acc, piece.tLo, ninf, ninf, stageOf(idx(0)));
+            if (pS)
+              storeP(r, idx(0));
             scf::YieldOp::create(
-                b, pack(r.m[0], r.m[1], r.sum[0], r.sum[1], noO, r.pr));
+                b, pack(r.m[0], r.m[1], r.sum[0], r.sum[1], noO,
+                        pS ? ArrayRef<Value>() : ArrayRef<Value>(r.pr)));
             b.setInsertionPointToStart(first.elseBlock());
             scf::YieldOp::create(b, pack(ninf, ninf, zero, zero, noO, noP));
           }
@@ -851,7 +902,9 @@ void Consumer::build() {
                     [&] {
                       fence(nm("S + P V"));
                       acc = issueS(stageOf(n), z);
-                      o = issuePV(o, pr, prev);
+                      o = issuePV(o, pr, prev,
+                                  pS ? pBufferAddr(ir.sub(n, idx(1)))
+                                     : Value());
                     },
                     "S + P V");
                 // S(n) is complete; P(n-1) V(n-1) may still run.
@@ -859,8 +912,12 @@ void Consumer::build() {
                 acc = fenceOperands(acc);
                 Soft r =
                     softmax(acc, ir.add(piece.tLo, n), c[0], c[1], stageOf(n));
+                // P(n) into the buffer P(n-2) V(n-2) read (retired).
+                if (pS)
+                  storeP(r, n);
                 waitGroups(0, nm("P V"));
-                keepAlive(pr);
+                if (!pS)
+                  keepAlive(pr);
                 o = fenceOperands(o);
                 // Tile n-1's K and V are read: the loader may refill them.
                 warpArrive(k.kvEmpty, prev, nm("arrive kv_empty"));
@@ -871,7 +928,8 @@ void Consumer::build() {
                     b, arith::MulFOp::create(b, c[2], r.alpha[0]), r.sum[0]);
                 Value l1 = arith::AddFOp::create(
                     b, arith::MulFOp::create(b, c[3], r.alpha[1]), r.sum[1]);
-                return pack(r.m[0], r.m[1], l0, l1, o, r.pr);
+                return pack(r.m[0], r.m[1], l0, l1, o,
+                            pS ? ArrayRef<Value>() : ArrayRef<Value>(r.pr));
               });
           // The last tile's P V; then the last stage and Q are free.
           SmallVector<Type> oTypes(oRegs, f32Ty);
@@ -887,7 +945,9 @@ void Consumer::build() {
             onTurn(
                 [&] {
                   fence(nm("P V"));
-                  o = issuePV(o, pr, stage);
+                  o = issuePV(o, pr, stage,
+                              pS ? pBufferAddr(ir.sub(piece.tiles, idx(1)))
+                                 : Value());
                 },
                 "P V");
             waitGroups(0, nm("P V"));

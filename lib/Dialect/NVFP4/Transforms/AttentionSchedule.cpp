@@ -118,10 +118,9 @@ std::optional<int64_t> clusterMergePieces(const AttentionSchedule &s,
 }
 } // namespace
 
-FailureOr<AttentionSchedule>
-nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
-                               AttentionChip chip, int64_t minPieceKeys,
-                               int64_t polyExp2, int64_t clusterMerge) {
+FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(
+    AttentionOp op, int64_t numSms, AttentionChip chip, int64_t minPieceKeys,
+    int64_t polyExp2, int64_t clusterMerge, int64_t pShared) {
   auto q = cast<RankedTensorType>(op.getQ().getType());
   auto k = cast<RankedTensorType>(op.getK().getType());
   auto v = cast<RankedTensorType>(op.getV().getType());
@@ -327,6 +326,19 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
     for (int64_t i = 0; i < nb; ++i)
       s.dBoxes[i < half ? 0 : 1].push_back(i);
   }
+  // sm_90a, P through shared memory when asked (the default rule keeps it
+  // in registers): two buffers a consumer warpgroup after the stages
+  // (pSharedGroups), where the consumers overlap the softmax and take
+  // turns (Dv <= 128, two or three consumer warpgroups of one Dv group;
+  // docs/Hopper.md, "P through shared memory").
+  s.pSharedGroups = 0;
+  if (s.hopper() && s.dvGroups == 1 && p.headDimV <= 128 && pShared == 1) {
+    const int64_t groups =
+        (s.usedRows() + AttentionSchedule::kWarpgroupRows - 1) /
+        AttentionSchedule::kWarpgroupRows;
+    if (groups >= 2)
+      s.pSharedGroups = groups;
+  }
   // Shared memory: Q once, then `stages` K/V tiles (for this CTA's V
   // columns); a 64-key tile when a 128-key one does not fit beside Q.
   constexpr int64_t cols = AttentionSchedule::kBoxCols;
@@ -368,20 +380,30 @@ nvfp4::chooseAttentionSchedule(AttentionOp op, int64_t numSms,
         {p.headDim <= 128 && p.headDimV <= 128 ? 128 : 64, 1}};
   if (s.exchangeS)
     candidates = {{128, 1}, {128, 2}, {64, 1}, {64, 2}};
-  std::optional<std::pair<int64_t, int64_t>> one;
-  int64_t fit = 0;
-  for (auto [tile, rounds] : candidates) {
-    int64_t n = sizeFor(tile, rounds);
-    if (n >= 2) {
-      fit = n;
-      one.reset();
-      break;
+  auto pick = [&] {
+    std::optional<std::pair<int64_t, int64_t>> one;
+    int64_t fit = 0;
+    for (auto [tile, rounds] : candidates) {
+      int64_t n = sizeFor(tile, rounds);
+      if (n >= 2) {
+        fit = n;
+        one.reset();
+        break;
+      }
+      if (n == 1 && !one)
+        one = std::make_pair(tile, rounds);
     }
-    if (n == 1 && !one)
-      one = std::make_pair(tile, rounds);
+    if (one)
+      fit = sizeFor(one->first, one->second);
+    return fit;
+  };
+  int64_t fit = pick();
+  // P's buffers never cost the second stage: without room for both, P
+  // stays in registers.
+  if (s.pShared() && fit < 2) {
+    s.pSharedGroups = 0;
+    fit = pick();
   }
-  if (one)
-    fit = sizeFor(one->first, one->second);
   s.stages = std::min(AttentionSchedule::kMaxStages, fit);
   if (s.stages < 1)
     return op.emitOpError("cannot be lowered: Q (")

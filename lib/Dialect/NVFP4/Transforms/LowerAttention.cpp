@@ -514,7 +514,7 @@ void KernelBuilder::prologue(gpu::GPUFuncOp func) {
   });
   work.initShared();
   if (s.hopper()) {
-    if (s.dvGroups > 1)
+    if (s.dvGroups > 1 || s.pShared())
       handOff = ir.add(qOff, idx(s.qBytes + s.stages * s.stageBytes()));
     // The V tiles start as zeros: O += P V multiplies whole tiles, and
     // the rows of a partly loaded tile that were not loaded hold what an
@@ -1914,6 +1914,7 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
     attrs.push_back(named("overlap_softmax", s.overlapSoftmax ? 1 : 0));
     attrs.push_back(named("ping_pong", s.pingPong ? 1 : 0));
     attrs.push_back(named("poly_exp2", s.polyExp2));
+    attrs.push_back(named("p_shared", s.pSharedGroups > 0 ? 1 : 0));
     attrs.push_back(named("dv_groups", s.dvGroups));
     if (s.dvGroups > 1)
       attrs.push_back(named("dv_group_regs", s.dvGroupRegs));
@@ -1966,6 +1967,12 @@ struct NVFP4LowerAttentionPass
           << int64_t(polyExp2);
       return signalPassFailure();
     }
+    if (pShared < AttentionSchedule::kPSharedAuto || pShared > 1) {
+      module.emitError("nvfp4-lower-attention: p-shared must be 0, 1 or -1 "
+                       "(the default rule), got ")
+          << int64_t(pShared);
+      return signalPassFailure();
+    }
     std::string chipError;
     FailureOr<AttentionChip> target = parseAttentionChip(chip, chipError);
     if (failed(target)) {
@@ -1976,7 +1983,7 @@ struct NVFP4LowerAttentionPass
     for (Operation *generic : ops) {
       auto op = cast<AttentionOp>(generic);
       FailureOr<AttentionSchedule> s = chooseAttentionSchedule(
-          op, numSms, *target, minPieceKeys, polyExp2, clusterMerge);
+          op, numSms, *target, minPieceKeys, polyExp2, clusterMerge, pShared);
       if (failed(s))
         return signalPassFailure();
       ImplicitLocOpBuilder b(op.getLoc(), module.getContext());

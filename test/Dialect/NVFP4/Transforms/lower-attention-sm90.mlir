@@ -4,6 +4,8 @@
 // RUN: nvfp4-opt %s --nvfp4-sm100-to-cubin="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a poly-exp2=2" | FileCheck %s --check-prefix=POLY
 // RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a poly-exp2=8" | FileCheck %s --check-prefix=POLY8
+// RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a p-shared=1" | FileCheck %s --check-prefix=PSH
+// RUN: not nvfp4-opt %s --nvfp4-lower-attention="chip=sm_90a p-shared=2" 2>&1 | FileCheck %s --check-prefix=PSH2
 
 // The sm_90a kernel of a GQA decode (8 query heads per KV head: one
 // consumer warpgroup), of a prefill (128 rows: two) and of an MLA decode
@@ -83,7 +85,7 @@ func.func @gqa_decode(%q: tensor<2x1x8x128xbf16>, %k: tensor<2x400x1x128xbf16>,
 // CHECK-LABEL: gpu.module @prefill_attention
 // CHECK: gpu.func @prefill_attention(
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64{{.*}}overlap_softmax = 0 : i64, partitions = {{[0-9]+}} : i64, ping_pong = 1 : i64{{.*}}poly_exp2 = 0 : i64
+// CHECK-SAME: nvfp4.schedule = {box_keys = 64 : i64, chip = "sm_90a", consumers = 2 : i64{{.*}}kv_tile = 64{{.*}}overlap_softmax = 0 : i64, p_shared = 0 : i64, partitions = {{[0-9]+}} : i64, ping_pong = 1 : i64{{.*}}poly_exp2 = 0 : i64
 // CHECK-SAME: nvvm.maxnreg = 168
 // CHECK: sm100.warp_roles 12 {
 // CHECK: sm100.role "consumer" warps[0, 8) regs 224 {
@@ -323,18 +325,41 @@ func.func @v32_decode(%q: tensor<2x1x64x576xbf16>, %kv: tensor<24x41984xi8>,
 // CHECK-LABEL: gpu.module @prefill_d64_attention
 // CHECK: gpu.func @prefill_d64_attention(
 // CHECK-SAME: known_block_size = array<i32: 512, 1, 1>
-// CHECK-SAME: consumers = 3 : i64{{.*}}max_regs = 128 : i64{{.*}}other_regs = 32 : i64{{.*}}overlap_softmax = 1 : i64{{.*}}ping_pong = 1 : i64{{.*}}queries_per_cta = 192 : i64{{.*}}softmax_regs = 160 : i64
+// CHECK-SAME: consumers = 3 : i64{{.*}}max_regs = 128 : i64{{.*}}other_regs = 32 : i64{{.*}}overlap_softmax = 1 : i64, p_shared = 0 : i64{{.*}}ping_pong = 1 : i64{{.*}}queries_per_cta = 192 : i64{{.*}}softmax_regs = 160 : i64
 // CHECK-SAME: nvvm.maxnreg = 128
 // CHECK: sm100.warp_roles 16 {
 // CHECK: sm100.role "consumer" warps[0, 12) regs 160 {
 // CHECK: nvvm.inline_ptx "bar.arrive $0, 256;"
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// By default P V takes P from registers (RS: four A registers).
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {$64, $65, $66, $67}, $68, p, 1, 1, 1; }
 // CHECK: sm100.role "load" warps[12, 13) regs 32 {
 // CHECK: sm100.role "idle" warps[13, 16) regs 32 {
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 {{(\\09)?}}160;
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 {{(\\09)?}}32;
 // POLY8-LABEL: gpu.module @prefill_d64_attention
 // POLY8: consumers = 2 : i64{{.*}}queries_per_cta = 128 : i64
+// p-shared=1 (docs/Hopper.md, "P through shared memory"): each warpgroup
+// writes tile n's P (32 words a thread) into its buffer n mod 2 and
+// fences it for the async proxy; P V reads it through a descriptor (SS).
+// It applies to overlapped consumers that take turns only: not to one
+// consumer (the GQA decode) nor to the Dv split (the MLA decode), nor
+// without the overlap (the D 256 prefill).
+// PSH-LABEL: gpu.module @gqa_decode_attention
+// PSH: p_shared = 0 : i64
+// PSH-LABEL: gpu.module @prefill_attention
+// PSH: p_shared = 0 : i64
+// PSH-LABEL: gpu.module @mla_decode_attention
+// PSH: p_shared = 0 : i64
+// PSH-LABEL: gpu.module @prefill_d64_attention
+// PSH: p_shared = 1 : i64
+// PSH: sm100.role "consumer" warps[0, 12) regs 160 {
+// PSH-COUNT-32: memref.store {{.*}} : memref<4096xi32, #gpu.address_space<workgroup>>
+// PSH-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// PSH: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, $64, $65, p, 1, 1, 0, 1; }
+// PSH-NOT: {$64, $65, $66, $67}, $68
+// PSH: sm100.role "load"
+// PSH2: error: nvfp4-lower-attention: p-shared must be 0, 1 or -1 (the default rule), got 2
 func.func @prefill_d64(%q: tensor<1x400x2x64xbf16>, %k: tensor<1x400x2x64xbf16>,
                        %v: tensor<1x400x2x64xbf16>)
     -> (tensor<1x400x2x64xbf16>, tensor<1x2x400xf32>) {

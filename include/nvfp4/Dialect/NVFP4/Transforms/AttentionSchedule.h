@@ -138,6 +138,21 @@ struct AttentionSchedule {
   /// the SFU shortens the softmax (docs/Hopper.md, "Exponentials on the FMA
   /// pipe"). 0: all on the SFU.
   int64_t polyExp2 = 0;
+  /// The p-shared option's default rule (chooseAttentionSchedule): P in
+  /// registers, the measured choice until P through shared memory is timed
+  /// (docs/Hopper.md, "P through shared memory").
+  static constexpr int64_t kPSharedAuto = -1;
+  /// sm_90a, overlapped consumers under the ping-pong: P V reads P from
+  /// shared memory (an SS wgmma) rather than from registers. Each consumer
+  /// warpgroup writes tile n's P into one of its two buffers (n mod 2)
+  /// while P(n-1) V(n-1) reads the other, so no register of the softmax is
+  /// an operand of a wgmma in flight (docs/Hopper.md, "P through shared
+  /// memory"). The number of warpgroups with buffers (0: P in registers).
+  int64_t pSharedGroups = 0;
+  bool pShared() const { return pSharedGroups > 0; }
+  /// Bytes of one P buffer: 64 rows x kvTile bf16 / f16, one
+  /// 128-byte-swizzled box per 64 keys.
+  int64_t pBufferBytes() const { return kWarpgroupRows * kvTile * 2; }
   /// sm_90a: rows of the wgmma M a consumer warpgroup owns.
   static constexpr int64_t kWarpgroupRows = 64;
   /// sm_90a: the most rows a CTA holds (three consumer warpgroups, with
@@ -180,7 +195,10 @@ struct AttentionSchedule {
   /// sm_90a with dvGroups > 1: bytes of the hand-over buffer after the
   /// stages: P (64 rows x kvTile bf16, one 128-byte-swizzled box per 64
   /// keys), then alpha and the final m and l (64 f32 each).
+  /// With pShared() instead: two P buffers a consumer warpgroup.
   int64_t handBytes() const {
+    if (pShared())
+      return pSharedGroups * 2 * pBufferBytes();
     return dvGroups > 1 ? kWarpgroupRows * kvTile * 2 + 3 * kWarpgroupRows * 4
                         : 0;
   }
@@ -402,13 +420,16 @@ struct AttentionSchedule {
 /// `polyExp2`: AttentionSchedule::polyExp2 on sm_90a, or kPolyExp2Auto
 /// (nvfp4/Support/Ex2Poly.h) for the default rule; `clusterMerge`: the
 /// most pieces a cluster merges on sm_90a (AttentionSchedule::clusterMerge;
-/// 0 or 1: never).
+/// 0 or 1: never); `pShared`: P through shared memory on sm_90a where it
+/// applies (AttentionSchedule::pSharedGroups; 1 on, 0 off, kPSharedAuto the
+/// default rule).
 mlir::FailureOr<AttentionSchedule>
 chooseAttentionSchedule(AttentionOp op, int64_t numSms,
                         AttentionChip chip = AttentionChip::SM100,
                         int64_t minPieceKeys = plan::kDefaultMinPieceKeys,
                         int64_t polyExp2 = kPolyExp2Auto,
-                        int64_t clusterMerge = plan::kMaxClusterMerge);
+                        int64_t clusterMerge = plan::kMaxClusterMerge,
+                        int64_t pShared = AttentionSchedule::kPSharedAuto);
 
 } // namespace nvfp4
 

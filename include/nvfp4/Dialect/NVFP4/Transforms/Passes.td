@@ -61,6 +61,12 @@ def NVFP4LowerAttention : Pass<"nvfp4-lower-attention", "::mlir::ModuleOp"> {
            "plans whose units are all alike (static lengths, or one "
            "sequence with kv_lens; 0-8; 0 or 1: always the combine kernel; "
            "docs/Hopper.md, \"The cluster merge\")">,
+    Option<"pShared", "p-shared", "int64_t", /*default=*/"-1",
+           "sm_90a: P V reads P from shared memory (1: an SS wgmma, two P "
+           "buffers a consumer warpgroup) or from registers (0), where "
+           "consumer warpgroups take turns with the softmax overlapped (Dv "
+           "<= 128, two or three consumers); -1: the default rule, "
+           "registers (docs/Hopper.md, \"P through shared memory\")">,
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Attention kernels built">,
