@@ -21,15 +21,18 @@ UnitTiles nvfp4::plan::unitTiles(const UnitShape &s, int64_t len,
                                  int64_t rowBlock) {
   // Queries [iFirst, iEnd) of the block sit at positions len - Sq + i (a
   // query block's head blocks see the same keys).
-  int64_t iFirst = rowBlock / s.headBlocks * s.queriesPerCta;
+  int64_t iFirst = rowBlock / s.headBlocks * s.queriesPerCta - s.queryShift;
   int64_t iEnd = std::min(iFirst + s.queriesPerCta, s.seqQ);
   int64_t base = len - s.seqQ;
   int64_t hi = len;
   if (s.causal)
     hi = std::min(len, base + iEnd);
   int64_t lo = 0;
+  // The first real query's window (padding rows below query 0 see nothing
+  // the block must load).
   if (s.window)
-    lo = std::max<int64_t>(0, base + iFirst - (*s.window - 1));
+    lo = std::max<int64_t>(0, base + std::max<int64_t>(iFirst, 0) -
+                                  (*s.window - 1));
   hi = std::max(hi, lo);
   UnitTiles t;
   t.keyLo = lo;

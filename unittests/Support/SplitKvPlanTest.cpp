@@ -53,6 +53,43 @@ TEST(SplitKvPlanTest, UnitTilesFollowTheMasks) {
   EXPECT_EQ(unitTiles(p, 256, 3).count, 2);
 }
 
+TEST(SplitKvPlanTest, ThePartlyFilledBlockComesFirst) {
+  // Causal, Sq = Skv = 400 in blocks of 192 queries: 3 blocks, 176 padding
+  // rows. Unshifted, the last block holds queries [384, 400) and sees all
+  // 400 keys (4 tiles of 128) for 16 rows.
+  UnitShape p;
+  p.blockKeys = 128;
+  p.seqQ = 400;
+  p.queriesPerCta = 192;
+  p.rowBlocks = 3;
+  p.causal = true;
+  EXPECT_EQ(unitTiles(p, 400, 2).count, 4);
+  EXPECT_EQ(unitTiles(p, 400, 2).keyHi, 400);
+  // Shifted by the 176 padding rows (AttentionSchedule::queryShift): the
+  // first block holds queries [-176, 16) and sees keys [0, 16), one tile;
+  // the others [16, 208) and [208, 400), whole blocks.
+  p.queryShift = 176;
+  UnitTiles t = unitTiles(p, 400, 0);
+  EXPECT_EQ(t.keyLo, 0);
+  EXPECT_EQ(t.keyHi, 16);
+  EXPECT_EQ(t.count, 1);
+  EXPECT_EQ(unitTiles(p, 400, 1).keyHi, 208);
+  EXPECT_EQ(unitTiles(p, 400, 1).count, 2);
+  EXPECT_EQ(unitTiles(p, 400, 2).keyHi, 400);
+  EXPECT_EQ(unitTiles(p, 400, 2).count, 4);
+  // With a window of 64 the first block's keys start at 0 (its first
+  // real query is 0), the last block's at 208 - 63 = 145 (tile 1).
+  p.window = 64;
+  EXPECT_EQ(unitTiles(p, 400, 0).keyLo, 0);
+  EXPECT_EQ(unitTiles(p, 400, 2).keyLo, 145);
+  EXPECT_EQ(unitTiles(p, 400, 2).first, 1);
+  // With 700 keys the queries sit at 300 + i: the first block's window
+  // starts at its first real query's, 300 - 63 = 237 (its padding rows,
+  // below query 0, need no keys), not at 300 - 176 - 63.
+  EXPECT_EQ(unitTiles(p, 700, 0).keyLo, 237);
+  EXPECT_EQ(unitTiles(p, 700, 0).keyHi, 316);
+}
+
 TEST(SplitKvPlanTest, HeadBlockMajorOrder) {
   // 3 sequences, 2 KV heads, 2 query blocks x 2 head blocks: the default
   // order is sequence, KV head, row block; head-block major puts the 12

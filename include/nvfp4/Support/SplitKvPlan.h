@@ -26,6 +26,9 @@ struct UnitShape {
   int64_t queriesPerCta = 1; ///< queries of one row block
   int64_t rowBlocks = 1;     ///< ceil(Sq / queriesPerCta) x headBlocks
   int64_t headBlocks = 1;    ///< row blocks per query block (head blocks)
+  /// Query block q holds queries from q x queriesPerCta - queryShift: the
+  /// partly filled block is the first (AttentionSchedule::queryShift).
+  int64_t queryShift = 0;
   /// Units in head-block-major order (unitOrder).
   bool headBlockMajor = false;
   int64_t headsKv = 1;       ///< Hkv

@@ -281,6 +281,12 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(
           ? 1
           : std::max<int64_t>(1, std::min(rowCap / s.headsPerCta, p.seqQ));
   s.rowBlocks = (p.seqQ + s.queriesPerCta - 1) / s.queriesPerCta * s.headBlocks;
+  // Causal: the padding rows in the first query block, which sees the
+  // fewest keys (queryShift).
+  s.queryShift =
+      p.causal && !p.sparse()
+          ? (s.queriesPerCta - p.seqQ % s.queriesPerCta) % s.queriesPerCta
+          : 0;
   // TMA: a box dimension is at most 256 elements.
   if (s.queriesPerCta > 256)
     return op.emitOpError("internal error: a Q box of ")
@@ -537,6 +543,7 @@ FailureOr<AttentionSchedule> nvfp4::chooseAttentionSchedule(
     shape.queriesPerCta = s.queriesPerCta;
     shape.rowBlocks = s.rowBlocks;
     shape.headBlocks = s.headBlocks;
+    shape.queryShift = s.queryShift;
     // The kernel numbers units head block first (attn::unitIndex).
     shape.headBlockMajor = s.headBlocks > 1;
     shape.headsKv = p.headsKv;

@@ -92,14 +92,18 @@ std::pair<Value, Value> nvfp4::attn::rowBlockStart(IR &ir,
                                                    const AttentionSchedule &s,
                                                    Value rowBlock,
                                                    Value kvHead) {
+  // Query block q from q x queriesPerCta - queryShift (negative for the
+  // first block's padding rows).
+  auto first = [&](Value qb) {
+    Value q = ir.mul(qb, ir.idx(s.queriesPerCta));
+    return s.queryShift ? ir.sub(q, ir.idx(s.queryShift)) : q;
+  };
   if (s.headBlocks == 1)
-    return {ir.mul(rowBlock, ir.idx(s.queriesPerCta)),
-            ir.mul(kvHead, ir.idx(s.group))};
+    return {first(rowBlock), ir.mul(kvHead, ir.idx(s.group))};
   Value qb = ir.divu(rowBlock, ir.idx(s.headBlocks));
   Value hb = ir.remu(rowBlock, ir.idx(s.headBlocks));
-  return {ir.mul(qb, ir.idx(s.queriesPerCta)),
-          ir.add(ir.mul(kvHead, ir.idx(s.group)),
-                 ir.mul(hb, ir.idx(s.headsPerCta)))};
+  return {first(qb), ir.add(ir.mul(kvHead, ir.idx(s.group)),
+                            ir.mul(hb, ir.idx(s.headsPerCta)))};
 }
 
 UnitIndex nvfp4::attn::unitIndex(IR &ir, const AttentionSchedule &s,
@@ -170,9 +174,13 @@ UnitGeom nvfp4::attn::unitGeometry(KernelEnv &env, Value u, Value granule) {
   if (p.causal)
     g.keyHi = ir.mins(g.len, ir.add(base, iEnd));
   g.keyLo = ir.idx(0);
+  // The first real query's window (a shifted first block's padding rows,
+  // below query 0, need no keys; AttentionSchedule::queryShift).
   if (p.window)
-    g.keyLo =
-        ir.maxs(ir.idx(0), ir.sub(ir.add(base, iFirst), ir.idx(*p.window - 1)));
+    g.keyLo = ir.maxs(
+        ir.idx(0),
+        ir.sub(ir.add(base, s.queryShift ? ir.maxs(iFirst, ir.idx(0)) : iFirst),
+               ir.idx(*p.window - 1)));
   g.keyHi = ir.maxs(g.keyHi, g.keyLo);
   g.blockLo = ir.divu(g.keyLo, granule);
   g.blockCount = ir.sub(ir.ceilDivu(g.keyHi, granule), g.blockLo);

@@ -1908,6 +1908,8 @@ DictionaryAttr scheduleAttr(const AttentionSchedule &s, Builder &b) {
       named("partitions", s.partitions),
       named("box_keys", s.boxKeys),
       b.getNamedAttr("split", b.getStringAttr(split))};
+  if (s.queryShift)
+    attrs.push_back(named("query_shift", s.queryShift));
   if (s.hopper()) {
     attrs.push_back(b.getNamedAttr("chip", b.getStringAttr("sm_90a")));
     attrs.push_back(named("consumers", s.consumers));

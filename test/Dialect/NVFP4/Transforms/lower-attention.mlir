@@ -99,14 +99,16 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // Without kv_lens every length is static, so the balanced split-KV plan is
 // computed at compile time: a constant table with one row (uFirst, t0,
 // uLast, t1, S) per partition; the kernel writes partial results and unit
-// records into the workspace and a combine kernel follows. The plan splits
-// units 1, 2 and 3 of the 8 and leaves the others whole, so the combine's
-// grid covers only those three, through its own constant table (3 units x
-// 128 rows x 2 slices of 128 columns = 768 CTAs of a row each).
+// records into the workspace and a combine kernel follows. Causal with 100
+// queries in blocks of 32: each head's first block holds the 28 padding
+// rows (query_shift). The plan splits unit 0 of the 8 and leaves the
+// others whole, so the combine's grid covers only it, through its own
+// constant table (1 unit x 128 rows x 2 slices of 128 columns = 256 CTAs
+// of a row each).
 
 // CHECK-LABEL: func.func @gqa_prefill
 // CHECK: gpu.module @gqa_prefill_attention
-// CHECK: memref.global "private" constant @gqa_prefill_attention_combine_units : memref<3xi32> = dense<[1, 2, 3]>
+// CHECK: memref.global "private" constant @gqa_prefill_attention_combine_units : memref<1xi32> = dense<0>
 // CHECK: memref.global "private" constant @plan_table : memref<148x5xi32> = dense<
 // CHECK: gpu.func @gqa_prefill_attention(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: memref<296x128x256xf32>, %{{.*}}: memref<296x128xf32>, %{{.*}}: memref<8x4xi32>, %{{.*}}: f32) kernel
 // CHECK-SAME: absent = ["sink", "kv_lens"]
@@ -114,10 +116,10 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // CHECK-SAME: grid = array<i32: 148, 1, 1>
 // CHECK-SAME: options = {causal = true, softmax_scale = 6.250000e-02 : f32, window = 64 : i64}
 // CHECK-SAME: same = {v = "k"}
-// CHECK-SAME: then = [{args = [{buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}], block = array<i32: 128, 1, 1>, grid = array<i32: 768, 1, 1>, kernel = "gqa_prefill_attention_combine", programmatic = true}]
+// CHECK-SAME: then = [{args = [{buffer = "o"}, {buffer = "lse"}, {buffer = "partial_o"}, {buffer = "partial_lse"}, {buffer = "unit_records"}], block = array<i32: 128, 1, 1>, grid = array<i32: 256, 1, 1>, kernel = "gqa_prefill_attention_combine", programmatic = true}]
 // CHECK-SAME: workspace = [{name = "partial_o", shape = array<i64: 296, 128, 256>, type = "f32"}, {name = "partial_lse", shape = array<i64: 296, 128>, type = "f32"}, {name = "unit_records", shape = array<i64: 8, 4>, type = "i32"}]
 // CHECK-SAME: group = 4 : i64
-// CHECK-SAME: partitions = 148 : i64, plan = "static", plan_keys = 64 : i64, queries_per_cta = 32 : i64, row_blocks = 4 : i64, s_buffers = 2 : i64
+// CHECK-SAME: partitions = 148 : i64, plan = "static", plan_keys = 64 : i64, queries_per_cta = 32 : i64, query_shift = 28 : i64, row_blocks = 4 : i64, s_buffers = 2 : i64
 // CHECK-SAME: split = "balanced", stages = 2 : i64, static_plan_keys = 128 : i64, tmem_columns = 512 : i64, tmem_o = 256 : i64, tmem_p = 0 : i64, tmem_s = 0 : i64, units = 8 : i64
 // The combine may be scheduled as each CTA starts (programmatic launch);
 // it waits for the attention grid before anything else.
@@ -126,7 +128,7 @@ func.func @mqa(%q: tensor<4x1x128x128xbf16>, %k: tensor<4x512x1x128xbf16>,
 // CHECK: sm100.mma #sm100.idesc<kind = f16, a = f16, b = f16, d = f32, m = 128, n = 128>
 // CHECK: gpu.func @gqa_prefill_attention_combine(%{{.*}}: memref<1x100x8x256xf16>, %{{.*}}: memref<1x8x100xf32>, %{{.*}}: memref<296x128x256xf32>, %{{.*}}: memref<296x128xf32>, %{{.*}}: memref<8x4xi32>) workgroup(%{{.*}}) kernel
 // CHECK-NEXT: nvvm.griddepcontrol wait
-// CHECK: memref.get_global @gqa_prefill_attention_combine_units : memref<3xi32>
+// CHECK: memref.get_global @gqa_prefill_attention_combine_units : memref<1xi32>
 func.func @gqa_prefill(%q: tensor<1x100x8x256xf16>, %kv: tensor<1x700x2x256xf16>)
     -> (tensor<1x100x8x256xf16>, tensor<1x8x100xf32>) {
   %o, %lse = nvfp4.attention %q, %kv, %kv softmax_scale(0.0625) causal

@@ -185,6 +185,13 @@ struct AttentionSchedule {
   /// blocks x headBlocks; row block r holds queries from (r / headBlocks)
   /// x queriesPerCta and heads from (r mod headBlocks) x headsPerCta.
   int64_t rowBlocks = 0;
+  /// Causal, Sq not a multiple of queriesPerCta: query block q holds the
+  /// queries from q x queriesPerCta - queryShift (queryShift = the padding
+  /// rows' count), so the partly filled block is the first, whose rows see
+  /// the fewest keys, rather than the last, whose rows see them all
+  /// (docs/AttentionLowering.md, "The partly filled row block"). Queries
+  /// below 0 are padding rows, as those past Sq.
+  int64_t queryShift = 0;
   /// sm_90a: consumer warpgroups that share each row, each computing O
   /// for Dv / dvGroups columns (FlashMLA's split of Dv: 2 for Dv > 256,
   /// whose 64 x Dv f32 O does not fit one warpgroup's registers). The
