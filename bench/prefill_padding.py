@@ -21,6 +21,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 
+def shift_of(sq, qpc):
+    """AttentionSchedule::queryShift: the partly filled block's padding."""
+    return (qpc - sq % qpc) % qpc
+
+
 def tiles(sq, qpc, tile, shift):
     """KV tiles each query block of a causal prefill (Skv = Sq) visits."""
     out = []
@@ -49,7 +54,7 @@ def main():
     for d, qpc in ((64, 192), (128, 128), (256, 128)):
         for b, sq in ((4, 4096), (1, 16384)):
             tile = 128 if d <= 128 else 64
-            shift = (qpc - sq % qpc) % qpc
+            shift = shift_of(sq, qpc)
             a = issued_over_useful(sq, qpc, tile, 0)
             f = issued_over_useful(sq, qpc, tile, shift)
             print("| prefill D %d, B %d, S %d | %d | %d | %.4f | %.4f | "
@@ -65,12 +70,13 @@ def main():
             f.write(am.op_text(case))
         stats = os.path.join(tmp, "stats.csv")
         subprocess.check_call(
-            [args.nvfp4_run, "--backend=emulator", "--chip=sm_90a", "--num-sms=8", path,
-             "--cta-stats=" + stats], stdout=subprocess.DEVNULL)
+            [args.nvfp4_run, "--backend=emulator", "--chip=sm_90a",
+             "--num-sms=8", path, "--cta-stats=" + stats],
+            stdout=subprocess.DEVNULL)
         with open(stats) as f:
             counted = sum(int(r["wgmmas_smem_a"]) for r in csv.DictReader(f)
                           if r["kernel"].endswith("_attention"))
-    shift = (qpc - sq % qpc) % qpc
+    shift = shift_of(sq, qpc)
     per = 3 * d // 16  # consumers x S wgmma a tile
     model = heads * per * sum(tiles(sq, qpc, 128, shift))
     before = heads * per * sum(tiles(sq, qpc, 128, 0))

@@ -182,12 +182,8 @@ std::string Sanitizer::tmaIssue(uint32_t warp, uint32_t rank, uint32_t lo,
     // proxy fence between them the two proxies may apply them in either
     // order (the older generic value could land last). st.async writes
     // through the generic proxy itself.
-    const uint16_t d = generic ? 0 : proxyDirty_[rank][i];
-    if (d)
-      return std::string("missing fence.proxy.async: ") +
-             describe_(d - 1u, wr[i].line) + " writes" + (where + 2) +
-             " through the generic proxy, and the TMA load " +
-             describe_(warp, line) +
+    if (!generic && proxyDirty_[rank][i])
+      return unfencedWrite(rank, i) + "the TMA load " + describe_(warp, line) +
              " writes it through the async proxy with no fence.proxy.async "
              "ordered between them (PTX ISA 9.7.13.4: without a proxy fence "
              "the two writes are not ordered; put "
@@ -248,6 +244,14 @@ void Sanitizer::fenceProxyAsync(uint32_t warp) {
   }
 }
 
+std::string Sanitizer::unfencedWrite(uint32_t rank, uint32_t i) {
+  char where[64];
+  std::snprintf(where, sizeof where, "shared 0x%x of CTA rank %u", i * 4, rank);
+  return std::string("missing fence.proxy.async: ") +
+         describe_(proxyDirty_[rank][i] - 1u, smemWrite_[rank][i].line) +
+         " writes " + where + " through the generic proxy, and ";
+}
+
 std::string Sanitizer::proxyRead(uint32_t warp, uint32_t rank, uint32_t lo,
                                  uint32_t hi, uint32_t line,
                                  const char *what) {
@@ -257,14 +261,7 @@ std::string Sanitizer::proxyRead(uint32_t warp, uint32_t rank, uint32_t lo,
   for (uint32_t i = lo / 4; i <= (hi - 1) / 4 && i < dirty.size(); ++i) {
     if (!dirty[i])
       continue;
-    const uint32_t writer = dirty[i] - 1u;
-    char where[64];
-    std::snprintf(where, sizeof where, "shared 0x%x of CTA rank %u", i * 4,
-                  rank);
-    return std::string("missing fence.proxy.async: ") +
-           describe_(writer, smemWrite_[rank][i].line) + " writes " + where +
-           " through the generic proxy, and " + what + " " +
-           describe_(warp, line) +
+    return unfencedWrite(rank, i) + what + " " + describe_(warp, line) +
            " reads it through the async proxy with no fence.proxy.async "
            "ordered between them (PTX ISA 9.7.13.4, membar/fence: a proxy "
            "fence makes generic writes visible to the async proxy; put "

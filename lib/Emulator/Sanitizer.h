@@ -292,6 +292,10 @@ private:
                          uint32_t b0, uint32_t b1, bool write, bool atomic,
                          uint32_t warp, uint32_t line, const char *what,
                          Where where);
+  /// The start of a missing-proxy-fence error for word `i` of CTA `rank`
+  /// (its unfenced generic write and writer), up to "and ": the caller names
+  /// the async-proxy access.
+  std::string unfencedWrite(uint32_t rank, uint32_t i);
   std::string raceText(const char *what, const std::string &where,
                        uint32_t warp, uint32_t line, const Epoch &other,
                        bool otherWrote) const;

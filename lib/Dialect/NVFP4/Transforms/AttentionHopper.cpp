@@ -449,8 +449,10 @@ void Consumer::build() {
   // Row h (0, 1) of this thread in the CTA's 128: 64 wg + 16 w + g + 8 h
   // (with a Dv split both warpgroups hold rows 0 .. 63).
   Value wgRows = splitDv ? idx(0) : wg;
-  Value row0 =
-      ir.add(ir.add(ir.mul(wgRows, idx(64)), ir.mul(warpInGroup, idx(16))), g);
+  // ... of which 16 w + g + 8 h are its rows within the warpgroup's 64.
+  Value localRow0 = ir.add(ir.mul(warpInGroup, idx(16)), g);
+  Value localRows[2] = {localRow0, ir.add(localRow0, idx(8))};
+  Value row0 = ir.add(ir.mul(wgRows, idx(64)), localRow0);
   Value rows[2] = {row0, ir.add(row0, idx(8))};
 
   // Shared addresses (index) of the operands.
@@ -713,20 +715,27 @@ void Consumer::build() {
         };
         SmallVector<Value> zeros(sRegs, zero);
 
+        // The tile's P into the i32 words `pw` in the layout P V's SS
+        // wgmma reads (K-major like Q): one 128-byte-swizzled box of the
+        // warpgroup's 64 rows per 64 keys. Pair q: row h = q mod 2, keys
+        // 8 c + 2 t (c = q / 2) in box c / 8, 16-byte chunk c mod 8
+        // swizzled by the row's low bits (g).
+        auto writeP = [&](Value pw, const Soft &r) {
+          for (int64_t q = 0; q < pRegs; ++q) {
+            int64_t c = q >> 1;
+            Value chunk = arith::XOrIOp::create(b, idx(c % 8), g);
+            Value word = ir.add(ir.add(ir.mul(localRows[q & 1], idx(32)),
+                                       ir.mul(chunk, idx(4))),
+                                ir.add(t, idx((c / 8) * 64 * 32)));
+            memref::StoreOp::create(b, r.pr[q], pw, ValueRange{word});
+          }
+        };
         // Warpgroup 0 of a Dv split sends the tile's P and alpha.
         auto sendP = [&](const Soft &r) {
           send(
               [&] {
-                Value pw = handP(), fw = handF();
-                for (int64_t q = 0; q < pRegs; ++q) {
-                  // P's pair q: row h = q mod 2, 16-byte chunk c = q / 2
-                  // (keys 8 c ..), swizzled by the row's low bits (g).
-                  Value chunk = arith::XOrIOp::create(b, idx(q >> 1), g);
-                  Value word = ir.add(ir.add(ir.mul(rows[q & 1], idx(tile / 2)),
-                                             ir.mul(chunk, idx(4))),
-                                      t);
-                  memref::StoreOp::create(b, r.pr[q], pw, ValueRange{word});
-                }
+                Value fw = handF();
+                writeP(handP(), r);
                 ir.ifThen(er[0].lead, [&] {
                   for (int h = 0; h < 2; ++h)
                     memref::StoreOp::create(b, r.alpha[h], fw,
@@ -741,22 +750,9 @@ void Consumer::build() {
         // thread of this warpgroup) orders the stores before the wgmma
         // that reads them.
         auto storeP = [&](const Soft &r, Value n) {
-          Value pw =
-              memref::ViewOp::create(b, ir.smemMemref({pBuf / 4}, i32Ty),
-                                     k.smem, pBufferOff(n), ValueRange{});
-          Value lrow[2] = {ir.sub(rows[0], ir.mul(wg, idx(64))),
-                           ir.sub(rows[1], ir.mul(wg, idx(64)))};
-          for (int64_t q = 0; q < pRegs; ++q) {
-            // Pair q: row h = q mod 2, keys 8 c + 2 t (c = q / 2) in box
-            // c / 8, 16-byte chunk c mod 8 swizzled by the row's low bits
-            // (g).
-            int64_t c = q >> 1;
-            Value chunk = arith::XOrIOp::create(b, idx(c % 8), g);
-            Value word = ir.add(
-                ir.add(ir.mul(lrow[q & 1], idx(32)), ir.mul(chunk, idx(4))),
-                ir.add(t, idx((c / 8) * 64 * 32)));
-            memref::StoreOp::create(b, r.pr[q], pw, ValueRange{word});
-          }
+          writeP(memref::ViewOp::create(b, ir.smemMemref({pBuf / 4}, i32Ty),
+                                        k.smem, pBufferOff(n), ValueRange{}),
+                 r);
           ir.fenceProxyAsync(nm("P: fence.proxy.async"));
         };
 
