@@ -111,14 +111,20 @@ nvfp4_status parseOptions(const char *text, NVFP4ToLLVMOptions &pipeline,
   if (pipeline.polyExp2 < nvfp4::kPolyExp2Auto ||
       pipeline.polyExp2 > nvfp4::kPolyExp2Max)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "options: poly-exp2 must be in [0, 8] or -1");
+                "options: poly-exp2 must be in [0, " +
+                    std::to_string(nvfp4::kPolyExp2Max) + "] or " +
+                    std::to_string(nvfp4::kPolyExp2Auto) + ", got " +
+                    std::to_string(pipeline.polyExp2));
   if (pipeline.clusterMerge < 0 ||
       pipeline.clusterMerge > nvfp4::plan::kMaxClusterMerge)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "options: cluster-merge must be in [0, 8]");
+                "options: cluster-merge must be in [0, " +
+                    std::to_string(nvfp4::plan::kMaxClusterMerge) + "], got " +
+                    std::to_string(pipeline.clusterMerge));
   if (pipeline.pShared < -1 || pipeline.pShared > 1)
     return fail(NVFP4_ERROR_INVALID_ARGUMENT,
-                "options: p-shared must be 0, 1 or -1");
+                "options: p-shared must be 0, 1 or -1, got " +
+                    std::to_string(pipeline.pShared));
   return NVFP4_OK;
 }
 

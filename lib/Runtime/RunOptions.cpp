@@ -648,13 +648,15 @@ nvfp4::rt::parseRunOptions(const std::vector<std::string> &args) {
       uint64_t n = 0;
       if (!parseU64(value, n) || n > uint64_t(nvfp4::kPolyExp2Max))
         return makeError("--poly-exp2=", value,
-                         ": expected a count of 8 exponentials in [0, 8]");
+                         ": expected a count of 8 exponentials in [0, ",
+                         nvfp4::kPolyExp2Max, "]");
       options.polyExp2 = n;
     } else if (option == "cluster-merge") {
       uint64_t n = 0;
       if (!parseU64(value, n) || n > uint64_t(nvfp4::plan::kMaxClusterMerge))
         return makeError("--cluster-merge=", value,
-                         ": expected a piece count in [0, 8]");
+                         ": expected a piece count in [0, ",
+                         nvfp4::plan::kMaxClusterMerge, "]");
       options.clusterMerge = n;
     } else if (option == "p-shared") {
       if (value != "0" && value != "1")

@@ -1964,9 +1964,9 @@ struct NVFP4LowerAttentionPass
       return signalPassFailure();
     }
     if (polyExp2 < kPolyExp2Auto || polyExp2 > kPolyExp2Max) {
-      module.emitError("nvfp4-lower-attention: poly-exp2 must be in [0, 8] "
-                       "or -1 (the default rule), got ")
-          << int64_t(polyExp2);
+      module.emitError("nvfp4-lower-attention: poly-exp2 must be in [0, ")
+          << kPolyExp2Max << "] or " << kPolyExp2Auto
+          << " (the default rule), got " << int64_t(polyExp2);
       return signalPassFailure();
     }
     if (pShared < AttentionSchedule::kPSharedAuto || pShared > 1) {
