@@ -404,6 +404,10 @@ def hopper_cases():
         # tile and empty ones), pages of 64 keys.
         case("h_cluster_merge_lens_paged", b=1, sq=1, hq=16, hkv=2,
              skv=1500, d=128, page=64, lens=True, sink=True, sms=32),
+        # Two sequences on 16 SMs: 4 pieces a unit would fill all of
+        # them, so the plan cuts 2 (at most half of the SMs).
+        case("h_cluster_merge_b2_halved", b=2, sq=1, hq=16, hkv=2,
+             skv=1024, d=128, sink=True, sms=16),
     ]
 
 

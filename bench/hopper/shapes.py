@@ -9,7 +9,7 @@ import random
 SHAPES = []
 # GQA decode, Llama-3-70B class: 64 query heads on 8 KV heads, D 128, one
 # query token per sequence, equal lengths.
-for b in (1, 4, 16, 64, 128):
+for b in (1, 2, 4, 16, 64, 128):
     for skv in (1024, 8192, 65536):
         SHAPES.append({"name": "gqa_b%d_kv%d" % (b, skv), "kind": "decode",
                        "b": b, "sq": 1, "hq": 64, "hkv": 8, "skv": skv,

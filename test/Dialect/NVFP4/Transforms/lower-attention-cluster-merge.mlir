@@ -67,6 +67,20 @@ func.func @b1_decode(%q: tensor<1x1x64x128xbf16>, %k: tensor<1x1024x8x128xbf16>,
   return %o, %lse : tensor<1x1x64x128xbf16>, tensor<1x64x1xf32>
 }
 
+// B 2: 16 units; 8 pieces a unit would fill 128 of the 132 SMs, so the
+// plan cuts 4 (at most half of the SMs: 132 / 32).
+// CHECK-LABEL: gpu.module @b2_decode_attention
+// CHECK: gpu.func @b2_decode_attention(
+// CHECK-SAME: cluster = array<i32: 4, 1, 1>
+// CHECK-SAME: grid = array<i32: 64, 1, 1>
+// CHECK-SAME: cluster_merge = 4 : i64
+// CHECK-NOT: gpu.func @b2_decode_attention_combine(
+func.func @b2_decode(%q: tensor<2x1x64x128xbf16>, %k: tensor<2x1024x8x128xbf16>, %v: tensor<2x1024x8x128xbf16>) -> (tensor<2x1x64x128xbf16>, tensor<2x64x1xf32>) {
+  %o, %lse = nvfp4.attention %q, %k, %v softmax_scale(0.0883883476)
+      : (tensor<2x1x64x128xbf16>, tensor<2x1024x8x128xbf16>, tensor<2x1024x8x128xbf16>) -> (tensor<2x1x64x128xbf16>, tensor<2x64x1xf32>)
+  return %o, %lse : tensor<2x1x64x128xbf16>, tensor<2x64x1xf32>
+}
+
 // One sequence with kv_lens: its units are alike at any length, so the
 // cluster merge is chosen for Skv keys.
 // CHECK-LABEL: gpu.module @one_lens_attention
