@@ -381,9 +381,10 @@ def hopper_cases():
              d=128, slots=3000, sink=True, lens=True, sms=4),
         # The cluster merge (docs/Hopper.md, "The cluster merge"): equal
         # units split into N pieces, one a CTA of an N-CTA cluster, merged
-        # through distributed shared memory (no combine kernel). N = 3
-        # pieces of 2, 3 and 3 tiles (1000 keys); an MTP decode whose
-        # window leaves some rows no key in some pieces; the Dv split (two
+        # through distributed shared memory (no combine kernel). N = 4
+        # pieces of 2 tiles (1000 keys: the last partly filled); an MTP
+        # decode whose window leaves some rows no key in some pieces; the
+        # Dv split (two
         # warpgroups' columns, four 128-column chunks a row); three
         # consumer warpgroups (192 rows, 64-column chunks); the last two
         # with whole tiles only (Skv a multiple of the tile: no V zeroed in

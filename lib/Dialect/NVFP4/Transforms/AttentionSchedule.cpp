@@ -82,9 +82,12 @@ namespace {
 /// units, or one sequence with kv_lens (its units alike at any length),
 /// every unit `unitTiles` tiles (T; for Skv keys with kv_lens), no Dv
 /// split across CTAs, a dense or paged bf16 / f16 cache, an O in bf16 /
-/// f16. N = min(most, SMs / (2 units), T, keys / min-piece-keys) >= 2
-/// (what an H100 measured faster than the combine, docs/Hopper.md "The
-/// cluster merge": the N x units CTAs on at most half of the SMs), each
+/// f16. N = min(most, SMs / (2 units), T) >= 2: pieces of a tile or more,
+/// min-piece-keys being the combine's floor, not this merge's (one-tile
+/// pieces measured 1.16x faster than two-tile ones at B 1 KV 1K,
+/// docs/Hopper.md "Fewer pieces a unit"); what an H100 measured faster
+/// than the combine (docs/Hopper.md "The cluster merge"): the N x units
+/// CTAs on at most half of the SMs, each
 /// piece's K/V at most kClusterMergePieceBytes, each CTA's share of the
 /// merge (used rows x Dv in f32) at most kClusterMergeRowBytes; and the
 /// merge buffer within the K/V stages.
@@ -102,9 +105,8 @@ std::optional<int64_t> clusterMergePieces(const AttentionSchedule &s,
     return std::nullopt;
   // At most half of the SMs: fewer pieces a unit where more units would
   // not fit (B = 2 GQA decodes: 4 pieces, not none).
-  int64_t n = std::min(
-      {std::min(most, plan::kMaxClusterMerge), s.numSms / (2 * s.units), tiles,
-       tiles * s.kvTile / std::max<int64_t>(1, s.minPieceKeys)});
+  int64_t n = std::min({std::min(most, plan::kMaxClusterMerge),
+                        s.numSms / (2 * s.units), tiles});
   if (n < 2)
     return std::nullopt;
   const int64_t keyBytes = (p.headDim + (p.kvSame ? 0 : p.headDimV)) *

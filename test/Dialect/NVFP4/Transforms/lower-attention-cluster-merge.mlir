@@ -8,20 +8,21 @@
 // RUN: nvfp4-opt %s --nvfp4-sm100-to-cubin="chip=sm_90a num-sms=132 format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: nvfp4-opt %s --nvfp4-lower-attention="chip=sm_100a num-sms=148" | FileCheck %s --check-prefix=SM100
 
-// GQA 64 / 8, D 128, B 1, 1024 keys: 8 units of 8 tiles; min(8, 132 / 8,
-// 8 tiles, 1024 / 256 keys) = 4 pieces a unit, 32 CTAs in clusters of 4.
+// GQA 64 / 8, D 128, B 1, 1024 keys: 8 units of 8 tiles; min(8, 132 /
+// 16, 8 tiles) = 8 pieces a unit (min-piece-keys is the combine's floor,
+// not the merge's), 64 CTAs in clusters of 8.
 // CHECK-LABEL: gpu.module @b1_decode_attention
 // CHECK: gpu.func @b1_decode_attention(
-// CHECK-SAME: cluster = array<i32: 4, 1, 1>
-// CHECK-SAME: grid = array<i32: 32, 1, 1>
-// CHECK-SAME: cluster_merge = 4 : i64
-// CHECK-SAME: partitions = 32 : i64
+// CHECK-SAME: cluster = array<i32: 8, 1, 1>
+// CHECK-SAME: grid = array<i32: 64, 1, 1>
+// CHECK-SAME: cluster_merge = 8 : i64
+// CHECK-SAME: partitions = 64 : i64
 // CHECK-SAME: split = "uniform"
-// CHECK-SAME: splits_per_unit = 4 : i64
-// Every tile is loaded whole (1024 keys, pieces of two tiles): the
+// CHECK-SAME: splits_per_unit = 8 : i64
+// Every tile is loaded whole (1024 keys, pieces of one tile): the
 // prologue zeroes no V tile and fences nothing for the TMA.
 // CHECK-SAME: zero_v = 0 : i64
-// CHECK-SAME: nvvm.cluster_dim = array<i32: 4, 1, 1>
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 8, 1, 1>
 // CHECK-NOT: nvvm.fence.proxy
 // CHECK: sm100.warp_roles
 // The consumers wait for each other before writing the merge buffer over
@@ -48,7 +49,7 @@
 // TWO-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 
 // PTX: .explicitcluster
-// PTX-SAME: .reqnctapercluster 4, 1, 1
+// PTX-SAME: .reqnctapercluster 8, 1, 1
 // PTX-SAME: bar.sync 8, 128;
 // PTX-SAME: barrier.cluster.arrive.aligned;
 // PTX-SAME: barrier.cluster.wait.aligned;
@@ -84,7 +85,7 @@ func.func @b2_decode(%q: tensor<2x1x64x128xbf16>, %k: tensor<2x1024x8x128xbf16>,
 // One sequence with kv_lens: its units are alike at any length, so the
 // cluster merge is chosen for Skv keys.
 // CHECK-LABEL: gpu.module @one_lens_attention
-// CHECK: cluster_merge = 4 : i64
+// CHECK: cluster_merge = 8 : i64
 // CHECK-NOT: gpu.func @one_lens_attention_combine(
 func.func @one_lens(%q: tensor<1x1x64x128xbf16>, %k: tensor<1x1024x8x128xbf16>, %v: tensor<1x1024x8x128xbf16>, %l: tensor<1xi32>) -> (tensor<1x1x64x128xbf16>, tensor<1x64x1xf32>) {
   %o, %lse = nvfp4.attention %q, %k, %v kv_lens(%l) softmax_scale(0.0883883476)
