@@ -94,7 +94,7 @@ def lens_of(s):
     return s.get("lens") or [s["skv"]] * s["b"]
 
 
-def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
+def sm_fill(s, lens=None, sms=132, min_piece_keys=256, cluster_merge=8):
     """SM fill of the sm_90a kernel's balanced plan on decode shape `s` (an
     MLA shape of MLA_SHAPES, V = K's first `dv` columns, or a GQA one of
     SHAPES, V of its own): the KV tiles the busiest of `sms` CTAs
@@ -105,8 +105,9 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     the tiles it touches, the overhead AttentionSchedule's for the
     granule, no CTA's share below `min_piece_keys` keys (plan::minPieceSlots,
     the kernels' default 256: bench/hopper/gen_ours.sh's MIN_PIECE_KEYS
-    builds others); `lens`
-    the sequences' lengths (default all KV). The formulas
+    builds others), or of the cluster merge where the plan takes it (at
+    most `cluster_merge` pieces a unit; 0 never); `lens` the sequences'
+    lengths (default all KV). The formulas
     the kernel computes (plan::balancedPlan; its Python copy in
     bench/split_kv.py)."""
     import os
@@ -133,6 +134,20 @@ def sm_fill(s, lens=None, sms=132, min_piece_keys=256):
     def units(keys):
         return [-(-n // keys) for _ in range(head_blocks // copies)
                 for n in lens for _ in range(hkv)]
+
+    # The cluster merge instead (clusterMergePieces in
+    # AttentionSchedule.cpp; docs/Hopper.md "The cluster merge"): equal
+    # units cut into N pieces of whole tiles, N x units CTAs on at most
+    # half of the SMs, pieces of at most 512 KiB, a CTA's merge (rows x Dv
+    # in f32) at most 48 KiB.
+    n_units = len(lens) * hkv * head_blocks
+    tiles = -(-lens[0] // tile)
+    key_bytes = (d if mla else d + dv) * 2
+    n = min(cluster_merge, sms // (2 * n_units), tiles)
+    if (len(set(lens)) == 1 and head_blocks == 1 and n >= 2 and
+            -(-tiles // n) * tile * key_bytes <= 512 * 1024 and
+            rows * dv * 4 <= 48 * 1024):
+        return n_units * tiles / (sms * -(-tiles // n))
 
     def overhead(keys):
         kb = keys * (d if mla else d + dv) * 2
