@@ -159,6 +159,7 @@ def main(outdir):
                     q, kv, table, lens = sets[i[0] % copies]
                     i[0] += 1
                     run(mod, q, kv, table, lens, dv)
+                step.period = copies  # timing.warmups
                 t = time_ms(step)
                 total = kv_bytes + b * hq * (d + dv) * 2
                 tbs = total / (t * 1e-3) / 1e12

@@ -44,10 +44,20 @@ def l2_copies(nbytes):
     return min(16, max(1, math.ceil(4 * 60e6 / nbytes)))
 
 
+def warmups(fn, warmup):
+    """`warmup`, or more for a step that rotates among input sets (its
+    `period`, set by rotating()): one call on every set first, so that no
+    timed call is the first on its tensors (our first call on new tensors
+    encodes and copies their tensor maps: a host cost, docs/Hopper.md "The
+    report of 2026-12-08")."""
+    return max(warmup, getattr(fn, "period", 0))
+
+
 def time_ms(fn, reps=20, warmup=3):
-    """Median of `reps` event-timed calls after `warmup` calls; 50 calls
-    when the median is under 100 us."""
-    for _ in range(warmup):
+    """Median of `reps` event-timed calls after `warmup` calls (at least
+    one a set for a rotating step); 50 calls when the median is under 100
+    us."""
+    for _ in range(warmups(fn, warmup)):
         fn()
     torch.cuda.synchronize()
     times = []
@@ -98,7 +108,7 @@ def kernel_ms(fn, reps=20, warmup=3):
     if os.environ.get("NVFP4_BENCH_NO_CUPTI"):
         return time_ms(fn)
     from torch.profiler import ProfilerActivity, profile
-    for _ in range(warmup):
+    for _ in range(warmups(fn, warmup)):
         fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -134,6 +144,7 @@ def rotating(call, sets):
     def step():
         call(*sets[turn[0] % len(sets)])
         turn[0] += 1
+    step.period = len(sets)
     return step
 
 

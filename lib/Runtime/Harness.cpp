@@ -1005,7 +1005,7 @@ Error nvfp4::rt::launchHarness(
           args.push_back(KernelArg::tensorMap(*blob));
           break;
         }
-        auto copy = tensorMapCopy(device, *blob, cache);
+        auto copy = tensorMapCopy(device, *blob, cache, /*defer=*/true);
         if (!copy)
           return copy.takeError();
         if (!cache)
@@ -1035,6 +1035,14 @@ Error nvfp4::rt::launchHarness(
       return function.takeError();
     }
     auto args = makeArgs(l.args);
+    if (cache) {
+      // The launch's new tensor-map copies, written together.
+      Error flushed = flushTensorMapCopies(device, *cache);
+      if (args && flushed)
+        args = std::move(flushed);
+      else
+        (void)flushed;
+    }
     if (!args) {
       release();
       return args.takeError();
@@ -1264,22 +1272,62 @@ nvfp4::rt::encodeTensorMapCached(Device &device, const TensorMapDesc &desc,
 
 Expected<DevicePtr> nvfp4::rt::tensorMapCopy(Device &device,
                                              const TensorMapBlob &blob,
-                                             TensorMapCache *cache) {
+                                             TensorMapCache *cache,
+                                             bool defer) {
   std::vector<uint8_t> key(blob.bytes.begin(), blob.bytes.end());
-  if (cache) {
-    auto hit = cache->copies.find(key);
-    if (hit != cache->copies.end())
-      return hit->second;
+  if (!cache) {
+    auto copy = device.allocate(kTensorMapBytes);
+    if (!copy)
+      return copy.takeError();
+    if (Error e =
+            device.copyToDevice(*copy, blob.bytes.data(), kTensorMapBytes)) {
+      (void)device.free(*copy);
+      return std::move(e);
+    }
+    return *copy;
   }
-  auto copy = device.allocate(kTensorMapBytes);
-  if (!copy)
-    return copy.takeError();
-  if (Error e =
-          device.copyToDevice(*copy, blob.bytes.data(), kTensorMapBytes)) {
-    (void)device.free(*copy);
-    return std::move(e);
+  auto hit = cache->copies.find(key);
+  if (hit != cache->copies.end())
+    return hit->second;
+  if (cache->slabs.empty() || cache->slabUsed == TensorMapCache::kSlabMaps) {
+    auto slab = device.allocate(TensorMapCache::kSlabMaps * kTensorMapBytes);
+    if (!slab)
+      return slab.takeError();
+    cache->slabs.push_back(*slab);
+    cache->slabUsed = 0;
   }
-  if (cache)
-    cache->copies[key] = *copy;
-  return *copy;
+  DevicePtr copy = cache->slabs.back() + cache->slabUsed * kTensorMapBytes;
+  if (!defer) {
+    if (Error e = device.copyToDevice(copy, key.data(), kTensorMapBytes))
+      return std::move(e);
+  }
+  ++cache->slabUsed;
+  cache->copies[key] = copy;
+  if (defer)
+    cache->pending[copy] = std::move(key);
+  return copy;
+}
+
+Error nvfp4::rt::flushTensorMapCopies(Device &device, TensorMapCache &cache) {
+  Error failed = Error::success();
+  for (auto it = cache.pending.begin(); it != cache.pending.end();) {
+    // A run of adjacent slots: one copy.
+    DevicePtr start = it->first;
+    std::vector<uint8_t> bytes;
+    auto end = it;
+    for (; end != cache.pending.end() && end->first == start + bytes.size();
+         ++end)
+      bytes.insert(bytes.end(), end->second.begin(), end->second.end());
+    if (!failed)
+      failed = device.copyToDevice(start, bytes.data(), bytes.size());
+    it = end;
+  }
+  if (failed) {
+    // Forget every pending copy: the next launch on these maps makes new
+    // ones (their slots are left unused).
+    for (const auto &[ptr, key] : cache.pending)
+      cache.copies.erase(key);
+  }
+  cache.pending.clear();
+  return failed;
 }

@@ -454,6 +454,69 @@ TEST_F(CudaDeviceTest, KeepsEncodedTensorMaps) {
   unsetenv("NVFP4_MOCK_FAIL");
 }
 
+// A device's copies of the maps passed by pointer share blocks of
+// kSlabMaps slots (one allocation, not one a map); a deferred copy's bytes
+// land when flushed, adjacent ones together; a failed flush forgets them.
+TEST_F(CudaDeviceTest, KeepsTensorMapCopiesInBlocks) {
+  auto d = create();
+  ASSERT_TRUE(d);
+  auto g = d->allocate(1 << 20);
+  ASSERT_TRUE(g);
+  TensorMapCache cache;
+  auto blobAt = [&](uint64_t offset) {
+    auto blob = encodeTensorMapCached(*d, bf16Map(*g + offset), &cache);
+    EXPECT_TRUE(blob) << blob.takeError().message();
+    return *blob;
+  };
+  auto bytesAt = [&](DevicePtr p) {
+    std::vector<uint8_t> got(kTensorMapBytes);
+    EXPECT_FALSE(d->copyToHost(got.data(), p, got.size()));
+    return got;
+  };
+  TensorMapBlob a = blobAt(0), b = blobAt(1024), c = blobAt(2048),
+                e = blobAt(3072);
+  auto pa = tensorMapCopy(*d, a, &cache);
+  ASSERT_TRUE(pa) << pa.takeError().message();
+  EXPECT_EQ(cache.slabs.size(), 1u);
+  // The next map takes the next slot: no allocation.
+  setenv("NVFP4_MOCK_FAIL", "cuMemAlloc:2", 1);
+  auto pb = tensorMapCopy(*d, b, &cache);
+  ASSERT_TRUE(pb) << pb.takeError().message();
+  EXPECT_EQ(*pb, *pa + kTensorMapBytes);
+  // The same bytes again: the kept copy, no driver call.
+  setenv("NVFP4_MOCK_FAIL", "cuMemcpyHtoD:2", 1);
+  auto again = tensorMapCopy(*d, a, &cache);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(*again, *pa);
+  // Deferred: nothing written until the flush (which fails here, and
+  // forgets both), then written by one flush.
+  auto pc = tensorMapCopy(*d, c, &cache, /*defer=*/true);
+  auto pe = tensorMapCopy(*d, e, &cache, /*defer=*/true);
+  ASSERT_TRUE(pc && pe);
+  EXPECT_EQ(cache.pending.size(), 2u);
+  EXPECT_TRUE(flushTensorMapCopies(*d, cache));
+  EXPECT_TRUE(cache.pending.empty());
+  unsetenv("NVFP4_MOCK_FAIL");
+  auto pc2 = tensorMapCopy(*d, c, &cache, /*defer=*/true);
+  auto pe2 = tensorMapCopy(*d, e, &cache, /*defer=*/true);
+  ASSERT_TRUE(pc2 && pe2);
+  EXPECT_NE(*pc2, *pc);
+  EXPECT_EQ(*pe2, *pc2 + kTensorMapBytes);
+  EXPECT_FALSE(flushTensorMapCopies(*d, cache));
+  EXPECT_EQ(bytesAt(*pa), std::vector<uint8_t>(a.bytes.begin(), a.bytes.end()));
+  EXPECT_EQ(bytesAt(*pb), std::vector<uint8_t>(b.bytes.begin(), b.bytes.end()));
+  EXPECT_EQ(bytesAt(*pc2),
+            std::vector<uint8_t>(c.bytes.begin(), c.bytes.end()));
+  EXPECT_EQ(bytesAt(*pe2),
+            std::vector<uint8_t>(e.bytes.begin(), e.bytes.end()));
+  // Past kSlabMaps slots a second block (the failed flush's two slots
+  // stay unused).
+  for (size_t i = 0; cache.slabs.size() == 1; ++i)
+    ASSERT_TRUE(tensorMapCopy(*d, blobAt(4096 + 1024 * i), &cache));
+  EXPECT_EQ(cache.slabUsed, 1u);
+  EXPECT_EQ(cache.copies.size(), TensorMapCache::kSlabMaps - 2 + 1);
+}
+
 TEST_F(CudaDeviceTest, EncodesTensorMapsAfterValidating) {
   auto d = create();
   ASSERT_TRUE(d);

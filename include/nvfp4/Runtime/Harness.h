@@ -260,11 +260,22 @@ void printHarnessPlan(const HarnessSpec &spec, const HarnessRunOptions &o,
 struct TensorMapCache {
   /// Device copies of the maps passed by pointer, by their bytes.
   std::map<std::vector<uint8_t>, DevicePtr> copies;
+  /// The device blocks the copies live in, kSlabMaps slots each: one
+  /// allocation for kSlabMaps new maps, not one a map. The last block's
+  /// first `slabUsed` slots are taken. Freed with the device's context.
+  std::vector<DevicePtr> slabs;
+  size_t slabUsed = 0;
+  /// Slots taken whose bytes are not written yet (tensorMapCopy with
+  /// `defer`), by address: flushTensorMapCopies writes adjacent ones with
+  /// one copy, so a launch's new maps cost one blocking copy, not one each
+  /// (docs/Hopper.md, "The first call on new tensors").
+  std::map<DevicePtr, std::vector<uint8_t>> pending;
   /// Encoded maps, by their descriptor (tensorMapKey); emptied when it
   /// reaches kMaxEncoded (host memory only: a launch's arguments hold
   /// copies of the maps).
   std::map<std::vector<uint8_t>, TensorMapBlob> encoded;
   static constexpr size_t kMaxEncoded = 4096;
+  static constexpr size_t kSlabMaps = 64;
 };
 
 /// The bytes of every field of `desc`: equal keys, equal maps.
@@ -278,9 +289,16 @@ Expected<TensorMapBlob> encodeTensorMapCached(Device &device,
 
 /// A device copy of `blob`, for a kernel that takes its tensor map by
 /// pointer: the one `cache` holds for the same bytes, else a new one (kept
-/// in `cache` when given; otherwise the caller frees it).
+/// in `cache` when given, in a slot of its blocks; otherwise its own
+/// allocation, which the caller frees). With `defer` (and a cache) a new
+/// copy's bytes are written only by flushTensorMapCopies, which must
+/// succeed before a kernel reads it.
 Expected<DevicePtr> tensorMapCopy(Device &device, const TensorMapBlob &blob,
-                                  TensorMapCache *cache);
+                                  TensorMapCache *cache, bool defer = false);
+
+/// Writes the copies `cache` has pending, one copy a run of adjacent
+/// slots. On failure forgets them (a later launch makes them again).
+Error flushTensorMapCopies(Device &device, TensorMapCache &cache);
 
 /// Launches the kernel `spec.kernel` of the loaded `module`, then the
 /// kernels of `spec.then`, on the tensors at `tensors` (device addresses by
