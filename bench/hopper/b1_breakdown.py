@@ -30,16 +30,17 @@ sys.path.insert(0, HERE)
 from ab import inputs  # noqa: E402
 from ours import runtime_library  # noqa: E402
 from shapes import MLA_SHAPES, SHAPES  # noqa: E402
-from timing import write_report  # noqa: E402
+from timing import warmups, write_report  # noqa: E402
 
 
 def activities(step, reps=30, sync_each=False):
     """(start_us, end_us, name) of every GPU activity the profiler records
     (kernels, and memsets or copies if a call makes any) over `reps` calls
-    of `step` after 3 warm-up calls, in start order; with `sync_each` the
-    GPU is drained after each call."""
+    of `step` after 3 warm-up calls (one a set for a rotating step:
+    timing.warmups), in start order; with `sync_each` the GPU is drained
+    after each call."""
     from torch.profiler import ProfilerActivity, profile
-    for _ in range(3):
+    for _ in range(warmups(step, 3)):
         step()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA], acc_events=True) as prof:
@@ -67,6 +68,7 @@ def our_call(nvfp4, cuda, s, path):
         kern(*args(kern, sets[turn[0] % len(sets)]), out=(o, lse),
              device=cuda, workspace=ws, stream=stream)
         turn[0] += 1
+    run.period = len(sets)  # timing.warmups: a call on every set first
     return run
 
 

@@ -1287,8 +1287,21 @@ Expected<DevicePtr> nvfp4::rt::tensorMapCopy(Device &device,
     return *copy;
   }
   auto hit = cache->copies.find(key);
-  if (hit != cache->copies.end())
+  if (hit != cache->copies.end()) {
+    // A copy still pending is written now for a caller that will not flush.
+    auto waiting =
+        defer ? cache->pending.end() : cache->pending.find(hit->second);
+    if (waiting != cache->pending.end()) {
+      if (Error e =
+              device.copyToDevice(hit->second, key.data(), kTensorMapBytes)) {
+        cache->pending.erase(waiting);
+        cache->copies.erase(hit);
+        return std::move(e);
+      }
+      cache->pending.erase(waiting);
+    }
     return hit->second;
+  }
   if (cache->slabs.empty() || cache->slabUsed == TensorMapCache::kSlabMaps) {
     auto slab = device.allocate(TensorMapCache::kSlabMaps * kTensorMapBytes);
     if (!slab)
@@ -1310,12 +1323,18 @@ Expected<DevicePtr> nvfp4::rt::tensorMapCopy(Device &device,
 
 Error nvfp4::rt::flushTensorMapCopies(Device &device, TensorMapCache &cache) {
   Error failed = Error::success();
+  auto startsBlock = [&](DevicePtr p) {
+    return std::find(cache.slabs.begin(), cache.slabs.end(), p) !=
+           cache.slabs.end();
+  };
   for (auto it = cache.pending.begin(); it != cache.pending.end();) {
-    // A run of adjacent slots: one copy.
+    // A run of adjacent slots of one block: one copy (two blocks may be
+    // adjacent in memory, but a copy may not span two allocations).
     DevicePtr start = it->first;
     std::vector<uint8_t> bytes;
     auto end = it;
-    for (; end != cache.pending.end() && end->first == start + bytes.size();
+    for (; end != cache.pending.end() && end->first == start + bytes.size() &&
+           (bytes.empty() || !startsBlock(end->first));
          ++end)
       bytes.insert(bytes.end(), end->second.begin(), end->second.end());
     if (!failed)

@@ -517,6 +517,96 @@ TEST_F(CudaDeviceTest, KeepsTensorMapCopiesInBlocks) {
   EXPECT_EQ(cache.copies.size(), TensorMapCache::kSlabMaps - 2 + 1);
 }
 
+// A device whose allocations lie next to each other (as small cuMemAlloc
+// blocks can) and that refuses a copy beyond one allocation, as
+// CudaDevice's range check does; it counts the copies.
+struct AdjacentBlocksDevice : Device {
+  std::map<DevicePtr, uint64_t> blocks;
+  DevicePtr next = 0x100000;
+  int copies = 0;
+  BackendKind kind() const override { return BackendKind::Cuda; }
+  std::string name() const override { return "adjacent blocks"; }
+  Expected<DevicePtr> allocate(uint64_t bytes) override {
+    DevicePtr p = next;
+    blocks[p] = bytes;
+    next += (bytes + 255) / 256 * 256;
+    return p;
+  }
+  Error free(DevicePtr) override { return Error::success(); }
+  Error copyToDevice(DevicePtr dst, const void *, uint64_t bytes) override {
+    ++copies;
+    auto it = blocks.upper_bound(dst);
+    if (it != blocks.begin() &&
+        dst + bytes <= std::prev(it)->first + std::prev(it)->second)
+      return Error::success();
+    return makeError("a copy of ", bytes, " bytes beyond one allocation");
+  }
+  Error copyToHost(void *, DevicePtr, uint64_t) override {
+    return Error::success();
+  }
+  Expected<ModuleHandle> loadModule(const KernelImage &) override {
+    return makeError("no modules");
+  }
+  Expected<FunctionHandle> getFunction(ModuleHandle,
+                                       const std::string &) override {
+    return makeError("no functions");
+  }
+  Expected<std::optional<std::vector<KernelParamInfo>>>
+  getParams(FunctionHandle) override {
+    return makeError("no functions");
+  }
+  Expected<FunctionInfo> getFunctionInfo(FunctionHandle) override {
+    return makeError("no functions");
+  }
+  Expected<TensorMapBlob> encodeTensorMap(const TensorMapDesc &) override {
+    return makeError("no encoder");
+  }
+  Expected<LaunchTiming> launch(FunctionHandle, const LaunchConfig &,
+                                const std::vector<KernelArg> &) override {
+    return makeError("no launches");
+  }
+};
+
+// A flush writes adjacent pending slots with one copy, but never across
+// two blocks, even where the blocks are adjacent; a copy asked for without
+// `defer` that finds its slot still pending writes it at once.
+TEST(TensorMapCacheTest, CopiesNeverSpanTwoBlocks) {
+  AdjacentBlocksDevice d;
+  TensorMapCache cache;
+  auto blob = [](int i) {
+    TensorMapBlob b;
+    b.bytes.fill(0);
+    b.bytes[0] = uint8_t(i);
+    b.bytes[1] = uint8_t(i >> 8);
+    return b;
+  };
+  int i = 0;
+  for (; i < int(TensorMapCache::kSlabMaps) - 1; ++i)
+    ASSERT_TRUE(tensorMapCopy(d, blob(i), &cache, /*defer=*/true));
+  EXPECT_FALSE(flushTensorMapCopies(d, cache));
+  EXPECT_EQ(d.copies, 1);
+  // One launch's two new maps: the first block's last slot, the second
+  // block's first, adjacent in memory.
+  auto last = tensorMapCopy(d, blob(i++), &cache, /*defer=*/true);
+  auto first = tensorMapCopy(d, blob(i++), &cache, /*defer=*/true);
+  ASSERT_TRUE(last && first);
+  EXPECT_EQ(*first, *last + kTensorMapBytes);
+  EXPECT_EQ(cache.slabs.size(), 2u);
+  EXPECT_FALSE(flushTensorMapCopies(d, cache));
+  EXPECT_EQ(d.copies, 3);
+  EXPECT_EQ(cache.copies.size(), TensorMapCache::kSlabMaps + 1);
+  // Pending, then asked for without defer: written now, once.
+  auto again = tensorMapCopy(d, blob(i), &cache, /*defer=*/true);
+  ASSERT_TRUE(again);
+  auto now = tensorMapCopy(d, blob(i), &cache);
+  ASSERT_TRUE(now);
+  EXPECT_EQ(*now, *again);
+  EXPECT_EQ(d.copies, 4);
+  EXPECT_TRUE(cache.pending.empty());
+  EXPECT_FALSE(flushTensorMapCopies(d, cache));
+  EXPECT_EQ(d.copies, 4);
+}
+
 TEST_F(CudaDeviceTest, EncodesTensorMapsAfterValidating) {
   auto d = create();
   ASSERT_TRUE(d);

@@ -96,54 +96,23 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
   ImplicitLocOpBuilder &b = ir.b;
   Type f32 = b.getF32Type();
   Value ninf = ir.negInf(), zero = ir.f32(0.0);
-  // Three passes over the parts: their max, the sum of their weights, O.
-  // With a fixed count (the cluster merge's N) the passes are unrolled
-  // here and each part's LSE is read once and its exponential taken once
-  // (the cluster merge reads them from another CTA's shared memory);
-  // otherwise (the combine's count from its record) scf.for loops read
-  // them in each pass. The same operations in the same order either way.
-  std::optional<int64_t> fixed = getConstantIntValue(m.parts);
-  SmallVector<Value> lses, exps;
-  if (fixed)
-    for (int64_t k = 0; k < *fixed; ++k)
-      lses.push_back(m.lse2(ir.idx(k)));
-  // body(k, at, lse, acc): part k (at: its number when fixed, else -1).
-  using Body = llvm::function_ref<SmallVector<Value>(Value k, int64_t at,
-                                                     Value lse, ValueRange)>;
-  auto overParts = [&](ValueRange init, Body body) -> SmallVector<Value> {
-    if (!fixed)
-      return ir.forLoop(ir.idx(0), m.parts, ir.idx(1), init,
-                        [&](Value k, ValueRange acc) -> SmallVector<Value> {
-                          return body(k, -1, m.lse2(k), acc);
-                        });
-    SmallVector<Value> acc(init);
-    for (int64_t k = 0; k < *fixed; ++k)
-      acc = body(ir.idx(k), k, lses[k], acc);
-    return acc;
-  };
+  // Three passes over the parts (their max, the sum of their weights, O),
+  // unrolled: each part's LSE is read once and its exponential taken once
+  // (the cluster merge reads them from another CTA's shared memory).
+  SmallVector<Value> lses, weights;
+  for (int64_t k = 0; k < m.parts; ++k)
+    lses.push_back(m.lse2(ir.idx(k)));
   // m = max(max_k lse_k, s); exponents against 0 when every part is empty
   // and there is no sink (no -inf - -inf).
-  Value init = m.sinkL ? m.sinkL : ninf;
-  Value mx = overParts(
-      ValueRange{init}, [&](Value, int64_t, Value lse, ValueRange acc) {
-        return SmallVector<Value>{arith::MaximumFOp::create(b, acc[0], lse)};
-      })[0];
+  Value mx = m.sinkL ? m.sinkL : ninf;
+  for (Value lse : lses)
+    mx = arith::MaximumFOp::create(b, mx, lse);
   Value mS = mergeBase(ir, mx);
-  // A part's weight before the scale 1 / z (taken once when fixed).
-  auto weight = [&](int64_t at, Value lse) -> Value {
-    if (at >= 0 && size_t(at) < exps.size())
-      return exps[at];
-    Value e = ir.ex2(arith::SubFOp::create(b, lse, mS));
-    if (at >= 0)
-      exps.push_back(e);
-    return e;
-  };
-  Value z0 = m.sinkL ? ir.ex2(arith::SubFOp::create(b, m.sinkL, mS)) : zero;
-  Value z = overParts(ValueRange{z0},
-                      [&](Value, int64_t at, Value lse, ValueRange acc) {
-                        return SmallVector<Value>{
-                            arith::AddFOp::create(b, acc[0], weight(at, lse))};
-                      })[0];
+  Value z = m.sinkL ? ir.ex2(arith::SubFOp::create(b, m.sinkL, mS)) : zero;
+  for (Value lse : lses) {
+    weights.push_back(ir.ex2(arith::SubFOp::create(b, lse, mS)));
+    z = arith::AddFOp::create(b, z, weights.back());
+  }
   auto [lse, inv] = mergeLseAndScale(ir, mS, z);
   Value lane0 = ir.eq(m.lane, ir.idx(0));
   ir.ifThen(m.writesLse ? ir.andi(lane0, m.writesLse) : lane0,
@@ -153,21 +122,18 @@ void nvfp4::attn::emitRowMerge(IR &ir, const RowMerge &m) {
   const int64_t per = m.columns / (32 * m.width);
   Value zeroW = arith::ConstantOp::create(
       b, DenseElementsAttr::get(vw, FloatAttr::get(f32, 0.0)));
-  SmallVector<Value> init0(per, zeroW);
+  SmallVector<Value> acc(per, zeroW);
   Value base = m.colBase ? m.colBase : ir.idx(0);
   auto col = [&](int64_t c) {
     return ir.add(base, ir.add(ir.mul(m.lane, ir.idx(m.width)),
                                ir.idx(32 * m.width * c)));
   };
-  SmallVector<Value> acc = overParts(init0, [&](Value k, int64_t at, Value lse,
-                                                ValueRange accs) {
-    Value w = arith::MulFOp::create(b, weight(at, lse), inv);
+  for (int64_t k = 0; k < m.parts; ++k) {
+    Value w = arith::MulFOp::create(b, weights[k], inv);
     Value wv = vector::BroadcastOp::create(b, vw, w);
-    SmallVector<Value> next;
     for (int64_t c = 0; c < per; ++c)
-      next.push_back(vector::FMAOp::create(b, m.load(k, col(c)), wv, accs[c]));
-    return next;
-  });
+      acc[c] = vector::FMAOp::create(b, m.load(ir.idx(k), col(c)), wv, acc[c]);
+  }
   for (int64_t c = 0; c < per; ++c)
     m.storeO(col(c), acc[c]);
 }

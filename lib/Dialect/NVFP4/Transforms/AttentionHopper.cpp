@@ -397,7 +397,7 @@ void Consumer::mergeInCluster(function_ref<Epilogue::Row(Value)> rowAt,
           mg.colBase = ir.mul(c, idx(chunk));
           mg.writesLse = ir.eq(c, idx(0));
           mg.width = width;
-          mg.parts = idx(n);
+          mg.parts = n;
           if (p.hasSink)
             mg.sinkL = arith::MulFOp::create(
                 b, memref::LoadOp::create(b, k.sink, ValueRange{row.head}),

@@ -351,7 +351,7 @@ struct RowMerge {
   Value colBase;       ///< the first of them (index; null: 0)
   Value writesLse;     ///< i1: this warp stores the LSE (null: true)
   int64_t width = 1;   ///< columns per load: lane owns width * lane + ...
-  Value parts;         ///< the number of parts (index)
+  int64_t parts = 0;   ///< the number of parts (fixed: the passes unroll)
   Value sinkL;         ///< the sink in base 2, or null
   /// Part k's LSE in base 2 (f32).
   std::function<Value(Value k)> lse2;

@@ -119,7 +119,7 @@ DictionaryAttr buildMerge(const MergeShape &m, ImplicitLocOpBuilder &b,
       rm.lane = lane;
       rm.columns = m.dv;
       rm.width = width;
-      rm.parts = ir.idx(2);
+      rm.parts = 2;
       if (sink)
         rm.sinkL = arith::MulFOp::create(
             b, memref::LoadOp::create(b, sink, ValueRange{head}), log2e);
